@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages extshuffle needs, only those that are missing.
+# Uses sudo when not root; never asks questions (no standard input needed).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
+  libxxhash-dev libzstd-dev zlib1g-dev
+  python3 python3-numpy python3-matplotlib
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "extshuffle: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo -n)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq </dev/null
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
