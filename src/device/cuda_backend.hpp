@@ -1,0 +1,16 @@
+// What the CUDA back end (src/device/cuda/) or its disabled stub
+// (src/device/cuda_disabled.cpp) provides to the dispatcher. CMake compiles
+// exactly one of the two; no #ifdef for CUDA appears anywhere else.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "extshuffle/device/shuffle_records.hpp"
+
+namespace extshuffle::device::cuda {
+
+// Runs the jobs on the GPU; byte-identical to the CPU back end.
+void shuffle_records_cuda(std::span<const ShuffleJob> jobs, std::size_t record_size);
+
+}  // namespace extshuffle::device::cuda

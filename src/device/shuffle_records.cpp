@@ -1,0 +1,20 @@
+// Dispatch of the device layer to the CPU or CUDA back end.
+#include "extshuffle/device/shuffle_records.hpp"
+
+#include "cpu/shuffle_records_cpu.hpp"
+#include "cuda_backend.hpp"
+#include "extshuffle/device/device_error.hpp"
+
+namespace extshuffle::device {
+
+void shuffle_records(Device device, std::span<const ShuffleJob> jobs, std::size_t record_size,
+                     int threads) {
+  if (device == Device::kCuda) {
+    if (!cuda_available()) throw DeviceError("CUDA device requested: " + cuda_unavailable_reason());
+    cuda::shuffle_records_cuda(jobs, record_size);
+    return;
+  }
+  cpu::shuffle_records_cpu(jobs, record_size, threads);
+}
+
+}  // namespace extshuffle::device
