@@ -1,0 +1,41 @@
+// Runs a node of the canonical plan entirely in RAM (DESIGN.md 2.3, "a node
+// whose records fit in the memory budget"), in two buffers of n records each
+// and nothing else: chunks are shuffled A -> B in one batch, scattered B -> A
+// into bucket order, and each bucket recurses on its part of A and B. The
+// node's output is handed to `emit` in order, piece by piece, so the external
+// executor streams it straight to the output file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/device/shuffle_records.hpp"
+
+namespace extshuffle::driver {
+
+struct MemoryExecutorOptions {
+  std::size_t record_size = 0;
+  std::uint64_t seed = 0;
+  core::PlanConstants constants = core::kPlanV1;
+  device::Device device = device::Device::kCpu;
+  int threads = 0;
+};
+
+// Called with consecutive pieces of the node's output, in order.
+using EmitOutput = std::function<void(const std::byte* data, std::size_t bytes)>;
+
+// `records_in` holds the node's input (node.records records, input order) and
+// is overwritten; `workspace` holds as many bytes and is scratch. Cost: one
+// shuffle and one copy of the data per plan level below the node.
+void run_node_in_memory(const core::Node& node, std::byte* records_in, std::byte* workspace,
+                        const MemoryExecutorOptions& options, const EmitOutput& emit);
+
+// Row i of the node's communication matrix for every chunk: rows[i * p + j]
+// (p = bucket_count). Sampling is sequential over rows (Gustedt, SampMat);
+// shared by both executors so they agree by construction.
+std::vector<std::uint64_t> sample_matrix(std::uint64_t seed, const core::Node& node,
+                                         const core::PlanConstants& constants);
+
+}  // namespace extshuffle::driver

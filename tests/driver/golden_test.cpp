@@ -1,0 +1,46 @@
+// Golden hashes pinning permutation version 1 (DESIGN.md 1). If one of these
+// fails, the permutation for some (seed, N) changed: that is a new
+// permutation version and must be recorded in --version and docs, never an
+// accident. The values also pin the C library's log/exp (glibc), which the
+// hypergeometric sampler's accept/reject decisions depend on.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "extshuffle/driver/reference_executor.hpp"
+#include "support/permutations.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+struct Golden {
+  std::uint64_t records;
+  std::uint64_t seed;
+  std::uint64_t fnv1a;  // of the shuffled 8-byte records 0..N-1
+};
+
+// N = 1 and 1000 are one leaf; 2^20 + 3 and 5000000 split once (2 and 5
+// buckets) with the shipped L = 2^20 and F = 2^10; three levels start above
+// 2^30 records, too large for a unit test.
+constexpr Golden kGoldens[] = {
+    {1000, 42, 0x550e13e5bda3be05ull},
+    {1, 42, 0xa8c7f832281a39c5ull},
+    {(1u << 20) + 3, 42, 0x911ca14c291b28beull},
+    {(1u << 20) + 3, 18446744073709551615ull, 0xf000ba323d811216ull},
+    {5000000, 7, 0xa8a98f033c89a8f9ull},
+};
+
+TEST(Golden, PermutationVersionOneIsPinned) {
+  ASSERT_EQ(core::kPermutationVersion, 1);
+  for (const Golden& g : kGoldens) {
+    const auto input = testing::numbered_records(g.records, 8);
+    std::vector<std::byte> output(input.size());
+    shuffle_in_memory(input, output, 8, g.seed);
+    EXPECT_EQ(testing::fnv1a(output), g.fnv1a)
+        << std::hex << "N " << std::dec << g.records << " seed " << g.seed << ": got 0x" << std::hex
+        << testing::fnv1a(output) << " (levels " << std::dec << core::plan_levels(g.records, core::kPlanV1) << ")";
+  }
+}
+
+}  // namespace
+}  // namespace extshuffle::driver
