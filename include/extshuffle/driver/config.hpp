@@ -1,0 +1,29 @@
+// What one extshuffle run does, validated by the CLI before run() sees it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/device/shuffle_records.hpp"
+
+namespace extshuffle::driver {
+
+struct Config {
+  std::string input_path = "-";   // "-" = standard input
+  std::string output_path = "-";  // "-" = standard output
+  std::uint64_t seed = 0;
+  std::size_t record_size = 0;     // bytes per fixed-size record
+  std::uint64_t memory_bytes = 0;  // hard cap on peak RSS, less a small fixed allowance
+  std::string tmpdir;              // scratch directory
+  int threads = 0;                 // 0 = all cores
+  core::PlanConstants constants = core::kPlanV1;
+  device::Device device = device::Device::kCpu;
+  bool dry_run = false;
+  bool stats = false;
+  bool progress = false;
+};
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,70 @@
+// The external executor (DESIGN.md 2.3): maps the canonical plan onto memory
+// and disk. A node whose records fit in the memory budget runs in RAM; a
+// larger one streams its chunks through the shuffle into per-bucket write
+// buffers on scratch space, then runs each bucket in turn. The output is the
+// same bytes as the in-memory reference executor for any budget.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/device/shuffle_records.hpp"
+
+namespace extshuffle::io {
+class BlockFile;
+}
+
+namespace extshuffle::driver {
+
+struct ExternalOptions {
+  std::size_t record_size = 0;
+  std::uint64_t seed = 0;
+  core::PlanConstants constants = core::kPlanV1;
+  device::Device device = device::Device::kCpu;
+  int threads = 0;
+  std::uint64_t memory_bytes = 0;  // the buffers the executor allocates stay within this
+};
+
+// What the executor did, for --stats and --dry-run.
+struct ExternalStats {
+  std::uint64_t bytes_read = 0;     // input and scratch
+  std::uint64_t bytes_written = 0;  // scratch and output
+  std::uint32_t passes = 0;         // passes through disk on the deepest path (1 = in RAM)
+  std::uint64_t nodes_on_disk = 0;
+  std::uint64_t nodes_in_memory = 0;
+  double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
+};
+
+// Smallest --memory the executor accepts: 4 KiB, and enough to gather a
+// chunk by index (about 11 bytes per leaf record plus three records; about
+// 10.7 MiB for permutation version 1 and small records).
+inline constexpr std::uint64_t kMinMemoryBytes = std::uint64_t{4} << 10;
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size);
+
+// Where the external executor would run each node, computed without IO.
+struct Schedule {
+  std::uint32_t levels = 0;
+  std::uint32_t passes = 0;
+  std::uint64_t nodes_on_disk = 0;
+  std::uint64_t nodes_in_memory = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+  bool gather_by_index = false;  // chunks too large for memory are gathered record by record
+};
+Schedule plan_schedule(std::uint64_t records, const ExternalOptions& options);
+
+using OutputSink = std::function<void(const std::byte* data, std::size_t bytes)>;
+
+// Shuffles the `records` records stored at `input_offset` of `input` and
+// hands the output to `sink` in order. Scratch regions come from `scratch`
+// starting at `scratch_offset` (the caller may keep data before it). Throws
+// IoError on IO failures and std::invalid_argument on a budget below
+// kMinMemoryBytes.
+ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
+                               io::BlockFile& scratch, std::uint64_t scratch_offset,
+                               const ExternalOptions& options, const OutputSink& sink);
+
+}  // namespace extshuffle::driver

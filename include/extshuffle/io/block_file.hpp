@@ -1,0 +1,81 @@
+// Files the executor reads and writes, all through STXXL file objects
+// (DESIGN.md 3, "io owns STXXL"): the user's input, the per-process scratch
+// file under --tmpdir, and a memory-backed file (stxxl::mem_file) with the
+// same interface so the driver can be tested without disks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace stxxl {
+class file;
+}  // namespace stxxl
+
+namespace extshuffle::io {
+
+// An asynchronous request in flight; wait() rethrows its failure as IoError.
+class PendingIo {
+ public:
+  PendingIo();
+  PendingIo(PendingIo&&) noexcept;
+  PendingIo& operator=(PendingIo&&) noexcept;
+  ~PendingIo();  // waits, swallowing errors: call wait() to see them
+  void wait();
+  bool pending() const;
+
+ private:
+  friend class BlockFile;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+class BlockFile {
+ public:
+  // The user's input file, read-only. Throws IoError (missing, unreadable,
+  // a directory).
+  static std::unique_ptr<BlockFile> open_input(const std::string& path);
+  // A new scratch file in `directory`, unlinked at once so that nothing is
+  // left behind even if the process is killed. Throws IoError if the
+  // directory is missing or not writable.
+  static std::unique_ptr<BlockFile> create_scratch(const std::string& directory);
+  // A file in RAM (stxxl::mem_file), for tests.
+  static std::unique_ptr<BlockFile> in_memory();
+
+  ~BlockFile();
+
+  // Asynchronous transfers of exactly `bytes` at `offset`. Reads must lie
+  // within the file; writes may extend it.
+  PendingIo read(void* buffer, std::uint64_t offset, std::size_t bytes);
+  PendingIo write(const void* buffer, std::uint64_t offset, std::size_t bytes);
+  // Synchronous conveniences.
+  void read_now(void* buffer, std::uint64_t offset, std::size_t bytes) { read(buffer, offset, bytes).wait(); }
+  void write_now(const void* buffer, std::uint64_t offset, std::size_t bytes) {
+    write(buffer, offset, bytes).wait();
+  }
+
+  std::uint64_t size() const;
+  // Frees the disk space of [offset, offset + bytes) (scratch regions no longer needed).
+  void discard(std::uint64_t offset, std::uint64_t bytes);
+  const std::string& path() const { return path_; }
+  // Device and inode of the file, to detect input == output; zeros for memory files.
+  std::uint64_t device_id() const { return device_id_; }
+  std::uint64_t inode() const { return inode_; }
+
+ private:
+  BlockFile(std::unique_ptr<stxxl::file> file, std::string path, std::string role);
+  PendingIo pending(void* request, const char* what);
+  std::unique_ptr<stxxl::file> file_;
+  int side_fd_ = -1;  // a POSIX descriptor of the scratch file, for discard()
+  std::string path_;
+  std::string role_;  // "input" or "scratch": names the file in error messages
+  std::uint64_t device_id_ = 0;
+  std::uint64_t inode_ = 0;
+};
+
+// Before the first STXXL call: send STXXL's log files to /dev/null so it never
+// writes stxxl.log into the working directory or prints on stdout.
+void quiet_stxxl();
+
+}  // namespace extshuffle::io

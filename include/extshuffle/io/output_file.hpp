@@ -1,0 +1,49 @@
+// The output file, written under a temporary name beside the destination and
+// renamed into place only by commit(): the destination never holds a partial
+// file. An uncommitted temporary is removed by the destructor, and by the
+// signal handlers of cleanup_registry.hpp if the process is interrupted.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace extshuffle::io {
+
+class OutputFile {
+ public:
+  // "-" writes to standard output directly (sequential writes, nothing to
+  // rename). Otherwise checks the destination's directory and creates the
+  // temporary file there. Throws IoError / UsageError.
+  explicit OutputFile(const std::string& destination);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // Appends bytes; throws IoError (ENOSPC included). A closed pipe on
+  // standard output throws BrokenPipe.
+  void write(const void* data, std::size_t bytes);
+  // Flushes, fsyncs and renames the temporary file over the destination.
+  void commit();
+
+  bool is_stdout() const { return fd_ == 1; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  const std::string& destination() const { return destination_; }
+
+ private:
+  std::string destination_;
+  std::string temporary_;
+  int fd_ = -1;
+  int cleanup_slot_ = -1;
+  bool committed_ = false;
+  std::uint64_t bytes_written_ = 0;
+};
+
+// Thrown when standard output is a pipe whose reader has gone (head -n):
+// the run ends quietly.
+class BrokenPipe : public std::exception {
+ public:
+  const char* what() const noexcept override { return "standard output closed"; }
+};
+
+}  // namespace extshuffle::io

@@ -1,0 +1,457 @@
+#include "extshuffle/driver/external_executor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "extshuffle/core/matrix_row_sampler.hpp"
+#include "extshuffle/core/variable_philox.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "memory_executor.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kAlign = 4096;
+constexpr std::uint64_t kMaxChunkGroup = 16;
+constexpr std::uint64_t kMaxBucketBuffer = std::uint64_t{8} << 20;
+
+std::uint64_t align_down(std::uint64_t x, std::uint64_t a) { return x / a * a; }
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Does a node of n records run in RAM? It needs two buffers of n records
+// (memory_executor.hpp) out of the budget.
+std::uint64_t half_budget(const ExternalOptions& o) { return o.memory_bytes / 2 / 64 * 64; }
+bool fits_in_memory(std::uint64_t n, const ExternalOptions& o) { return n * o.record_size <= half_budget(o); }
+
+std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
+
+// Records so large that a chunk does not fit in memory are gathered by index
+// (DESIGN.md 2.3): the chunk's permutation and its inverse (8 bytes a
+// record), a read buffer that streams through the chunk, and an output window
+// that receives the records whose shuffled positions it covers; one
+// sequential pass over the chunk per window.
+struct GatherLayout {
+  std::uint64_t index_bytes = 0;
+  std::uint64_t read_bytes = 0;
+  std::uint64_t window_bytes = 0;
+};
+
+GatherLayout gather_layout(std::uint64_t records, std::size_t record_size, std::uint64_t budget) {
+  GatherLayout g;
+  g.index_bytes = align_up(records * 2 * sizeof(std::uint32_t), 64);
+  const std::uint64_t left = budget > g.index_bytes ? budget - g.index_bytes : 0;
+  g.read_bytes = std::max<std::uint64_t>(1, std::min<std::uint64_t>(left / 8 / record_size,
+                                                                     (std::uint64_t{1} << 20) / record_size + 1)) *
+                 record_size;
+  g.window_bytes = align_down(left > g.read_bytes ? left - g.read_bytes : 0, record_size);
+  if (g.window_bytes < record_size) throw std::invalid_argument("--memory too small for the record size");
+  return g;
+}
+
+// How a streaming node uses the budget. Bucket write buffers (two per bucket,
+// so one is written while the other fills) take up to half; chunks take the
+// rest: groups of whole chunks (read double-buffered, plus the shuffled copy)
+// when three chunks fit, otherwise the windowed gather of gather_in_windows().
+struct StreamLayout {
+  bool gather_by_index = false;
+  std::uint64_t group_chunks = 1;   // chunks read and shuffled together
+  std::uint64_t group_bytes = 0;    // bytes of one group buffer
+  GatherLayout gather;              // when gather_by_index
+  std::uint64_t bucket_buffer = 0;  // bytes of one bucket buffer
+};
+
+// Bytes per bucket buffer when buckets share `share` bytes, two buffers each.
+std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
+  std::uint64_t per_bucket = std::min(kMaxBucketBuffer, share / (2 * p));
+  per_bucket = per_bucket >= kAlign ? align_down(per_bucket, kAlign) : align_down(per_bucket, 64);
+  if (per_bucket == 0) throw std::invalid_argument("--memory too small for the plan's fanout");
+  return per_bucket;
+}
+
+StreamLayout stream_layout(std::uint64_t p, const ExternalOptions& o) {
+  StreamLayout layout;
+  const std::uint64_t chunk_bytes = o.constants.leaf_records * o.record_size;
+  layout.bucket_buffer = bucket_buffer_bytes(o.memory_bytes / 2, p);
+  const std::uint64_t chunk_budget = o.memory_bytes - 2 * p * layout.bucket_buffer;
+  if (3 * chunk_bytes <= chunk_budget) {
+    layout.group_chunks = std::min(kMaxChunkGroup, chunk_budget / (3 * chunk_bytes));
+    layout.group_bytes = layout.group_chunks * chunk_bytes;
+    return layout;
+  }
+  // Gathering: buckets get a quarter, the chunk's indices and window the rest.
+  layout.gather_by_index = true;
+  layout.bucket_buffer = bucket_buffer_bytes(o.memory_bytes / 4, p);
+  layout.gather = gather_layout(o.constants.leaf_records, o.record_size,
+                                o.memory_bytes - 2 * p * layout.bucket_buffer);
+  return layout;
+}
+
+// One output bucket of a streaming node: a byte stream appended through two
+// buffers, written behind asynchronously into the bucket's scratch region.
+class BucketWriter {
+ public:
+  BucketWriter(io::BlockFile& scratch, std::uint64_t region_offset, std::byte* buffers,
+               std::uint64_t buffer_bytes, ExternalStats& stats)
+      : scratch_(&scratch), offset_(region_offset), buffers_{buffers, buffers + buffer_bytes},
+        capacity_(buffer_bytes), stats_(&stats) {}
+
+  void append(const std::byte* data, std::uint64_t bytes) {
+    while (bytes > 0) {
+      const std::uint64_t take = std::min(bytes, capacity_ - fill_);
+      std::memcpy(buffers_[current_] + fill_, data, take);
+      fill_ += take;
+      data += take;
+      bytes -= take;
+      if (fill_ == capacity_) flush();
+    }
+  }
+
+  // Writes what is buffered; the write completes in the background.
+  void flush() {
+    if (fill_ == 0) return;
+    pending_[current_] = scratch_->write(buffers_[current_], offset_, fill_);
+    offset_ += fill_;
+    stats_->bytes_written += fill_;
+    fill_ = 0;
+    current_ ^= 1;
+    pending_[current_].wait();  // the other buffer must be free before it fills
+  }
+
+  void finish() {
+    flush();
+    pending_[0].wait();
+    pending_[1].wait();
+  }
+
+ private:
+  io::BlockFile* scratch_;
+  std::uint64_t offset_;
+  std::byte* buffers_[2];
+  std::uint64_t capacity_;
+  std::uint64_t fill_ = 0;
+  int current_ = 0;
+  io::PendingIo pending_[2];
+  ExternalStats* stats_;
+};
+
+// Reads `bytes` at `offset` in pieces so that no single request is huge.
+void read_region(io::BlockFile& file, std::uint64_t offset, std::byte* to, std::uint64_t bytes) {
+  constexpr std::uint64_t kPiece = std::uint64_t{64} << 20;
+  std::vector<io::PendingIo> pieces;
+  for (std::uint64_t done = 0; done < bytes; done += kPiece) {
+    pieces.push_back(file.read(to + done, offset + done, std::min(kPiece, bytes - done)));
+  }
+  for (auto& piece : pieces) piece.wait();
+}
+
+class ExternalRun {
+ public:
+  ExternalRun(io::BlockFile& scratch, std::uint64_t scratch_offset, const ExternalOptions& options,
+              const OutputSink& sink)
+      : scratch_(scratch), scratch_top_(scratch_offset), o_(options), sink_(sink),
+        arena_(static_cast<std::byte*>(::operator new(options.memory_bytes, std::align_val_t{kAlign}))) {}
+  ~ExternalRun() { ::operator delete(arena_, std::align_val_t{kAlign}); }
+
+  // Runs `node`, whose input records lie at `offset` of `source`; returns the
+  // number of disk passes on its deepest path.
+  std::uint32_t run(const core::Node& node, io::BlockFile& source, std::uint64_t offset) {
+    if (node.records == 0) return 1;
+    if (fits_in_memory(node.records, o_)) return run_in_memory(node, source, offset);
+    if (core::is_leaf(node.records, o_.constants)) return run_leaf_by_index(node, source, offset);
+    return run_streaming(node, source, offset);
+  }
+
+  ExternalStats stats;
+
+ private:
+  std::uint32_t run_in_memory(const core::Node& node, io::BlockFile& source, std::uint64_t offset) {
+    const std::uint64_t bytes = node.records * o_.record_size;
+    std::byte* a = arena_;
+    std::byte* b = arena_ + half_budget(o_);
+    auto t0 = Clock::now();
+    read_region(source, offset, a, bytes);
+    stats.bytes_read += bytes;
+    stats.seconds_reading += since(t0);
+    ++stats.nodes_in_memory;
+    t0 = Clock::now();
+    double writing = 0;
+    run_node_in_memory(node, a, b,
+                       MemoryExecutorOptions{o_.record_size, o_.seed, o_.constants, o_.device, o_.threads},
+                       [&](const std::byte* data, std::size_t n) {
+                         const auto w0 = Clock::now();
+                         sink_(data, n);
+                         stats.bytes_written += n;
+                         writing += since(w0);
+                       });
+    stats.seconds_writing += writing;
+    stats.seconds_shuffling += since(t0) - writing;
+    return 1;
+  }
+
+  std::uint32_t run_streaming(const core::Node& node, io::BlockFile& source, std::uint64_t offset) {
+    const core::PlanConstants& c = o_.constants;
+    const std::size_t r = o_.record_size;
+    const std::uint64_t n = node.records;
+    const std::uint64_t p = core::bucket_count(n, c);
+    const StreamLayout layout = stream_layout(p, o_);
+    ++stats.nodes_on_disk;
+
+    // The node's buckets occupy one scratch region, bucket j at its output
+    // offset: the plan fixes every bucket's size in advance, so no allocator
+    // is needed and each bucket is read back with one sequential read.
+    const std::uint64_t region = scratch_top_;
+    scratch_top_ += n * r;
+
+    std::byte* cursor = arena_;
+    std::byte* group_buffers[3] = {};
+    if (!layout.gather_by_index) {
+      for (auto& buffer : group_buffers) {
+        buffer = cursor;
+        cursor += layout.group_bytes;
+      }
+    } else {
+      cursor += layout.gather.index_bytes + layout.gather.read_bytes + layout.gather.window_bytes;
+    }
+    std::vector<BucketWriter> writers;
+    writers.reserve(p);
+    for (std::uint64_t j = 0; j < p; ++j) {
+      writers.emplace_back(scratch_, region + core::bucket_first(n, p, j) * r, cursor,
+                           layout.bucket_buffer, stats);
+      cursor += 2 * layout.bucket_buffer;
+    }
+
+    core::MatrixRowSampler sampler(o_.seed, node.id, n, c);
+    std::vector<std::uint64_t> row(p);
+    if (layout.gather_by_index) {
+      scatter_by_index(node, source, offset, layout.gather, sampler, row, writers);
+    } else {
+      scatter_groups(node, source, offset, layout, sampler, row, writers, group_buffers);
+    }
+    auto t0 = Clock::now();
+    for (auto& writer : writers) writer.finish();
+    stats.seconds_writing += since(t0);
+    writers.clear();
+
+    // 4. Each bucket in turn; the last level writes the output in order.
+    std::uint32_t deepest = 0;
+    for (std::uint64_t j = 0; j < p; ++j) {
+      const std::uint64_t bucket_offset = region + core::bucket_first(n, p, j) * r;
+      deepest = std::max(deepest, run(core::bucket_node(node, p, j), scratch_, bucket_offset));
+      scratch_.discard(bucket_offset, core::bucket_records(n, p, j) * r);
+    }
+    scratch_top_ = region;
+    return deepest + 1;
+  }
+
+  // A leaf whose records do not fit in memory, gathered in windows straight to the output.
+  std::uint32_t run_leaf_by_index(const core::Node& node, io::BlockFile& source, std::uint64_t offset) {
+    ++stats.nodes_in_memory;
+    const GatherLayout g = gather_layout(node.records, o_.record_size, o_.memory_bytes);
+    gather_in_windows(core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kLeafShuffle, 0}, node.records),
+                      node.records, source, offset, g, [&](const std::byte* data, std::uint64_t bytes) {
+                        const auto t0 = Clock::now();
+                        sink_(data, bytes);
+                        stats.bytes_written += bytes;
+                        stats.seconds_writing += since(t0);
+                      });
+    return 1;
+  }
+
+  // Hands the m records at `offset` of `source` to `emit` in the order of the
+  // bijective shuffle `f`, using the arena as laid out by `g`: the inverse
+  // permutation says where each record read goes, and each pass over the
+  // records fills one window of consecutive output positions.
+  template <class Emit>
+  void gather_in_windows(const core::VariablePhilox& f, std::uint64_t m, io::BlockFile& source,
+                         std::uint64_t offset, const GatherLayout& g, Emit&& emit) {
+    const std::size_t r = o_.record_size;
+    auto* permutation = reinterpret_cast<std::uint32_t*>(arena_);
+    std::uint32_t* inverse = permutation + m;
+    std::byte* read_buffer = arena_ + g.index_bytes;
+    std::byte* window = read_buffer + g.read_bytes;
+    auto t0 = Clock::now();
+    for (std::uint32_t k = 0; k < m; ++k) inverse[k] = k;
+    const device::ShuffleJob job{reinterpret_cast<const std::byte*>(inverse),
+                                 reinterpret_cast<std::byte*>(permutation), m, f};
+    device::shuffle_records(device::Device::kCpu, job, sizeof(std::uint32_t), o_.threads);
+    for (std::uint32_t k = 0; k < m; ++k) inverse[permutation[k]] = k;
+    stats.seconds_shuffling += since(t0);
+    const std::uint64_t window_records = g.window_bytes / r;
+    const std::uint64_t read_records = g.read_bytes / r;
+    for (std::uint64_t first = 0; first < m; first += window_records) {
+      const std::uint64_t end = std::min(m, first + window_records);
+      for (std::uint64_t s0 = 0; s0 < m; s0 += read_records) {
+        const std::uint64_t count = std::min(read_records, m - s0);
+        t0 = Clock::now();
+        source.read_now(read_buffer, offset + s0 * r, count * r);
+        stats.bytes_read += count * r;
+        stats.seconds_reading += since(t0);
+        for (std::uint64_t e = 0; e < count; ++e) {
+          const std::uint64_t k = inverse[s0 + e];
+          if (k >= first && k < end) std::memcpy(window + (k - first) * r, read_buffer + e * r, r);
+        }
+      }
+      emit(window, (end - first) * r);
+    }
+  }
+
+  // Steps 1-3 of the split for chunks that fit in memory, G at a time: the
+  // next group is read while this one is shuffled (in one parallel batch)
+  // and scattered into the bucket writers.
+  void scatter_groups(const core::Node& node, io::BlockFile& source, std::uint64_t offset,
+                      const StreamLayout& layout, core::MatrixRowSampler& sampler,
+                      std::vector<std::uint64_t>& row, std::vector<BucketWriter>& writers,
+                      std::byte* const buffers[3]) {
+    const core::PlanConstants& c = o_.constants;
+    const std::size_t r = o_.record_size;
+    const std::uint64_t n = node.records;
+    const std::uint64_t chunks = core::chunk_count(n, c);
+    const std::uint64_t groups = (chunks + layout.group_chunks - 1) / layout.group_chunks;
+    auto group_range = [&](std::uint64_t g) {
+      const std::uint64_t first_chunk = g * layout.group_chunks;
+      const std::uint64_t last_chunk = std::min(chunks, first_chunk + layout.group_chunks);
+      const std::uint64_t first = core::chunk_first(first_chunk, c);
+      const std::uint64_t end = last_chunk == chunks ? n : core::chunk_first(last_chunk, c);
+      return std::pair{first_chunk, std::pair{first, end}};
+    };
+    io::PendingIo next_read;
+    auto start_read = [&](std::uint64_t g) {
+      const auto [first_chunk, span] = group_range(g);
+      (void)first_chunk;
+      const std::uint64_t bytes = (span.second - span.first) * r;
+      next_read = source.read(buffers[g % 2], offset + span.first * r, bytes);
+      stats.bytes_read += bytes;
+    };
+    start_read(0);
+    std::vector<device::ShuffleJob> jobs;
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      auto t0 = Clock::now();
+      next_read.wait();
+      stats.seconds_reading += since(t0);
+      if (g + 1 < groups) start_read(g + 1);
+      const auto [first_chunk, span] = group_range(g);
+      const std::byte* input = buffers[g % 2];
+      std::byte* shuffled = buffers[2];
+      // 2. Shuffle the group's chunks.
+      t0 = Clock::now();
+      jobs.clear();
+      const std::uint64_t last_chunk = std::min(chunks, first_chunk + layout.group_chunks);
+      for (std::uint64_t i = first_chunk; i < last_chunk; ++i) {
+        const std::uint64_t at = (core::chunk_first(i, c) - span.first) * r;
+        const std::uint64_t m = core::chunk_records(n, i, c);
+        jobs.push_back({input + at, shuffled + at, m,
+                        core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m)});
+      }
+      device::shuffle_records(o_.device, jobs, r, o_.threads);
+      stats.seconds_shuffling += since(t0);
+      // 1 and 3. Sample each chunk's row and append its slices to the buckets.
+      t0 = Clock::now();
+      for (std::uint64_t i = first_chunk; i < last_chunk; ++i) {
+        sampler.next_row(row);
+        const std::byte* from = shuffled + (core::chunk_first(i, c) - span.first) * r;
+        for (std::size_t j = 0; j < row.size(); ++j) {
+          writers[j].append(from, row[j] * r);
+          from += row[j] * r;
+        }
+      }
+      stats.seconds_scattering += since(t0);
+    }
+  }
+
+  // Steps 1-3 for records so large that a chunk does not fit: each chunk is
+  // gathered in windows, and the shuffled stream is cut into the row's slices.
+  void scatter_by_index(const core::Node& node, io::BlockFile& source, std::uint64_t offset,
+                        const GatherLayout& g, core::MatrixRowSampler& sampler,
+                        std::vector<std::uint64_t>& row, std::vector<BucketWriter>& writers) {
+    const core::PlanConstants& c = o_.constants;
+    const std::size_t r = o_.record_size;
+    const std::uint64_t n = node.records;
+    for (std::uint64_t i = 0; i < core::chunk_count(n, c); ++i) {
+      const std::uint64_t m = core::chunk_records(n, i, c);
+      sampler.next_row(row);
+      std::size_t j = 0;
+      std::uint64_t left_in_slice = row[0] * r;
+      gather_in_windows(core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m), m,
+                        source, offset + core::chunk_first(i, c) * r, g,
+                        [&](const std::byte* data, std::uint64_t bytes) {
+                          const auto t0 = Clock::now();
+                          while (bytes > 0) {
+                            while (left_in_slice == 0) left_in_slice = row[++j] * r;
+                            const std::uint64_t take = std::min(bytes, left_in_slice);
+                            writers[j].append(data, take);
+                            data += take;
+                            bytes -= take;
+                            left_in_slice -= take;
+                          }
+                          stats.seconds_scattering += since(t0);
+                        });
+    }
+  }
+
+  io::BlockFile& scratch_;
+  std::uint64_t scratch_top_;
+  ExternalOptions o_;
+  const OutputSink& sink_;
+  std::byte* arena_;
+};
+
+void check_options(const ExternalOptions& o) {
+  if (o.record_size == 0) throw std::invalid_argument("record size must be positive");
+  const std::uint64_t minimum = minimum_memory_bytes(o.constants, o.record_size);
+  if (o.memory_bytes < minimum) {
+    throw std::invalid_argument("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K");
+  }
+}
+
+}  // namespace
+
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size) {
+  // Gathering by index holds a chunk's permutation and its inverse (8 bytes a
+  // record) in three quarters of the budget, with room for a read buffer and
+  // a window of at least one record each.
+  return std::max(kMinMemoryBytes, (32 * constants.leaf_records + 8 * record_size + 256) / 3 + 4096);
+}
+
+Schedule plan_schedule(std::uint64_t records, const ExternalOptions& o) {
+  check_options(o);
+  Schedule s;
+  s.levels = core::plan_levels(records, o.constants);
+  // Walk one representative node per level: sizes within a level differ by
+  // at most one record, so they share a fate (except at the exact boundary,
+  // where the count below is an estimate).
+  std::uint64_t n = records, nodes = 1;
+  s.passes = 1;
+  while (n > 0 && !fits_in_memory(n, o)) {
+    const std::uint64_t p = core::bucket_count(n, o.constants);
+    s.nodes_on_disk += nodes;
+    s.gather_by_index = s.gather_by_index || stream_layout(p, o).gather_by_index;
+    s.bytes_read += records * o.record_size;
+    s.bytes_written += records * o.record_size;
+    n = core::bucket_records(n, p, 0);
+    nodes *= p;
+    ++s.passes;
+  }
+  s.nodes_in_memory = records == 0 ? 0 : nodes;
+  s.bytes_read += records * o.record_size;
+  s.bytes_written += records * o.record_size;
+  return s;
+}
+
+ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
+                               io::BlockFile& scratch, std::uint64_t scratch_offset,
+                               const ExternalOptions& options, const OutputSink& sink) {
+  check_options(options);
+  core::check_plan(records, options.constants);
+  ExternalRun run(scratch, scratch_offset, options, sink);
+  run.stats.passes = run.run(core::Node{core::NodeId{0, 0}, records}, input, input_offset);
+  return run.stats;
+}
+
+}  // namespace extshuffle::driver

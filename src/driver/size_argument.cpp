@@ -1,0 +1,113 @@
+#include "extshuffle/driver/size_argument.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <string>
+
+#include "extshuffle/driver/errors.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+[[noreturn]] void bad_size(const std::string& option, const std::string& text, const char* why) {
+  throw UsageError("invalid " + option + " '" + text + "': " + why);
+}
+
+// Digits, then an optional fraction is not accepted (sort accepts none either).
+std::uint64_t leading_number(const std::string& text, const std::string& option, std::size_t& end) {
+  end = 0;
+  std::uint64_t value = 0;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) {
+    const std::uint64_t digit = static_cast<std::uint64_t>(text[end] - '0');
+    if (value > (UINT64_MAX - digit) / 10) bad_size(option, text, "too large");
+    value = value * 10 + digit;
+    ++end;
+  }
+  if (end == 0) bad_size(option, text, "expected a number");
+  return value;
+}
+
+std::uint64_t scale(std::uint64_t value, int power, const std::string& option, const std::string& text) {
+  for (int k = 0; k < power; ++k) {
+    if (value > UINT64_MAX / 1024) bad_size(option, text, "too large");
+    value *= 1024;
+  }
+  return value;
+}
+
+int suffix_power(char c) {
+  switch (std::toupper(static_cast<unsigned char>(c))) {
+    case 'B': return 0;
+    case 'K': return 1;
+    case 'M': return 2;
+    case 'G': return 3;
+    case 'T': return 4;
+    case 'P': return 5;
+    case 'E': return 6;
+    default: return -1;
+  }
+}
+
+}  // namespace
+
+std::uint64_t parse_memory_size(const std::string& text, std::uint64_t physical_memory) {
+  const std::string option = "--memory";
+  std::size_t end = 0;
+  const std::uint64_t value = leading_number(text, option, end);
+  std::uint64_t bytes = 0;
+  if (end == text.size()) {
+    bytes = scale(value, 1, option, text);  // sort -S: no suffix means KiB
+  } else if (end + 1 == text.size() && text[end] == '%') {
+    if (value > 100) bad_size(option, text, "more than 100%");
+    bytes = static_cast<std::uint64_t>(static_cast<long double>(physical_memory) * value / 100);
+  } else if (end + 1 == text.size() && suffix_power(text[end]) >= 0) {
+    bytes = scale(value, suffix_power(text[end]), option, text);
+  } else if (end + 2 == text.size() && suffix_power(text[end]) > 0 &&
+             (text[end + 1] == 'B' || text[end + 1] == 'b' || text[end + 1] == 'i')) {
+    bytes = scale(value, suffix_power(text[end]), option, text);  // "512MB", "512Mi"
+  } else {
+    bad_size(option, text, "unknown suffix (use K, M, G, T or %)");
+  }
+  if (bytes == 0) bad_size(option, text, "must be positive");
+  return bytes;
+}
+
+std::uint64_t parse_byte_count(const std::string& text, const std::string& option) {
+  std::size_t end = 0;
+  const std::uint64_t value = leading_number(text, option, end);
+  std::uint64_t bytes = value;
+  if (end + 1 == text.size() && suffix_power(text[end]) >= 0) {
+    bytes = scale(value, suffix_power(text[end]), option, text);
+  } else if (end != text.size()) {
+    bad_size(option, text, "expected a byte count such as 8, 4096 or 4K");
+  }
+  if (bytes == 0) bad_size(option, text, "must be positive");
+  return bytes;
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * page_size
+                                    : std::uint64_t{1} << 30;
+}
+
+std::uint64_t default_memory_bytes() {
+  std::uint64_t limit = physical_memory_bytes() / 2;
+  // cgroup v2, then v1; "max" or absurd values mean no limit.
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::string word;
+    if (in >> word && !word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
+      const std::uint64_t cgroup = std::stoull(word);
+      if (cgroup > 0 && cgroup < limit) limit = cgroup;
+      break;
+    }
+  }
+  return std::max<std::uint64_t>(limit, std::uint64_t{64} << 20);
+}
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,187 @@
+#include "extshuffle/io/block_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stxxl/io>
+
+#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/io/cleanup_registry.hpp"
+
+namespace extshuffle::io {
+namespace {
+
+// STXXL reports failures as io_error whose text embeds strerror(errno) after
+// "rc=<n> : "; recover errno from it so the user sees one clean line.
+int errno_from_stxxl(const std::exception& e) {
+  const std::string text = e.what();
+  for (int code : {ENOSPC, EIO, EDQUOT, EFBIG, EACCES, EROFS, EBADF, EINVAL, ENOENT}) {
+    if (text.find(std::strerror(code)) != std::string::npos) return code;
+  }
+  return EIO;
+}
+
+}  // namespace
+
+void quiet_stxxl() {
+  setenv("STXXLLOGFILE", "/dev/null", 1);
+  setenv("STXXLERRLOGFILE", "/dev/null", 1);
+}
+
+struct PendingIo::State {
+  stxxl::request_ptr request;
+  std::string what;
+  std::string path;
+};
+
+PendingIo::PendingIo() = default;
+PendingIo::PendingIo(PendingIo&&) noexcept = default;
+PendingIo& PendingIo::operator=(PendingIo&& other) noexcept {
+  if (this != &other) {
+    try {
+      if (pending()) state_->request->wait();
+    } catch (...) {
+    }
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+PendingIo::~PendingIo() {
+  try {
+    if (pending()) state_->request->wait();
+  } catch (...) {
+  }
+}
+
+bool PendingIo::pending() const { return state_ && state_->request.valid(); }
+
+void PendingIo::wait() {
+  if (!pending()) return;
+  stxxl::request_ptr request = std::move(state_->request);
+  state_->request = stxxl::request_ptr();
+  try {
+    request->wait();
+  } catch (const std::exception& e) {
+    throw IoError(state_->what, state_->path, errno_from_stxxl(e));
+  }
+}
+
+BlockFile::BlockFile(std::unique_ptr<stxxl::file> file, std::string path, std::string role)
+    : file_(std::move(file)), path_(std::move(path)), role_(std::move(role)) {}
+
+BlockFile::~BlockFile() {
+  if (side_fd_ >= 0) ::close(side_fd_);
+}
+
+std::unique_ptr<BlockFile> BlockFile::open_input(const std::string& path) {
+  quiet_stxxl();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw IoError("cannot open input", path, errno);
+  if (S_ISDIR(st.st_mode)) throw IoError("cannot read input", path, EISDIR);
+  // Probe with open(2) first: STXXL's own message for a failed open is long.
+  const int probe = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (probe < 0) throw IoError("cannot open input", path, errno);
+  ::close(probe);
+  std::unique_ptr<stxxl::file> file;
+  try {
+    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDONLY | stxxl::file::NO_LOCK);
+  } catch (const std::exception& e) {
+    throw IoError("cannot open input", path, errno_from_stxxl(e));
+  }
+  auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "input"));
+  result->device_id_ = st.st_dev;
+  result->inode_ = st.st_ino;
+  return result;
+}
+
+std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& directory) {
+  quiet_stxxl();
+  struct stat st {};
+  if (::stat(directory.c_str(), &st) != 0) throw IoError("cannot use scratch directory", directory, errno);
+  if (!S_ISDIR(st.st_mode)) throw IoError("cannot use scratch directory", directory, ENOTDIR);
+  install_cleanup_handlers();
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/extshuffle-%d-%08x.scratch", static_cast<int>(::getpid()), entropy());
+    const std::string path = directory + name;
+    // Create it exclusively ourselves (distinct per process), keep a side
+    // descriptor, then let STXXL open it and unlink the name at once.
+    const int slot = register_cleanup_path(path);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      const int error = errno;
+      forget_cleanup_path(slot);
+      if (error == EEXIST) continue;
+      throw IoError("cannot create scratch file in", directory, error);
+    }
+    std::unique_ptr<stxxl::syscall_file> file;
+    try {
+      file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDWR | stxxl::file::NO_LOCK);
+    } catch (const std::exception& e) {
+      ::unlink(path.c_str());
+      forget_cleanup_path(slot);
+      ::close(fd);
+      throw IoError("cannot create scratch file in", directory, errno_from_stxxl(e));
+    }
+    file->unlink();  // STXXL's unlink-on-open: the name is gone, the space stays ours until exit
+    forget_cleanup_path(slot);
+    auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "scratch"));
+    result->side_fd_ = fd;
+    return result;
+  }
+  throw IoError("cannot create scratch file in", directory, EEXIST);
+}
+
+std::unique_ptr<BlockFile> BlockFile::in_memory() {
+  quiet_stxxl();
+  return std::unique_ptr<BlockFile>(new BlockFile(std::make_unique<stxxl::mem_file>(), "(memory)", "scratch"));
+}
+
+PendingIo BlockFile::read(void* buffer, std::uint64_t offset, std::size_t bytes) {
+  PendingIo io;
+  if (bytes == 0) return io;
+  io.state_ = std::make_unique<PendingIo::State>();
+  io.state_->what = role_ == "input" ? "cannot read input" : "cannot read scratch file";
+  io.state_->path = path_;
+  try {
+    io.state_->request = file_->aread(buffer, offset, bytes);
+  } catch (const std::exception& e) {
+    throw IoError(io.state_->what, path_, errno_from_stxxl(e));
+  }
+  return io;
+}
+
+PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t bytes) {
+  PendingIo io;
+  if (bytes == 0) return io;
+  io.state_ = std::make_unique<PendingIo::State>();
+  io.state_->what = "cannot write scratch file";
+  io.state_->path = path_;
+  try {
+    if (dynamic_cast<stxxl::mem_file*>(file_.get()) && offset + bytes > file_->size()) {
+      file_->set_size(offset + bytes);  // mem_file does not grow on write
+    }
+    io.state_->request = file_->awrite(const_cast<void*>(buffer), offset, bytes);
+  } catch (const std::exception& e) {
+    throw IoError(io.state_->what, path_, errno_from_stxxl(e));
+  }
+  return io;
+}
+
+std::uint64_t BlockFile::size() const { return file_->size(); }
+
+void BlockFile::discard(std::uint64_t offset, std::uint64_t bytes) {
+  if (side_fd_ >= 0 && bytes > 0) {
+    // Best effort: a file system without hole punching keeps the space until exit.
+    (void)::fallocate(side_fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                      static_cast<off_t>(offset), static_cast<off_t>(bytes));
+  }
+}
+
+}  // namespace extshuffle::io

@@ -1,0 +1,92 @@
+#include "extshuffle/io/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <random>
+
+#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/io/cleanup_registry.hpp"
+
+namespace extshuffle::io {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& destination) : destination_(destination) {
+  if (destination == "-") {
+    fd_ = 1;
+    return;
+  }
+  struct stat st {};
+  if (stat(destination.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw IoError("cannot write output", destination, EISDIR);
+  }
+  const std::string directory = directory_of(destination);
+  if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
+  if (!S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, ENOTDIR);
+  install_cleanup_handlers();
+  // A hidden name in the same directory, so rename() is atomic.
+  const std::string base = std::filesystem::path(destination).filename().string();
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
+    temporary_ = directory + "/." + base + ".extshuffle-" + suffix;
+    cleanup_slot_ = register_cleanup_path(temporary_);
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ < 0) {
+      const int error = errno;
+      forget_cleanup_path(cleanup_slot_);
+      cleanup_slot_ = -1;
+      if (error != EEXIST) throw IoError("cannot write output", destination, error);
+    }
+  }
+  if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ > 1) ::close(fd_);
+  if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+  forget_cleanup_path(cleanup_slot_);
+}
+
+void OutputFile::write(const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd_, p, bytes);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPIPE && is_stdout()) throw BrokenPipe();
+      throw IoError("cannot write output", is_stdout() ? "standard output" : destination_, errno);
+    }
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+    bytes_written_ += static_cast<std::uint64_t>(n);
+  }
+}
+
+void OutputFile::commit() {
+  if (is_stdout()) return;
+  // fsync before rename: after a crash the destination is the old file or the whole new one.
+  if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    throw IoError("cannot write output", destination_, errno);
+  }
+  fd_ = -1;
+  if (::rename(temporary_.c_str(), destination_.c_str()) != 0) {
+    throw IoError("cannot rename output into place", destination_, errno);
+  }
+  committed_ = true;
+}
+
+}  // namespace extshuffle::io

@@ -1,0 +1,186 @@
+// Black-box tests of the extshuffle binary on fixed-size records: exit codes,
+// messages, stdin/stdout, safety of the output path, and determinism across
+// --memory and --threads. EXTSHUFFLE_BINARY is set by CMake.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <vector>
+
+#include "support/command.hpp"
+#include "support/permutations.hpp"
+
+namespace extshuffle::testing {
+namespace {
+
+const std::string kBinary = EXTSHUFFLE_BINARY;
+
+std::string records_u64(std::uint64_t n) {
+  const auto data = numbered_records(n, 8);
+  return std::string(reinterpret_cast<const char*>(data.data()), data.size());
+}
+
+std::vector<std::uint64_t> indices_of(const std::string& bytes) {
+  return record_indices(std::as_bytes(std::span(bytes.data(), bytes.size())), 8);
+}
+
+bool directory_has_only(const std::filesystem::path& dir, std::vector<std::string> names) {
+  std::vector<std::string> present;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) present.push_back(entry.path().filename());
+  std::sort(present.begin(), present.end());
+  std::sort(names.begin(), names.end());
+  return present == names;
+}
+
+TEST(FixedRecordsCli, ShufflesAFileIntoAPermutation) {
+  TempDir dir;
+  write_file(dir / "in.bin", records_u64(100000));
+  const auto r = run_command(kBinary + " " + (dir / "in.bin").string() + " " + (dir / "out.bin").string() +
+                             " --record-size 8 --seed 42");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+  const auto out = read_file(dir / "out.bin");
+  EXPECT_TRUE(is_permutation_of_iota(indices_of(out)));
+  EXPECT_NE(out, read_file(dir / "in.bin"));
+  EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "out.bin"}));  // no temporary or scratch left
+}
+
+// The contract of DESIGN.md 1: same seed and N, same bytes, whatever the
+// memory budget (in RAM, one and two disk passes), thread count or path.
+TEST(FixedRecordsCli, SameSeedSameBytesAcrossMemoryThreadsAndStdio) {
+  TempDir dir;
+  const std::string in = (dir / "in.bin").string();
+  write_file(in, records_u64((1 << 21) + 7));
+  const std::string base = kBinary + " --record-size 8 --seed 7 -T " + dir.path().string();
+  ASSERT_EQ(run_command(base + " -S 1G " + in + " " + (dir / "ram.bin").string()).exit_code, 0);
+  const auto disk = run_command(base + " -S 16M -j 1 --stats " + in + " -o " + (dir / "disk.bin").string());
+  ASSERT_EQ(disk.exit_code, 0) << disk.err;
+  EXPECT_NE(disk.err.find("passes=2"), std::string::npos) << disk.err;
+  ASSERT_EQ(run_command(base + " -S 20M -j 2 " + in + " " + (dir / "disk2.bin").string()).exit_code, 0);
+  ASSERT_EQ(run_command("cat " + in + " | " + base + " -S 16M > " + (dir / "pipe.bin").string()).exit_code, 0);
+  ASSERT_EQ(run_command(base + " - < " + in + " > " + (dir / "dash.bin").string()).exit_code, 0);
+  const auto expected = read_file(dir / "ram.bin");
+  EXPECT_TRUE(is_permutation_of_iota(indices_of(expected)));
+  for (const char* name : {"disk.bin", "disk2.bin", "pipe.bin", "dash.bin"}) {
+    EXPECT_EQ(read_file(dir / name), expected) << name;
+  }
+  EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "ram.bin", "disk.bin", "disk2.bin", "pipe.bin", "dash.bin"}));
+}
+
+TEST(FixedRecordsCli, OutputMayNameTheInput) {
+  TempDir dir;
+  const std::string in = (dir / "data.bin").string();
+  write_file(in, records_u64(5000));
+  write_file(dir / "copy.bin", records_u64(5000));
+  ASSERT_EQ(run_command(kBinary + " --record-size 8 --seed 3 " + (dir / "copy.bin").string() + " " +
+                        (dir / "expected.bin").string()).exit_code, 0);
+  const auto r = run_command(kBinary + " --record-size 8 --seed 3 " + in + " -o " + in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(in), read_file(dir / "expected.bin"));
+}
+
+TEST(FixedRecordsCli, EmptyInputGivesEmptyOutput) {
+  TempDir dir;
+  write_file(dir / "empty.bin", "");
+  const auto r = run_command(kBinary + " --record-size 8 " + (dir / "empty.bin").string() + " " +
+                             (dir / "out.bin").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out.bin"));
+  EXPECT_EQ(read_file(dir / "out.bin"), "");
+}
+
+struct BadCase {
+  std::string name;
+  std::string arguments;  // $D is replaced by the test directory
+  int exit_code;
+  std::string message;    // a regular expression the one-line message must match
+};
+
+// Every error is one line "extshuffle: <what>: <why>", exit 1 (runtime) or 2
+// (usage), and leaves neither a destination nor a temporary file behind.
+TEST(FixedRecordsCli, BadInputIsAOneLineErrorAndLeavesNothing) {
+  const std::vector<BadCase> cases = {
+      {"not a multiple", "$D/odd.bin $D/out.bin --record-size 8", 1,
+       "input size 8003 bytes is not a multiple of the record size 8 \\(remainder 3 bytes\\)"},
+      {"missing input", "$D/nope.bin $D/out.bin --record-size 8", 1, "cannot open input '.*nope.bin': No such file"},
+      {"input is a directory", "$D $D/out.bin --record-size 8", 1, "Is a directory"},
+      {"output is a directory", "$D/odd.bin $D --record-size 1", 1, "cannot write output '.*': Is a directory"},
+      {"output directory missing", "$D/odd.bin $D/no/out.bin --record-size 1", 1,
+       "cannot write output '.*no/out.bin': No such file"},
+      {"tmpdir missing", "$D/odd.bin $D/out.bin --record-size 1 -T $D/none", 1, "scratch directory '.*none'"},
+      {"bad memory", "$D/odd.bin $D/out.bin --record-size 1 -S 12Q", 2, "invalid --memory '12Q'"},
+      {"memory too small", "$D/odd.bin $D/out.bin --record-size 1 -S 10K", 2, "--memory must be at least"},
+      {"bad seed", "$D/odd.bin $D/out.bin --record-size 1 --seed -4", 2, "invalid --seed '-4'"},
+      {"bad record size", "$D/odd.bin $D/out.bin --record-size 0", 2, "invalid --record-size '0'"},
+      {"unknown option", "$D/odd.bin $D/out.bin --record-size 1 --frobnicate", 2, "frobnicate"},
+      {"binary without record size", "$D/odd.bin $D/out.bin", 2, "--record-size"},
+      {"three files", "$D/odd.bin $D/out.bin $D/third.bin --record-size 1", 2, ".+"},
+  };
+  for (const BadCase& c : cases) {
+    TempDir dir;
+    std::string odd(8003, '\0');
+    write_file(dir / "odd.bin", odd);
+    std::string arguments = std::regex_replace(c.arguments, std::regex("\\$D"), dir.path().string());
+    const auto r = run_command(kBinary + " " + arguments);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.name << ": " << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("^extshuffle: .*" + c.message + ".*\n$")))
+        << c.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+    EXPECT_TRUE(directory_has_only(dir.path(), {"odd.bin"})) << c.name;
+    EXPECT_EQ(read_file(dir / "odd.bin"), odd) << c.name;  // the input is never modified
+  }
+}
+
+TEST(FixedRecordsCli, DryRunPrintsThePlanAndWritesNothing) {
+  TempDir dir;
+  write_file(dir / "in.bin", records_u64(1 << 21));
+  const auto r = run_command(kBinary + " --dry-run --record-size 8 -S 16M " + (dir / "in.bin").string() + " " +
+                             (dir / "out.bin").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2097152 records of 8 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 passes through disk"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.bin"));
+}
+
+TEST(FixedRecordsCli, VersionNamesThePermutationVersion) {
+  const auto r = run_command(kBinary + " --version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("permutation version 1"), std::string::npos) << r.out;
+  const auto help = run_command(kBinary + " --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--record-size"), std::string::npos);
+}
+
+TEST(FixedRecordsCli, RandomSeedIsShownWithVerbose) {
+  TempDir dir;
+  write_file(dir / "in.bin", records_u64(1000));
+  const auto r = run_command(kBinary + " -v --record-size 8 " + (dir / "in.bin").string() + " " +
+                             (dir / "out.bin").string());
+  ASSERT_EQ(r.exit_code, 0);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("--seed ([0-9]+)"))) << r.err;
+  ASSERT_EQ(run_command(kBinary + " --record-size 8 --seed " + m[1].str() + " " + (dir / "in.bin").string() + " " +
+                        (dir / "again.bin").string()).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "out.bin"), read_file(dir / "again.bin"));
+}
+
+// The memory budget is a hard cap: peak RSS (getrusage, reported by --stats)
+// stays within --memory + 64 MiB, for small records (two disk passes) and
+// for large ones (a leaf bigger than memory, gathered by index).
+TEST(FixedRecordsCli, PeakMemoryStaysWithinTheBudget) {
+  TempDir dir;
+  for (const auto& [record_size, records] : {std::pair{std::size_t{8}, std::size_t{16} << 20}, std::pair{std::size_t{4096}, std::size_t{32} << 10}}) {
+    const std::string in = (dir / "in.bin").string();
+    write_file(in, std::string(record_size * records, 'x'));
+    const auto r = run_command(kBinary + " --stats -S 16M --record-size " + std::to_string(record_size) +
+                               " --seed 1 -T " + dir.path().string() + " " + in + " " + (dir / "out.bin").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("peak_rss_bytes=([0-9]+)"))) << r.err;
+    EXPECT_LE(std::stoull(m[1].str()), (16ull << 20) + (64ull << 20)) << "record size " << record_size;
+    EXPECT_EQ(read_file(dir / "out.bin").size(), record_size * records);
+  }
+}
+
+}  // namespace
+}  // namespace extshuffle::testing

@@ -1,0 +1,166 @@
+// extshuffle: the command-line shell. Parses options (CLI11), validates them
+// into a Config, sets up logging (spdlog, stderr only), calls run() and maps
+// exceptions to exit codes: 0 success, 1 runtime failure, 2 usage error.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/core/variable_philox.hpp"
+#include "extshuffle/device/device_error.hpp"
+#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/driver/run.hpp"
+#include "extshuffle/driver/size_argument.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+namespace {
+
+using extshuffle::driver::Config;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+void print_error(const std::string& message) { std::fprintf(stderr, "extshuffle: %s\n", message.c_str()); }
+
+std::string version_text() {
+  return "extshuffle " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
+         std::to_string(extshuffle::core::kPermutationVersion) + " (VariablePhilox " +
+         std::to_string(extshuffle::core::kVariablePhiloxRounds) + " rounds, L = " +
+         std::to_string(extshuffle::core::kPlanV1.leaf_records) + ", F = " +
+         std::to_string(extshuffle::core::kPlanV1.max_fanout) + ")";
+}
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
+               "even when it is far larger than memory.",
+               "extshuffle"};
+  app.get_formatter()->label("files", "[INPUT [OUTPUT]]");
+  app.footer("INPUT '-' or absent: standard input. OUTPUT absent: standard output.\n"
+             "The output depends only on the records, the format options and the seed.");
+  Config config;
+  std::vector<std::string> positional;
+  std::string output_option, seed_text, record_size_text, memory_text, device_text = "cpu";
+  std::uint64_t leaf_records = 0, fanout = 0;
+  bool verbose = false, quiet = false;
+  app.add_option("files", positional, "INPUT and OUTPUT")->expected(0, 2);
+  app.add_option("-o,--output", output_option, "write to FILE (may name the input)");
+  app.add_option("--seed", seed_text, "seed, any unsigned 64-bit number (default: random, shown with -v)");
+  app.add_option("--record-size", record_size_text, "bytes per fixed-size record (e.g. 8, 4K)");
+  app.add_option("-S,--memory", memory_text,
+                 "memory budget, sort's syntax: K, M, G, T or % (default: half of RAM or the cgroup limit)");
+  app.add_option("-T,--tmpdir", config.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)");
+  app.add_option("-j,--threads", config.threads, "worker threads (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--device", device_text, "where in-memory shuffles run: auto, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--leaf-records", leaf_records,
+                 "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
+  app.add_option("--fanout", fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+  app.add_flag("--dry-run", config.dry_run, "print the plan and the schedule, do nothing");
+  app.add_flag("--stats", config.stats, "print one machine-readable RESULT line on stderr");
+  app.add_flag("--progress", config.progress, "show progress on stderr even when it is not a terminal");
+  app.add_flag("-v,--verbose", verbose, "log what happens on stderr");
+  app.add_flag("-q,--quiet", quiet, "log errors only");
+  app.set_version_flag("--version", version_text());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+
+  auto logger = spdlog::stderr_color_mt("extshuffle");
+  logger->set_pattern("extshuffle: %v");
+  logger->set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::warn);
+  spdlog::set_default_logger(logger);
+  // STXXL prints its warnings on std::cerr; our own messages go through
+  // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless -v.
+  if (!verbose) std::cerr.rdbuf(nullptr);
+
+  if (!positional.empty()) config.input_path = positional[0];
+  if (positional.size() == 2 && !output_option.empty()) {
+    throw extshuffle::UsageError("OUTPUT given twice (positional and -o)");
+  }
+  if (positional.size() == 2) config.output_path = positional[1];
+  if (!output_option.empty()) config.output_path = output_option;
+
+  if (seed_text.empty()) {
+    std::random_device entropy;
+    config.seed = (std::uint64_t{entropy()} << 32) | entropy();
+    spdlog::info("seed {} (repeat the run with --seed {})", config.seed, config.seed);
+  } else {
+    std::size_t used = 0;
+    try {
+      if (seed_text.empty() || seed_text[0] == '-') throw std::invalid_argument("negative");
+      config.seed = std::stoull(seed_text, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != seed_text.size()) {
+      throw extshuffle::UsageError("invalid --seed '" + seed_text + "': expected an unsigned 64-bit number");
+    }
+  }
+  if (record_size_text.empty()) {
+    throw extshuffle::UsageError("give --record-size BYTES for binary records");
+  }
+  config.record_size = extshuffle::driver::parse_byte_count(record_size_text, "--record-size");
+  config.memory_bytes = memory_text.empty()
+                            ? extshuffle::driver::default_memory_bytes()
+                            : extshuffle::driver::parse_memory_size(
+                                  memory_text, extshuffle::driver::physical_memory_bytes());
+  if (leaf_records != 0 || fanout != 0) {
+    if (fanout == 1) throw extshuffle::UsageError("invalid --fanout '1': must be at least 2");
+    spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
+                 extshuffle::core::kPermutationVersion);
+    if (leaf_records != 0) config.constants.leaf_records = leaf_records;
+    if (fanout != 0) config.constants.max_fanout = fanout;
+  }
+  const std::uint64_t minimum_memory =
+      extshuffle::driver::minimum_memory_bytes(config.constants, config.record_size);
+  if (config.memory_bytes < minimum_memory) {
+    throw extshuffle::UsageError("--memory must be at least " + std::to_string((minimum_memory + 1023) >> 10) +
+                                 "K for records of " + std::to_string(config.record_size) + " bytes");
+  }
+  if (device_text == "cuda" ||
+      (device_text == "auto" && extshuffle::device::cuda_available())) {
+    config.device = extshuffle::device::Device::kCuda;
+  }
+
+  const auto stats = extshuffle::driver::run(config);
+  if (config.stats) std::fprintf(stderr, "%s\n", extshuffle::driver::format_result_line(stats).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A closed pipe shows up as EPIPE from write(), handled as BrokenPipe.
+  ::signal(SIGPIPE, SIG_IGN);
+  try {
+    return run_cli(argc, argv);
+  } catch (const extshuffle::io::BrokenPipe&) {
+    // Like other filters: end quietly, as if killed by SIGPIPE (scratch and
+    // temporary files are already gone: their owners' destructors ran).
+    ::signal(SIGPIPE, SIG_DFL);
+    ::raise(SIGPIPE);
+    return 141;
+  } catch (const extshuffle::UsageError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitFailure;
+  }
+}
