@@ -182,8 +182,7 @@ class ExternalRun {
     ++stats.nodes_in_memory;
     t0 = Clock::now();
     double writing = 0;
-    run_node_in_memory(node, a, b,
-                       MemoryExecutorOptions{o_.record_size, o_.seed, o_.constants, o_.device, o_.threads},
+    run_node_in_memory(node, a, b, o_,
                        [&](const std::byte* data, std::size_t n) {
                          const auto w0 = Clock::now();
                          sink_(data, n);

@@ -21,7 +21,7 @@ std::vector<std::uint64_t> sample_matrix(std::uint64_t seed, const core::Node& n
 }
 
 void run_node_in_memory(const core::Node& node, std::byte* a, std::byte* b,
-                        const MemoryExecutorOptions& options, const EmitOutput& emit) {
+                        const ShuffleOptions& options, const EmitOutput& emit) {
   const core::PlanConstants& c = options.constants;
   const std::size_t r = options.record_size;
   const std::uint64_t n = node.records;

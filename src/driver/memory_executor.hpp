@@ -11,17 +11,10 @@
 #include <functional>
 
 #include "extshuffle/core/plan.hpp"
-#include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/driver/shuffle_options.hpp"
 
 namespace extshuffle::driver {
 
-struct MemoryExecutorOptions {
-  std::size_t record_size = 0;
-  std::uint64_t seed = 0;
-  core::PlanConstants constants = core::kPlanV1;
-  device::Device device = device::Device::kCpu;
-  int threads = 0;
-};
 
 // Called with consecutive pieces of the node's output, in order.
 using EmitOutput = std::function<void(const std::byte* data, std::size_t bytes)>;
@@ -30,7 +23,7 @@ using EmitOutput = std::function<void(const std::byte* data, std::size_t bytes)>
 // is overwritten; `workspace` holds as many bytes and is scratch. Cost: one
 // shuffle and one copy of the data per plan level below the node.
 void run_node_in_memory(const core::Node& node, std::byte* records_in, std::byte* workspace,
-                        const MemoryExecutorOptions& options, const EmitOutput& emit);
+                        const ShuffleOptions& options, const EmitOutput& emit);
 
 // Row i of the node's communication matrix for every chunk: rows[i * p + j]
 // (p = bucket_count). Sampling is sequential over rows (Gustedt, SampMat);

@@ -21,8 +21,7 @@ void shuffle_in_memory(std::span<const std::byte> input, std::span<std::byte> ou
   std::vector<std::byte> workspace(input.size());
   std::byte* out = output.data();
   run_node_in_memory(core::Node{core::NodeId{0, 0}, n}, records.data(), workspace.data(),
-                     MemoryExecutorOptions{record_size, seed, options.constants, options.device,
-                                           options.threads},
+                     ShuffleOptions{record_size, seed, options.constants, options.device, options.threads},
                      [&out](const std::byte* data, std::size_t bytes) {
                        std::memcpy(out, data, bytes);
                        out += bytes;

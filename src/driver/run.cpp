@@ -82,7 +82,7 @@ std::string describe_schedule(std::uint64_t records, const Config& config, const
 }
 
 ExternalOptions executor_options(const Config& config) {
-  return ExternalOptions{config.record_size, config.seed, config.constants, config.device, config.threads,
+  return ExternalOptions{{config.record_size, config.seed, config.constants, config.device, config.threads},
                          config.memory_bytes};
 }
 

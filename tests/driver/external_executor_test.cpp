@@ -29,7 +29,7 @@ Outcome run_external(const std::vector<std::byte>& input, std::size_t record_siz
   io::BlockFile& scratch = scratch_file ? *scratch_file : *memory_scratch;
   Outcome outcome;
   outcome.stats = shuffle_external(*source, 0, input.size() / record_size, scratch, 0,
-                                   ExternalOptions{record_size, seed, c, device::Device::kCpu, threads, memory_bytes},
+                                   ExternalOptions{{record_size, seed, c, device::Device::kCpu, threads}, memory_bytes},
                                    [&](const std::byte* data, std::size_t n) {
                                      outcome.output.insert(outcome.output.end(), data, data + n);
                                    });
@@ -78,7 +78,7 @@ TEST(ExternalExecutor, OneTwoAndThreeDiskLevelsGiveTheSameBytes) {
 TEST(ExternalExecutor, LargeRecordsAreGatheredByIndex) {
   const PlanConstants c{64, 4};
   const auto input = testing::numbered_records(1000, 4096);
-  ExternalOptions options{4096, 9, c, device::Device::kCpu, 2, std::uint64_t{1} << 20};
+  ExternalOptions options{{4096, 9, c, device::Device::kCpu, 2}, std::uint64_t{1} << 20};
   EXPECT_TRUE(plan_schedule(1000, options).gather_by_index);
   EXPECT_EQ(run_external(input, 4096, 9, c, options.memory_bytes).output, run_reference(input, 4096, 9, c));
   // At the smallest budget even a leaf's records are gathered in windows.
@@ -113,7 +113,7 @@ TEST(ExternalExecutor, ShippedConstantsThroughARealScratchFile) {
 TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
   const PlanConstants c{64, 4};
   const std::uint64_t n = (1ull << 20) + 3;
-  ExternalOptions options{8, 1, c, device::Device::kCpu, 2, std::uint64_t{2} << 20};
+  ExternalOptions options{{8, 1, c, device::Device::kCpu, 2}, std::uint64_t{2} << 20};
   const Schedule s = plan_schedule(n, options);
   const Outcome out = run_external(testing::numbered_records(n, 8), 8, 1, c, options.memory_bytes);
   EXPECT_EQ(s.passes, out.stats.passes);
@@ -123,7 +123,7 @@ TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
 }
 
 TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
-  EXPECT_THROW(plan_schedule(10, ExternalOptions{8, 1, core::kPlanV1, device::Device::kCpu, 1, 1024}),
+  EXPECT_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV1, device::Device::kCpu, 1}, 1024}),
                std::invalid_argument);
 }
 

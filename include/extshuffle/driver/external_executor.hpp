@@ -11,7 +11,7 @@
 #include <string>
 
 #include "extshuffle/core/plan.hpp"
-#include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/driver/shuffle_options.hpp"
 
 namespace extshuffle::io {
 class BlockFile;
@@ -19,12 +19,7 @@ class BlockFile;
 
 namespace extshuffle::driver {
 
-struct ExternalOptions {
-  std::size_t record_size = 0;
-  std::uint64_t seed = 0;
-  core::PlanConstants constants = core::kPlanV1;
-  device::Device device = device::Device::kCpu;
-  int threads = 0;
+struct ExternalOptions : ShuffleOptions {
   std::uint64_t memory_bytes = 0;  // the buffers the executor allocates stay within this
 };
 
