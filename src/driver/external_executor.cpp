@@ -171,6 +171,10 @@ class ExternalRun {
   ExternalStats stats;
 
  private:
+  void publish_progress() {
+    if (o_.progress_bytes) o_.progress_bytes->store(stats.bytes_read + stats.bytes_written, std::memory_order_relaxed);
+  }
+
   std::uint32_t run_in_memory(const core::Node& node, io::BlockFile& source, std::uint64_t offset) {
     const std::uint64_t bytes = node.records * o_.record_size;
     std::byte* a = arena_;
@@ -188,6 +192,7 @@ class ExternalRun {
                          sink_(data, n);
                          stats.bytes_written += n;
                          writing += since(w0);
+                         publish_progress();
                        });
     stats.seconds_writing += writing;
     stats.seconds_shuffling += since(t0) - writing;
@@ -298,6 +303,7 @@ class ExternalRun {
         }
       }
       emit(window, (end - first) * r);
+      publish_progress();
     }
   }
 
@@ -361,6 +367,7 @@ class ExternalRun {
         }
       }
       stats.seconds_scattering += since(t0);
+      publish_progress();
     }
   }
 
@@ -428,6 +435,10 @@ Schedule plan_schedule(std::uint64_t records, const ExternalOptions& o) {
   std::uint64_t n = records, nodes = 1;
   s.passes = 1;
   while (n > 0 && !fits_in_memory(n, o)) {
+    if (core::is_leaf(n, o.constants)) {  // a leaf larger than memory: gathered in windows
+      s.gather_by_index = true;
+      break;
+    }
     const std::uint64_t p = core::bucket_count(n, o.constants);
     s.nodes_on_disk += nodes;
     s.gather_by_index = s.gather_by_index || stream_layout(p, o).gather_by_index;

@@ -8,12 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <vector>
 
 #include "extshuffle/driver/errors.hpp"
 #include "extshuffle/driver/external_executor.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "progress_meter.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -81,6 +83,20 @@ std::string describe_schedule(std::uint64_t records, const Config& config, const
   return text;
 }
 
+// No --record-size: binary input (NUL bytes in its first block) is refused
+// with a hint; the format is never guessed silently.
+void require_record_size(const Config& config, io::BlockFile& source, std::uint64_t bytes) {
+  if (config.record_size != 0) return;
+  constexpr std::uint64_t kProbe = 64 * 1024;
+  std::vector<char> head(std::min(bytes, kProbe));
+  source.read_now(head.data(), 0, head.size());
+  const std::string name = config.input_path == "-" ? "standard input" : "'" + config.input_path + "'";
+  if (std::find(head.begin(), head.end(), '\0') != head.end()) {
+    throw UsageError("input " + name + " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES");
+  }
+  throw UsageError("input " + name + " is text: line records are not supported yet; give --record-size BYTES");
+}
+
 ExternalOptions executor_options(const Config& config) {
   return ExternalOptions{{config.record_size, config.seed, config.constants, config.device, config.threads},
                          config.memory_bytes};
@@ -98,6 +114,7 @@ RunStats run(const Config& config) {
   if (config.dry_run) {
     if (from_stdin) throw UsageError("--dry-run needs an INPUT file, not standard input");
     const std::uint64_t bytes = input->size();
+    require_record_size(config, *input, bytes);
     check_record_multiple(bytes, config.record_size);
     const std::uint64_t records = bytes / config.record_size;
     core::check_plan(records, config.constants);
@@ -120,13 +137,20 @@ RunStats run(const Config& config) {
   } else {
     bytes = input->size();
   }
+  require_record_size(config, *source, bytes);
   check_record_multiple(bytes, config.record_size);
   const std::uint64_t records = bytes / config.record_size;
   core::check_plan(records, config.constants);
 
-  const ExternalStats e = shuffle_external(
-      *source, 0, records, *scratch, scratch_offset, executor_options(config),
-      [&output](const std::byte* data, std::size_t n) { output.write(data, n); });
+  ExternalOptions options = executor_options(config);
+  const Schedule schedule = plan_schedule(records, options);
+  ExternalStats e;
+  {
+    ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, config.progress);
+    options.progress_bytes = progress.counter();
+    e = shuffle_external(*source, 0, records, *scratch, scratch_offset, options,
+                         [&output](const std::byte* data, std::size_t n) { output.write(data, n); });
+  }
   output.commit();
 
   stats.records = records;

@@ -113,21 +113,39 @@ TEST(FixedRecordsCli, BadInputIsAOneLineErrorAndLeavesNothing) {
       {"bad seed", "$D/odd.bin $D/out.bin --record-size 1 --seed -4", 2, "invalid --seed '-4'"},
       {"bad record size", "$D/odd.bin $D/out.bin --record-size 0", 2, "invalid --record-size '0'"},
       {"unknown option", "$D/odd.bin $D/out.bin --record-size 1 --frobnicate", 2, "frobnicate"},
-      {"binary without record size", "$D/odd.bin $D/out.bin", 2, "--record-size"},
+      {"binary without record size", "$D/odd.bin $D/out.bin", 2, "is binary \\(NUL bytes in its first 64 KiB\\): give --record-size"},
+      {"text without record size", "$D/text.txt $D/out.bin", 2, "is text: .*give --record-size"},
       {"three files", "$D/odd.bin $D/out.bin $D/third.bin --record-size 1", 2, ".+"},
   };
   for (const BadCase& c : cases) {
     TempDir dir;
     std::string odd(8003, '\0');
     write_file(dir / "odd.bin", odd);
+    write_file(dir / "text.txt", "b\na\n");
     std::string arguments = std::regex_replace(c.arguments, std::regex("\\$D"), dir.path().string());
     const auto r = run_command(kBinary + " " + arguments);
     EXPECT_EQ(r.exit_code, c.exit_code) << c.name << ": " << r.err;
     EXPECT_TRUE(std::regex_search(r.err, std::regex("^extshuffle: .*" + c.message + ".*\n$")))
         << c.name << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
-    EXPECT_TRUE(directory_has_only(dir.path(), {"odd.bin"})) << c.name;
+    EXPECT_TRUE(directory_has_only(dir.path(), {"odd.bin", "text.txt"})) << c.name;
     EXPECT_EQ(read_file(dir / "odd.bin"), odd) << c.name;  // the input is never modified
+  }
+}
+
+// SIGINT and SIGTERM in the middle of a run: the signal's exit status, the
+// old destination untouched, no temporary output and no scratch file left.
+TEST(FixedRecordsCli, InterruptLeavesTheDestinationAndNoScratch) {
+  TempDir dir;
+  write_file(dir / "in.bin", records_u64(std::uint64_t{32} << 20));
+  write_file(dir / "out.bin", "old contents");
+  for (const auto& [signal, status] : {std::pair{"INT", 130}, std::pair{"TERM", 143}}) {
+    const auto r = run_command(kBinary + " --record-size 8 --seed 1 -S 16M -T " + dir.path().string() + " " +
+                               (dir / "in.bin").string() + " " + (dir / "out.bin").string() +
+                               " & pid=$!; sleep 0.4; kill -" + signal + " $pid; wait $pid; echo status=$?");
+    EXPECT_NE(r.out.find("status=" + std::to_string(status)), std::string::npos) << signal << ": " << r.out << r.err;
+    EXPECT_EQ(read_file(dir / "out.bin"), "old contents") << signal;
+    EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "out.bin"})) << signal;
   }
 }
 

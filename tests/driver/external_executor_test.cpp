@@ -122,6 +122,14 @@ TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
   EXPECT_EQ(s.bytes_written, out.stats.bytes_written);
 }
 
+TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
+  const ExternalOptions options{{4096, 1, core::kPlanV1, device::Device::kCpu, 1}, std::uint64_t{16} << 20};
+  const Schedule s = plan_schedule(32768, options);  // 128 MiB in one leaf
+  EXPECT_TRUE(s.gather_by_index);
+  EXPECT_EQ(s.passes, 1u);
+  EXPECT_EQ(s.nodes_on_disk, 0u);
+}
+
 TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
   EXPECT_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV1, device::Device::kCpu, 1}, 1024}),
                std::invalid_argument);

@@ -112,10 +112,9 @@ int run_cli(int argc, char** argv) {
       throw extshuffle::UsageError("invalid --seed '" + seed_text + "': expected an unsigned 64-bit number");
     }
   }
-  if (record_size_text.empty()) {
-    throw extshuffle::UsageError("give --record-size BYTES for binary records");
+  if (!record_size_text.empty()) {
+    config.record_size = extshuffle::driver::parse_byte_count(record_size_text, "--record-size");
   }
-  config.record_size = extshuffle::driver::parse_byte_count(record_size_text, "--record-size");
   config.memory_bytes = memory_text.empty()
                             ? extshuffle::driver::default_memory_bytes()
                             : extshuffle::driver::parse_memory_size(
@@ -128,7 +127,7 @@ int run_cli(int argc, char** argv) {
     if (fanout != 0) config.constants.max_fanout = fanout;
   }
   const std::uint64_t minimum_memory =
-      extshuffle::driver::minimum_memory_bytes(config.constants, config.record_size);
+      extshuffle::driver::minimum_memory_bytes(config.constants, std::max<std::size_t>(config.record_size, 1));
   if (config.memory_bytes < minimum_memory) {
     throw extshuffle::UsageError("--memory must be at least " + std::to_string((minimum_memory + 1023) >> 10) +
                                  "K for records of " + std::to_string(config.record_size) + " bytes");
@@ -138,6 +137,7 @@ int run_cli(int argc, char** argv) {
     config.device = extshuffle::device::Device::kCuda;
   }
 
+  config.progress = !quiet && (config.progress || ::isatty(2));
   const auto stats = extshuffle::driver::run(config);
   if (config.stats) std::fprintf(stderr, "%s\n", extshuffle::driver::format_result_line(stats).c_str());
   return kExitOk;

@@ -5,6 +5,7 @@
 // same bytes as the in-memory reference executor for any budget.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,8 @@ namespace extshuffle::driver {
 
 struct ExternalOptions : ShuffleOptions {
   std::uint64_t memory_bytes = 0;  // the buffers the executor allocates stay within this
+  // When set, bytes read plus written so far are published here (progress display).
+  std::atomic<std::uint64_t>* progress_bytes = nullptr;
 };
 
 // What the executor did, for --stats and --dry-run.
