@@ -14,7 +14,12 @@
 using namespace extshuffle;
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  // --quick: small sizes only; --skip-plan: only the bijective shuffle table.
+  bool quick = false, skip_plan = false;
+  for (int a = 1; a < argc; ++a) {
+    quick = quick || std::strcmp(argv[a], "--quick") == 0;
+    skip_plan = skip_plan || std::strcmp(argv[a], "--skip-plan") == 0;
+  }
   const int repeats = quick ? 1 : 3;
   const std::vector<std::uint64_t> sizes = {1ull << 16, 1ull << 20, 1ull << 26, (1ull << 26) + 1};
   for (std::uint64_t n : sizes) {
@@ -37,6 +42,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(n), s, n / s);
     std::fflush(stdout);
   }
+  if (skip_plan) return 0;
   // The whole plan in RAM, 8-byte records, for candidate constants.
   const std::uint64_t n = quick ? (1ull << 20) : (1ull << 26);
   std::vector<std::uint64_t> input(n), output(n);

@@ -244,14 +244,114 @@ class ExternalRun {
     writers.clear();
 
     // 4. Each bucket in turn; the last level writes the output in order.
-    std::uint32_t deepest = 0;
-    for (std::uint64_t j = 0; j < p; ++j) {
-      const std::uint64_t bucket_offset = region + core::bucket_first(n, p, j) * r;
-      deepest = std::max(deepest, run(core::bucket_node(node, p, j), scratch_, bucket_offset));
-      scratch_.discard(bucket_offset, core::bucket_records(n, p, j) * r);
-    }
+    const std::uint32_t deepest = run_buckets(node, p, region);
     scratch_top_ = region;
     return deepest + 1;
+  }
+
+  // Consecutive buckets lie next to each other in scratch space, so those
+  // that fit in a third of the budget together are read with one request,
+  // the next group while this one is shuffled; the leaves of a group are
+  // shuffled as one parallel batch. Larger buckets run on their own.
+  std::uint32_t run_buckets(const core::Node& node, std::uint64_t p, std::uint64_t region) {
+    const std::size_t r = o_.record_size;
+    const std::uint64_t third = align_down(o_.memory_bytes / 3, 64);
+    struct Group {
+      std::uint64_t first, end;  // buckets [first, end)
+      bool alone;                // too large to share: run() on its own
+    };
+    std::vector<Group> groups;
+    for (std::uint64_t j = 0; j < p; ++j) {
+      const std::uint64_t bytes = core::bucket_records(node.records, p, j) * r;
+      if (bytes > third) {
+        groups.push_back({j, j + 1, true});
+      } else if (groups.empty() || groups.back().alone ||
+                 bucket_bytes(node, p, groups.back().first, j + 1) > third) {
+        groups.push_back({j, j + 1, false});
+      } else {
+        groups.back().end = j + 1;
+      }
+    }
+    std::byte* inputs[2] = {arena_, arena_ + third};
+    std::byte* output = arena_ + 2 * third;
+    auto offset_of = [&](std::uint64_t j) { return region + core::bucket_first(node.records, p, j) * r; };
+    io::PendingIo next_read;
+    auto start_read = [&](std::size_t g) {
+      if (g >= groups.size() || groups[g].alone) return;
+      const std::uint64_t bytes = bucket_bytes(node, p, groups[g].first, groups[g].end);
+      next_read = scratch_.read(inputs[g % 2], offset_of(groups[g].first), bytes);
+      stats.bytes_read += bytes;
+    };
+    std::uint32_t deepest = 1;
+    start_read(0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const Group& group = groups[g];
+      if (group.alone) {
+        deepest = std::max(deepest, run(core::bucket_node(node, p, group.first), scratch_, offset_of(group.first)));
+        start_read(g + 1);
+      } else {
+        auto t0 = Clock::now();
+        next_read.wait();
+        stats.seconds_reading += since(t0);
+        start_read(g + 1);
+        run_group_in_memory(node, p, group.first, group.end, inputs[g % 2], output);
+      }
+      const std::uint64_t bytes = bucket_bytes(node, p, group.first, group.end);
+      scratch_.discard(offset_of(group.first), bytes);
+    }
+    return deepest;
+  }
+
+  // Bytes of buckets [first, end) of `node`.
+  std::uint64_t bucket_bytes(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end) const {
+    return (core::bucket_first(node.records, p, end - 1) + core::bucket_records(node.records, p, end - 1) -
+            core::bucket_first(node.records, p, first)) *
+           o_.record_size;
+  }
+
+  // Buckets [first, end) of `node`, loaded at `input`; `output` is as large.
+  // Runs of leaf buckets are shuffled in one batch, other buckets one by one
+  // in RAM; outputs go to the sink in bucket order.
+  void run_group_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
+                           std::byte* input, std::byte* output) {
+    const std::size_t r = o_.record_size;
+    const std::uint64_t base = core::bucket_first(node.records, p, first);
+    std::vector<device::ShuffleJob> leaves;
+    std::uint64_t pending_from = 0, pending_bytes = 0;  // output bytes of the batched leaves
+    auto emit = [&](const std::byte* data, std::size_t n) {
+      const auto t0 = Clock::now();
+      sink_(data, n);
+      stats.bytes_written += n;
+      stats.seconds_writing += since(t0);
+      publish_progress();
+    };
+    auto flush_leaves = [&] {
+      if (leaves.empty()) return;
+      const auto t0 = Clock::now();
+      device::shuffle_records(o_.device, leaves, r, o_.threads);
+      stats.seconds_shuffling += since(t0);
+      emit(output + pending_from, pending_bytes);
+      leaves.clear();
+      pending_bytes = 0;
+    };
+    for (std::uint64_t j = first; j < end; ++j) {
+      const core::Node child = core::bucket_node(node, p, j);
+      const std::uint64_t at = (core::bucket_first(node.records, p, j) - base) * r;
+      ++stats.nodes_in_memory;
+      if (core::is_leaf(child.records, o_.constants)) {
+        if (leaves.empty()) pending_from = at;
+        leaves.push_back({input + at, output + at, child.records,
+                          core::shuffle_bijection(o_.seed, {child.id, core::Purpose::kLeafShuffle, 0}, child.records)});
+        pending_bytes += child.records * r;
+      } else {
+        flush_leaves();
+        const auto t0 = Clock::now();
+        const double written_before = stats.seconds_writing;
+        run_node_in_memory(child, input + at, output + at, o_, emit);
+        stats.seconds_shuffling += since(t0) - (stats.seconds_writing - written_before);
+      }
+    }
+    flush_leaves();
   }
 
   // A leaf whose records do not fit in memory, gathered in windows straight to the output.
