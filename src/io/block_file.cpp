@@ -138,6 +138,17 @@ std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& director
   throw IoError("cannot create scratch file in", directory, EEXIST);
 }
 
+std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path) {
+  quiet_stxxl();
+  std::unique_ptr<stxxl::file> file;
+  try {
+    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK);
+  } catch (const std::exception& e) {
+    throw IoError("cannot write output", path, errno_from_stxxl(e));
+  }
+  return std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "output"));
+}
+
 std::unique_ptr<BlockFile> BlockFile::in_memory() {
   quiet_stxxl();
   return std::unique_ptr<BlockFile>(new BlockFile(std::make_unique<stxxl::mem_file>(), "(memory)", "scratch"));
@@ -161,7 +172,7 @@ PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t
   PendingIo io;
   if (bytes == 0) return io;
   io.state_ = std::make_unique<PendingIo::State>();
-  io.state_->what = "cannot write scratch file";
+  io.state_->what = role_ == "output" ? "cannot write output" : "cannot write scratch file";
   io.state_->path = path_;
   try {
     if (dynamic_cast<stxxl::mem_file*>(file_.get()) && offset + bytes > file_->size()) {

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -51,15 +53,34 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
     }
   }
   if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
+  file_ = BlockFile::open_output(temporary_);
+  buffers_ = std::make_unique<std::byte[]>(2 * kBufferBytes);
+  buffer_[0] = buffers_.get();
+  buffer_[1] = buffers_.get() + kBufferBytes;
 }
 
 OutputFile::~OutputFile() {
+  pending_[0] = PendingIo();  // wait for writes in flight before the file goes
+  pending_[1] = PendingIo();
+  file_.reset();
   if (fd_ > 1) ::close(fd_);
   if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
   forget_cleanup_path(cleanup_slot_);
 }
 
 void OutputFile::write(const void* data, std::size_t bytes) {
+  if (file_) {
+    const auto* p = static_cast<const std::byte*>(data);
+    while (bytes > 0) {
+      const std::size_t take = std::min(bytes, kBufferBytes - fill_);
+      std::memcpy(buffer_[current_] + fill_, p, take);
+      fill_ += take;
+      p += take;
+      bytes -= take;
+      if (fill_ == kBufferBytes) flush_buffer();
+    }
+    return;
+  }
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
     const ssize_t n = ::write(fd_, p, bytes);
@@ -74,8 +95,23 @@ void OutputFile::write(const void* data, std::size_t bytes) {
   }
 }
 
+// Starts writing the current buffer and switches to the other one, once its
+// own earlier write has completed.
+void OutputFile::flush_buffer() {
+  if (fill_ == 0) return;
+  pending_[current_] = file_->write(buffer_[current_], bytes_written_, fill_);
+  bytes_written_ += fill_;
+  fill_ = 0;
+  current_ ^= 1;
+  pending_[current_].wait();
+}
+
 void OutputFile::commit() {
   if (is_stdout()) return;
+  flush_buffer();
+  pending_[0].wait();
+  pending_[1].wait();
+  file_.reset();
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   if (::close(fd_) != 0) {

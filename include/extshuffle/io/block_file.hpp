@@ -42,6 +42,8 @@ class BlockFile {
   static std::unique_ptr<BlockFile> create_scratch(const std::string& directory);
   // A file in RAM (stxxl::mem_file), for tests.
   static std::unique_ptr<BlockFile> in_memory();
+  // An existing file opened for writing (the output's temporary file).
+  static std::unique_ptr<BlockFile> open_output(const std::string& path);
 
   ~BlockFile();
 

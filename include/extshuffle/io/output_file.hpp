@@ -1,12 +1,17 @@
 // The output file, written under a temporary name beside the destination and
 // renamed into place only by commit(): the destination never holds a partial
-// file. An uncommitted temporary is removed by the destructor, and by the
+// file. A regular file is written behind asynchronously through an STXXL file
+// object, two buffers of kBufferBytes taking turns, so output IO overlaps the
+// shuffling; standard output is written sequentially with write(2). An uncommitted temporary is removed by the destructor, and by the
 // signal handlers of cleanup_registry.hpp if the process is interrupted.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "extshuffle/io/block_file.hpp"
 
 namespace extshuffle::io {
 
@@ -20,7 +25,8 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  // Appends bytes; throws IoError (ENOSPC included). A closed pipe on
+  // Appends bytes; throws IoError (ENOSPC included, possibly on a later call
+  // or on commit, since writes complete in the background). A closed pipe on
   // standard output throws BrokenPipe.
   void write(const void* data, std::size_t bytes);
   // Flushes, fsyncs and renames the temporary file over the destination.
@@ -31,9 +37,18 @@ class OutputFile {
   const std::string& destination() const { return destination_; }
 
  private:
+  static constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
+  void flush_buffer();
+
   std::string destination_;
   std::string temporary_;
-  int fd_ = -1;
+  int fd_ = -1;  // standard output, or our descriptor of the temporary file (for fsync)
+  std::unique_ptr<BlockFile> file_;
+  std::unique_ptr<std::byte[]> buffers_;
+  std::byte* buffer_[2] = {};
+  std::size_t fill_ = 0;
+  int current_ = 0;
+  PendingIo pending_[2];
   int cleanup_slot_ = -1;
   bool committed_ = false;
   std::uint64_t bytes_written_ = 0;
