@@ -13,4 +13,8 @@ namespace extshuffle::device::cuda {
 // Runs the jobs on the GPU; byte-identical to the CPU back end.
 void shuffle_records_cuda(std::span<const ShuffleJob> jobs, std::size_t record_size);
 
+// Page-locked host memory (cudaHostAlloc); throws DeviceError.
+std::byte* allocate_pinned(std::size_t bytes);
+void free_pinned(std::byte* memory);
+
 }  // namespace extshuffle::device::cuda

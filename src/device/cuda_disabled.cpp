@@ -11,6 +11,10 @@ namespace cuda {
 void shuffle_records_cuda(std::span<const ShuffleJob>, std::size_t) {
   throw DeviceError("CUDA device requested: this build has no CUDA back end");
 }
+std::byte* allocate_pinned(std::size_t) {
+  throw DeviceError("CUDA device requested: this build has no CUDA back end");
+}
+void free_pinned(std::byte*) {}
 }  // namespace cuda
 
 }  // namespace extshuffle::device

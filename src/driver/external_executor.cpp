@@ -10,6 +10,7 @@
 
 #include "extshuffle/core/matrix_row_sampler.hpp"
 #include "extshuffle/core/variable_philox.hpp"
+#include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "memory_executor.hpp"
 
@@ -156,8 +157,7 @@ class ExternalRun {
   ExternalRun(io::BlockFile& scratch, std::uint64_t scratch_offset, const ExternalOptions& options,
               const OutputSink& sink)
       : scratch_(scratch), scratch_top_(scratch_offset), o_(options), sink_(sink),
-        arena_(static_cast<std::byte*>(::operator new(options.memory_bytes, std::align_val_t{kAlign}))) {}
-  ~ExternalRun() { ::operator delete(arena_, std::align_val_t{kAlign}); }
+        memory_(device::allocate_host_memory(options.device, options.memory_bytes)), arena_(memory_.get()) {}
 
   // Runs `node`, whose input records lie at `offset` of `source`; returns the
   // number of disk passes on its deepest path.
@@ -505,6 +505,9 @@ class ExternalRun {
   std::uint64_t scratch_top_;
   ExternalOptions o_;
   const OutputSink& sink_;
+  // One arena of exactly --memory bytes, pinned when the GPU shuffles, so
+  // every buffer of the run is allocated (and first touched) once.
+  device::HostMemory memory_;
   std::byte* arena_;
 };
 

@@ -6,6 +6,7 @@
 #include <regex>
 #include <vector>
 
+#include "extshuffle/device/shuffle_records.hpp"
 #include "support/command.hpp"
 #include "support/permutations.hpp"
 
@@ -149,6 +150,18 @@ TEST(FixedRecordsCli, InterruptLeavesTheDestinationAndNoScratch) {
     EXPECT_EQ(read_file(dir / "out.bin"), "old contents") << signal;
     EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "out.bin"})) << signal;
   }
+}
+
+// --device cuda without a usable GPU is a clear error, never a silent CPU run.
+TEST(FixedRecordsCli, CudaWithoutAGpuIsAnError) {
+  if (device::cuda_available()) GTEST_SKIP() << "a GPU is present: the gpu-labelled tests cover it";
+  TempDir dir;
+  write_file(dir / "in.bin", records_u64(1000));
+  const auto r = run_command(kBinary + " --device cuda --record-size 8 " + (dir / "in.bin").string() + " " +
+                             (dir / "out.bin").string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("^extshuffle: CUDA device requested: .+\n$"))) << r.err;
+  EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin"}));
 }
 
 TEST(FixedRecordsCli, DryRunPrintsThePlanAndWritesNothing) {

@@ -451,6 +451,15 @@ void shuffle_records_cuda(std::span<const ShuffleJob> jobs, std::size_t record_s
   });
 }
 
+std::byte* allocate_pinned(std::size_t bytes) {
+  if (!availability().available) throw DeviceError("CUDA device requested: " + availability().reason);
+  void* memory = nullptr;
+  check(cudaHostAlloc(&memory, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  return static_cast<std::byte*>(memory);
+}
+
+void free_pinned(std::byte* memory) { cudaFreeHost(memory); }
+
 }  // namespace cuda
 
 bool cuda_available() { return cuda::availability().available; }
