@@ -68,13 +68,13 @@ void check_record_multiple(std::uint64_t bytes, std::size_t record_size) {
 std::string describe_schedule(std::uint64_t records, const Config& config, const Schedule& s) {
   char text[1024];
   std::snprintf(text, sizeof text,
-                "plan: %llu records of %zu bytes, permutation version %d (L = %llu, F = %llu), %u levels\n"
+                "plan: %llu records of %zu bytes, permutation version %d (L = %llu, F = %llu), %u level%s\n"
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
                 "space, %llu node%s in RAM%s\n"
                 "expected IO: %llu bytes read, %llu bytes written\n",
                 static_cast<unsigned long long>(records), config.record_size, core::kPermutationVersion,
                 static_cast<unsigned long long>(config.constants.leaf_records),
-                static_cast<unsigned long long>(config.constants.max_fanout), s.levels,
+                static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
                 static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
                 static_cast<unsigned long long>(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s",
                 static_cast<unsigned long long>(s.nodes_in_memory), s.nodes_in_memory == 1 ? "" : "s",
