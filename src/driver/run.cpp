@@ -66,13 +66,17 @@ void check_record_multiple(std::uint64_t bytes, std::size_t record_size) {
 }
 
 std::string describe_schedule(std::uint64_t records, const Config& config, const Schedule& s) {
+  const bool shipped = config.constants.leaf_records == core::kPlanV1.leaf_records &&
+                       config.constants.max_fanout == core::kPlanV1.max_fanout;
+  const std::string version =
+      shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
   char text[1024];
   std::snprintf(text, sizeof text,
-                "plan: %llu records of %zu bytes, permutation version %d (L = %llu, F = %llu), %u level%s\n"
+                "plan: %llu records of %zu bytes, %s (L = %llu, F = %llu), %u level%s\n"
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
                 "space, %llu node%s in RAM%s\n"
                 "expected IO: %llu bytes read, %llu bytes written\n",
-                static_cast<unsigned long long>(records), config.record_size, core::kPermutationVersion,
+                static_cast<unsigned long long>(records), config.record_size, version.c_str(),
                 static_cast<unsigned long long>(config.constants.leaf_records),
                 static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
                 static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
