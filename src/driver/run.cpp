@@ -13,6 +13,7 @@
 
 #include "extshuffle/driver/errors.hpp"
 #include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "progress_meter.hpp"
@@ -65,7 +66,8 @@ void check_record_multiple(std::uint64_t bytes, std::size_t record_size) {
   }
 }
 
-std::string describe_schedule(std::uint64_t records, const Config& config, const Schedule& s) {
+std::string describe_schedule(std::uint64_t records, std::size_t record_size, const Config& config,
+                              const Schedule& s) {
   const bool shipped = config.constants.leaf_records == core::kPlanV1.leaf_records &&
                        config.constants.max_fanout == core::kPlanV1.max_fanout;
   const std::string version =
@@ -76,7 +78,7 @@ std::string describe_schedule(std::uint64_t records, const Config& config, const
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
                 "space, %llu node%s in RAM%s\n"
                 "expected IO: %llu bytes read, %llu bytes written\n",
-                static_cast<unsigned long long>(records), config.record_size, version.c_str(),
+                static_cast<unsigned long long>(records), record_size, version.c_str(),
                 static_cast<unsigned long long>(config.constants.leaf_records),
                 static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
                 static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
@@ -87,22 +89,66 @@ std::string describe_schedule(std::uint64_t records, const Config& config, const
   return text;
 }
 
-// No --record-size: binary input (NUL bytes in its first block) is refused
-// with a hint; the format is never guessed silently.
-void require_record_size(const Config& config, io::BlockFile& source, std::uint64_t bytes) {
-  if (config.record_size != 0) return;
-  constexpr std::uint64_t kProbe = 64 * 1024;
-  std::vector<char> head(std::min(bytes, kProbe));
+// Where the records are and how large: fixed-size records from offset 0, or
+// the rows of a .npy array after its header, which the output repeats.
+struct InputLayout {
+  std::uint64_t data_offset = 0;
+  std::size_t record_size = 0;
+  std::uint64_t records = 0;
+  std::string header;  // written to the output before the shuffled records
+};
+
+std::string read_head(io::BlockFile& source, std::uint64_t bytes, std::uint64_t wanted) {
+  std::string head(std::min(bytes, wanted), '\0');
   source.read_now(head.data(), 0, head.size());
-  const std::string name = config.input_path == "-" ? "standard input" : "'" + config.input_path + "'";
-  if (std::find(head.begin(), head.end(), '\0') != head.end()) {
-    throw UsageError("input " + name + " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES");
-  }
-  throw UsageError("input " + name + " is text: line records are not supported yet; give --record-size BYTES");
+  return head;
 }
 
-ExternalOptions executor_options(const Config& config) {
-  return ExternalOptions{{config.record_size, config.seed, config.constants, config.device, config.threads},
+// The format is never guessed silently: a .npy file is recognised by its
+// magic; otherwise --record-size must be given, and without it the first
+// 64 KiB decide the message (binary: NUL bytes; text).
+InputLayout input_layout(const Config& config, io::BlockFile& source, std::uint64_t bytes) {
+  const std::string name = config.input_path == "-" ? "standard input" : "'" + config.input_path + "'";
+  constexpr std::uint64_t kProbe = 64 * 1024;
+  std::string head = read_head(source, bytes, kProbe);
+  InputLayout layout;
+  if (formats::starts_with_npy_magic(head)) {
+    // A header longer than the probe (numpy writes a few hundred bytes) is read whole.
+    if (head.size() >= 12) {
+      const std::uint64_t declared = formats::parse_npy_header_size(head);
+      if (declared > head.size() && declared <= bytes) head = read_head(source, bytes, declared);
+    }
+    const formats::NpyHeader npy = formats::parse_npy_header(head, name);
+    if (config.record_size != 0 && config.record_size != npy.row_bytes) {
+      throw UsageError("input " + name + " is a .npy array whose rows are " + std::to_string(npy.row_bytes) +
+                       " bytes, not --record-size " + std::to_string(config.record_size));
+    }
+    const std::uint64_t data_bytes = bytes - npy.header_bytes;
+    if (data_bytes != npy.rows * npy.row_bytes) {
+      throw InputError("input " + name + ": .npy data holds " + std::to_string(data_bytes) +
+                       " bytes but its shape and dtype need " + std::to_string(npy.rows * npy.row_bytes));
+    }
+    layout.data_offset = npy.header_bytes;
+    // Rows of zero bytes (a dimension of extent 0) leave nothing to move.
+    layout.record_size = std::max<std::uint64_t>(npy.row_bytes, 1);
+    layout.records = npy.row_bytes == 0 ? 0 : npy.rows;
+    layout.header = head.substr(0, npy.header_bytes);
+    return layout;
+  }
+  if (config.record_size == 0) {
+    if (head.find('\0') != std::string::npos) {
+      throw UsageError("input " + name + " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES");
+    }
+    throw UsageError("input " + name + " is text: line records are not supported yet; give --record-size BYTES");
+  }
+  check_record_multiple(bytes, config.record_size);
+  layout.record_size = config.record_size;
+  layout.records = bytes / config.record_size;
+  return layout;
+}
+
+ExternalOptions executor_options(const Config& config, const InputLayout& layout) {
+  return ExternalOptions{{layout.record_size, config.seed, config.constants, config.device, config.threads},
                          config.memory_bytes};
 }
 
@@ -117,13 +163,10 @@ RunStats run(const Config& config) {
 
   if (config.dry_run) {
     if (from_stdin) throw UsageError("--dry-run needs an INPUT file, not standard input");
-    const std::uint64_t bytes = input->size();
-    require_record_size(config, *input, bytes);
-    check_record_multiple(bytes, config.record_size);
-    const std::uint64_t records = bytes / config.record_size;
-    core::check_plan(records, config.constants);
-    std::fputs(describe_schedule(records, config, plan_schedule(records, executor_options(config))).c_str(),
-               stdout);
+    const InputLayout layout = input_layout(config, *input, input->size());
+    core::check_plan(layout.records, config.constants);
+    const Schedule schedule = plan_schedule(layout.records, executor_options(config, layout));
+    std::fputs(describe_schedule(layout.records, layout.record_size, config, schedule).c_str(), stdout);
     return stats;
   }
 
@@ -141,18 +184,18 @@ RunStats run(const Config& config) {
   } else {
     bytes = input->size();
   }
-  require_record_size(config, *source, bytes);
-  check_record_multiple(bytes, config.record_size);
-  const std::uint64_t records = bytes / config.record_size;
+  const InputLayout layout = input_layout(config, *source, bytes);
+  const std::uint64_t records = layout.records;
   core::check_plan(records, config.constants);
+  output.write(layout.header.data(), layout.header.size());
 
-  ExternalOptions options = executor_options(config);
+  ExternalOptions options = executor_options(config, layout);
   const Schedule schedule = plan_schedule(records, options);
   ExternalStats e;
   {
     ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, config.progress);
     options.progress_bytes = progress.counter();
-    e = shuffle_external(*source, 0, records, *scratch, scratch_offset, options,
+    e = shuffle_external(*source, layout.data_offset, records, *scratch, scratch_offset, options,
                          [&output](const std::byte* data, std::size_t n) { output.write(data, n); });
   }
   output.commit();

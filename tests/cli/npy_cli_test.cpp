@@ -1,0 +1,136 @@
+// Black-box tests of .npy input: shuffled along axis 0, header unchanged,
+// the same permutation as the raw rows with --record-size, at any budget;
+// and the bad inputs of the formats issue.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "support/command.hpp"
+#include "support/npy_files.hpp"
+#include "support/permutations.hpp"
+
+namespace extshuffle::testing {
+namespace {
+
+const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kDict = "{'descr': '<f8', 'fortran_order': False, 'shape': (%ROWS%, 3), }";
+
+std::string rows_of_24_bytes(std::uint64_t rows) {
+  const auto data = numbered_records(rows, 24);
+  return std::string(reinterpret_cast<const char*>(data.data()), data.size());
+}
+
+std::string dict_for(std::uint64_t rows) { return std::regex_replace(kDict, std::regex("%ROWS%"), std::to_string(rows)); }
+
+TEST(NpyCli, ShufflesRowsAndKeepsTheHeaderForEveryVersion) {
+  for (int version : {1, 2, 3}) {
+    TempDir dir;
+    const std::string data = rows_of_24_bytes(5000);
+    const std::string file = npy_file(version, dict_for(5000), data);
+    const std::size_t header = file.size() - data.size();
+    write_file(dir / "x.npy", file);
+    write_file(dir / "rows.bin", data);
+    const auto r = run_command(kBinary + " --seed 3 " + (dir / "x.npy").string() + " " + (dir / "y.npy").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(run_command(kBinary + " --seed 3 --record-size 24 " + (dir / "rows.bin").string() + " " +
+                          (dir / "rows_out.bin").string()).exit_code, 0);
+    const std::string out = read_file(dir / "y.npy");
+    ASSERT_EQ(out.size(), file.size());
+    EXPECT_EQ(out.substr(0, header), file.substr(0, header)) << "version " << version;
+    // The permutation depends on the seed and the row count only.
+    EXPECT_EQ(out.substr(header), read_file(dir / "rows_out.bin")) << "version " << version;
+    EXPECT_NE(out.substr(header), data);
+  }
+}
+
+TEST(NpyCli, SameBytesWhetherInRamOrThroughDisk) {
+  TempDir dir;
+  const std::uint64_t rows = 200000;  // 4.8 MB of rows
+  write_file(dir / "x.npy", npy_file(1, dict_for(rows), rows_of_24_bytes(rows)));
+  const std::string base = kBinary + " --seed 9 --leaf-records 256 --fanout 8 -T " + dir.path().string() + " " +
+                           (dir / "x.npy").string() + " ";
+  const auto ram = run_command(base + (dir / "ram.npy").string() + " -S 64M --stats");
+  const auto disk = run_command(base + (dir / "disk.npy").string() + " -S 600K --stats");
+  ASSERT_EQ(ram.exit_code, 0) << ram.err;
+  ASSERT_EQ(disk.exit_code, 0) << disk.err;
+  EXPECT_NE(ram.err.find("passes=1"), std::string::npos) << ram.err;
+  EXPECT_NE(disk.err.find("passes=3"), std::string::npos) << disk.err;
+  EXPECT_EQ(read_file(dir / "ram.npy"), read_file(dir / "disk.npy"));
+}
+
+TEST(NpyCli, BadArraysAreOneLineErrorsAndLeaveNothing) {
+  const std::string good = npy_file(1, dict_for(10), rows_of_24_bytes(10));
+  const std::pair<std::string, std::string> cases[] = {
+      {good.substr(0, 30), "truncated .npy header"},
+      {good.substr(0, good.size() - 5), "data holds 235 bytes but its shape and dtype need 240"},
+      {good + "x", "data holds 241 bytes"},
+      {npy_file(1, "{'descr': '<f8', 'fortran_order': True, 'shape': (10, 3), }", rows_of_24_bytes(10)),
+       "Fortran-order"},
+      {npy_file(1, "{'descr': '|O', 'fortran_order': False, 'shape': (10,), }", std::string(80, '\0')),
+       "Python objects"},
+  };
+  for (const auto& [file, reason] : cases) {
+    TempDir dir;
+    write_file(dir / "bad.npy", file);
+    const auto r = run_command(kBinary + " " + (dir / "bad.npy").string() + " " + (dir / "out.npy").string());
+    EXPECT_EQ(r.exit_code, 1) << reason << ": " << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out.npy")) << reason;
+  }
+  TempDir dir;
+  write_file(dir / "x.npy", good);
+  const auto r = run_command(kBinary + " --record-size 8 " + (dir / "x.npy").string() + " " + (dir / "o.npy").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("rows are 24 bytes, not --record-size 8"), std::string::npos) << r.err;
+}
+
+// Arrays with no rows, or rows of no bytes, come back unchanged.
+TEST(NpyCli, EmptyArraysComeBackUnchanged) {
+  for (const char* dict : {"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }",
+                           "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 0), }"}) {
+    TempDir dir;
+    const std::string file = npy_file(1, dict, "");
+    write_file(dir / "e.npy", file);
+    const auto r = run_command(kBinary + " " + (dir / "e.npy").string() + " " + (dir / "o.npy").string());
+    EXPECT_EQ(r.exit_code, 0) << dict << ": " << r.err;
+    EXPECT_EQ(read_file(dir / "o.npy"), file) << dict;
+  }
+}
+
+// Files written and read back by numpy itself (Debian's python3-numpy, which
+// scripts/install-deps.sh installs): rows of a 2-D float32 array, a
+// structured array and a 1-D unicode array come back as permutations of the
+// originals, with dtype and shape unchanged.
+TEST(NpyCli, RoundTripThroughNumpy) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string write = "import numpy as np\n"
+                            "np.save('" + d + "/a.npy', np.arange(3000, dtype='<f4').reshape(1000, 3))\n"
+                            "s = np.zeros(500, dtype=[('x', '<f8'), ('k', '<i2'), ('v', '<u1', (3,))])\n"
+                            "s['x'] = np.arange(500); s['k'] = -np.arange(500); s['v'][:, 1] = np.arange(500) % 251\n"
+                            "np.save('" + d + "/s.npy', s)\n"
+                            "np.save('" + d + "/u.npy', np.array([str(i) * (i % 5 + 1) for i in range(300)]))\n";
+  write_file(dir / "write.py", write);
+  ASSERT_EQ(run_command("/usr/bin/python3 " + d + "/write.py").exit_code, 0);
+  for (const char* name : {"a", "s", "u"}) {
+    const auto r = run_command(kBinary + " --seed 5 " + d + "/" + name + ".npy " + d + "/" + name + "_out.npy");
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+  const std::string check =
+      "import numpy as np\n"
+      "for name in 'asu':\n"
+      "    a = np.load('" + d + "/' + name + '.npy'); b = np.load('" + d + "/' + name + '_out.npy')\n"
+      "    assert a.dtype == b.dtype and a.shape == b.shape, name\n"
+      "    assert not np.array_equal(a, b), name\n"
+      "    key = lambda x: sorted(bytes(r) for r in (x.view(np.uint8).reshape(len(x), -1)))\n"
+      "    assert key(a) == key(b), name\n"
+      "print('ok')\n";
+  write_file(dir / "check.py", check);
+  const auto r = run_command("/usr/bin/python3 " + d + "/check.py");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+}
+
+}  // namespace
+}  // namespace extshuffle::testing
