@@ -562,7 +562,14 @@ ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset,
                                const ExternalOptions& options, const OutputSink& sink) {
   check_options(options);
   core::check_plan(records, options.constants);
-  ExternalRun run(scratch, scratch_offset, options, sink);
+  // An input that fits needs an arena of twice its size, not the whole budget
+  // (by default half of RAM, which --device cuda would pin). The layout of
+  // memory never changes the permutation.
+  ExternalOptions sized = options;
+  if (fits_in_memory(records, options)) {
+    sized.memory_bytes = std::max<std::uint64_t>(2 * align_up(records * options.record_size, 64), 128);
+  }
+  ExternalRun run(scratch, scratch_offset, sized, sink);
   run.stats.passes = run.run(core::Node{core::NodeId{0, 0}, records}, input, input_offset);
   return run.stats;
 }
