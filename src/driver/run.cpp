@@ -154,6 +154,11 @@ ExternalOptions executor_options(const Config& config, const InputLayout& layout
 
 }  // namespace
 
+std::uint64_t input_records(const Config& config) {
+  auto input = io::BlockFile::open_input(config.input_path);
+  return input_layout(config, *input, input->size()).records;
+}
+
 RunStats run(const Config& config) {
   const auto start = std::chrono::steady_clock::now();
   RunStats stats;

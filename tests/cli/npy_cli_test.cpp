@@ -85,6 +85,46 @@ TEST(NpyCli, BadArraysAreOneLineErrorsAndLeaveNothing) {
   EXPECT_NE(r.err.find("rows are 24 bytes, not --record-size 8"), std::string::npos) << r.err;
 }
 
+// Several aligned inputs, one permutation: features and labels stay aligned,
+// each output equals a separate run with the same seed, and different record
+// counts are an error before anything is written.
+TEST(NpyCli, AlignedInputsShareOnePermutation) {
+  TempDir dir;
+  const std::uint64_t rows = 3000;
+  write_file(dir / "x.npy", npy_file(1, dict_for(rows), rows_of_24_bytes(rows)));
+  const auto labels = numbered_records(rows, 8);
+  write_file(dir / "y.bin", std::string(reinterpret_cast<const char*>(labels.data()), labels.size()));
+  const std::string d = dir.path().string();
+  const auto r = run_command(kBinary + " --seed 7 --record-size 24 " + d + "/x.npy " + d + "/x.npy -o " + d +
+                             "/bad.npy -o " + d + "/bad2.npy");
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // the same file twice: same rows, same permutation
+  EXPECT_EQ(read_file(dir / "bad.npy"), read_file(dir / "bad2.npy"));
+  ASSERT_EQ(run_command(kBinary + " --seed 7 " + d + "/x.npy " + d + "/x_alone.npy").exit_code, 0);
+  // Separate runs with the same seed and N are aligned too: rows of 24 bytes in
+  // a .npy and raw 8-byte labels (a single --record-size cannot serve both).
+  ASSERT_EQ(run_command(kBinary + " --seed 7 --record-size 8 " + d + "/y.bin " + d + "/y_alone.bin").exit_code, 0);
+  const std::string x_out = read_file(dir / "x_alone.npy");
+  const std::string y_out = read_file(dir / "y_alone.bin");
+  const std::size_t header = x_out.size() - rows * 24;
+  const auto x_indices = record_indices(std::as_bytes(std::span(x_out.data() + header, rows * 24)), 24);
+  const auto y_indices = record_indices(std::as_bytes(std::span(y_out.data(), y_out.size())), 8);
+  EXPECT_EQ(x_indices, y_indices);  // separate runs, same seed and N: aligned
+  EXPECT_TRUE(is_permutation_of_iota(x_indices));
+  EXPECT_EQ(read_file(dir / "bad.npy"), x_out);
+
+  write_file(dir / "short.npy", npy_file(1, dict_for(rows - 1), rows_of_24_bytes(rows - 1)));
+  const auto mismatch = run_command(kBinary + " --seed 7 " + d + "/x.npy " + d + "/short.npy -o " + d +
+                                    "/o1.npy -o " + d + "/o2.npy");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_NE(mismatch.err.find("inputs differ in record count"), std::string::npos) << mismatch.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o1.npy"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "o2.npy"));
+  const auto unpaired = run_command(kBinary + " " + d + "/x.npy " + d + "/short.npy " + d + "/x.npy -o " + d +
+                                    "/o1.npy -o " + d + "/o2.npy");
+  EXPECT_EQ(unpaired.exit_code, 2);
+  EXPECT_NE(unpaired.err.find("give one INPUT per -o"), std::string::npos) << unpaired.err;
+}
+
 // Arrays with no rows, or rows of no bytes, come back unchanged.
 TEST(NpyCli, EmptyArraysComeBackUnchanged) {
   for (const char* dict : {"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }",

@@ -47,11 +47,14 @@ int run_cli(int argc, char** argv) {
              "The output depends only on the records, the format options and the seed.");
   Config config;
   std::vector<std::string> positional;
-  std::string output_option, seed_text, record_size_text, memory_text, device_text = "cpu";
+  std::vector<std::string> output_options;
+  std::string seed_text, record_size_text, memory_text, device_text = "cpu";
   std::uint64_t leaf_records = 0, fanout = 0;
   bool verbose = false, quiet = false;
-  app.add_option("files", positional, "INPUT and OUTPUT")->expected(0, 2);
-  app.add_option("-o,--output", output_option, "write to FILE (may name the input)");
+  app.add_option("files", positional, "INPUT and OUTPUT, or with several -o: the inputs");
+  app.add_option("-o,--output", output_options,
+                 "write to FILE (may name the input); give one -o per INPUT to shuffle aligned files by one "
+                 "permutation");
   app.add_option("--seed", seed_text, "seed, any unsigned 64-bit number (default: random, shown with -v)");
   app.add_option("--record-size", record_size_text, "bytes per fixed-size record (e.g. 8, 4K)");
   app.add_option("-S,--memory", memory_text,
@@ -89,12 +92,23 @@ int run_cli(int argc, char** argv) {
   // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless -v.
   if (!verbose) std::cerr.rdbuf(nullptr);
 
-  if (!positional.empty()) config.input_path = positional[0];
-  if (positional.size() == 2 && !output_option.empty()) {
-    throw extshuffle::UsageError("OUTPUT given twice (positional and -o)");
+  // Files: [INPUT [OUTPUT]], INPUT -o OUTPUT, or INPUT1 INPUT2... with one -o each.
+  std::vector<std::string> inputs, outputs;
+  if (output_options.size() > 1) {
+    if (positional.size() != output_options.size()) {
+      throw extshuffle::UsageError("give one INPUT per -o (" + std::to_string(output_options.size()) + " -o, " +
+                                   std::to_string(positional.size()) + " inputs)");
+    }
+    inputs = positional;
+    outputs = output_options;
+  } else {
+    if (positional.size() > 2 || (positional.size() == 2 && !output_options.empty())) {
+      throw extshuffle::UsageError(positional.size() > 2 ? "too many files: give one -o per INPUT to shuffle several"
+                                                         : "OUTPUT given twice (positional and -o)");
+    }
+    inputs.push_back(positional.empty() ? "-" : positional[0]);
+    outputs.push_back(positional.size() == 2 ? positional[1] : output_options.empty() ? "-" : output_options[0]);
   }
-  if (positional.size() == 2) config.output_path = positional[1];
-  if (!output_option.empty()) config.output_path = output_option;
 
   if (seed_text.empty()) {
     std::random_device entropy;
@@ -138,8 +152,28 @@ int run_cli(int argc, char** argv) {
   }
 
   config.progress = !quiet && (config.progress || ::isatty(2));
-  const auto stats = extshuffle::driver::run(config);
-  if (config.stats) std::fprintf(stderr, "%s\n", extshuffle::driver::format_result_line(stats).c_str());
+  // Aligned inputs (features and labels): the permutation depends on the seed
+  // and the record count only, so equal counts give aligned outputs. Counts
+  // are checked before any output is written.
+  if (inputs.size() > 1) {
+    std::uint64_t records = 0;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      if (inputs[k] == "-") throw extshuffle::UsageError("standard input cannot be one of several inputs");
+      config.input_path = inputs[k];
+      const std::uint64_t n = extshuffle::driver::input_records(config);
+      if (k > 0 && n != records) {
+        throw extshuffle::InputError("inputs differ in record count: '" + inputs[0] + "' has " +
+                                     std::to_string(records) + ", '" + inputs[k] + "' has " + std::to_string(n));
+      }
+      records = n;
+    }
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    config.input_path = inputs[k];
+    config.output_path = outputs[k];
+    const auto stats = extshuffle::driver::run(config);
+    if (config.stats) std::fprintf(stderr, "%s\n", extshuffle::driver::format_result_line(stats).c_str());
+  }
   return kExitOk;
 }
 

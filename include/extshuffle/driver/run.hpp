@@ -26,6 +26,10 @@ struct RunStats {
 // errors of errors.hpp; the output path is untouched unless it succeeds.
 RunStats run(const Config& config);
 
+// The number of records config.input_path holds, as run() would read them
+// (format detection included). A file, not standard input. Throws like run().
+std::uint64_t input_records(const Config& config);
+
 // The one-line RESULT record of --stats (key=value pairs).
 std::string format_result_line(const RunStats& stats);
 
