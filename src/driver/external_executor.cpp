@@ -98,13 +98,14 @@ StreamLayout stream_layout(std::uint64_t p, const ExternalOptions& o) {
 // buffers, written behind asynchronously into the bucket's scratch region.
 class BucketWriter {
  public:
+  // A writer that is not `kept` discards what it is given (a bucket past -n).
   BucketWriter(io::BlockFile& scratch, std::uint64_t region_offset, std::byte* buffers,
-               std::uint64_t buffer_bytes, ExternalStats& stats)
+               std::uint64_t buffer_bytes, ExternalStats& stats, bool kept = true)
       : scratch_(&scratch), offset_(region_offset), buffers_{buffers, buffers + buffer_bytes},
-        capacity_(buffer_bytes), stats_(&stats) {}
+        capacity_(buffer_bytes), stats_(&stats), kept_(kept) {}
 
   void append(const std::byte* data, std::uint64_t bytes) {
-    while (bytes > 0) {
+    while (kept_ && bytes > 0) {
       const std::uint64_t take = std::min(bytes, capacity_ - fill_);
       std::memcpy(buffers_[current_] + fill_, data, take);
       fill_ += take;
@@ -140,6 +141,7 @@ class BucketWriter {
   int current_ = 0;
   io::PendingIo pending_[2];
   ExternalStats* stats_;
+  bool kept_;
 };
 
 // Reads `bytes` at `offset` in pieces so that no single request is huge.
@@ -156,13 +158,13 @@ class ExternalRun {
  public:
   ExternalRun(io::BlockFile& scratch, std::uint64_t scratch_offset, const ExternalOptions& options,
               const OutputSink& sink)
-      : scratch_(scratch), scratch_top_(scratch_offset), o_(options), sink_(sink),
+      : scratch_(scratch), scratch_top_(scratch_offset), o_(options), sink_(sink), limit_(options.output_records),
         memory_(device::allocate_host_memory(options.device, options.memory_bytes)), arena_(memory_.get()) {}
 
   // Runs `node`, whose input records lie at `offset` of `source`; returns the
   // number of disk passes on its deepest path.
   std::uint32_t run(const core::Node& node, io::BlockFile& source, std::uint64_t offset) {
-    if (node.records == 0) return 1;
+    if (node.records == 0 || !wanted(node.id.first)) return 1;
     if (fits_in_memory(node.records, o_)) return run_in_memory(node, source, offset);
     if (core::is_leaf(node.records, o_.constants)) return run_leaf_by_index(node, source, offset);
     return run_streaming(node, source, offset);
@@ -171,6 +173,18 @@ class ExternalRun {
   ExternalStats stats;
 
  private:
+  // Is output position `first` among those asked for (-n)?
+  bool wanted(std::uint64_t first) const { return first < limit_; }
+
+  // Hands output to the sink, cut at the -n limit.
+  void emit_limited(const std::byte* data, std::uint64_t bytes) {
+    const std::uint64_t left = limit_ - std::min(limit_, emitted_records_);
+    const std::uint64_t take = std::min<std::uint64_t>(bytes / o_.record_size, left);
+    if (take > 0) sink_(data, take * o_.record_size);
+    emitted_records_ += take;
+    stats.bytes_written += take * o_.record_size;
+  }
+
   void publish_progress() {
     if (o_.progress_bytes) o_.progress_bytes->store(stats.bytes_read + stats.bytes_written, std::memory_order_relaxed);
   }
@@ -189,8 +203,7 @@ class ExternalRun {
     run_node_in_memory(node, a, b, o_,
                        [&](const std::byte* data, std::size_t n) {
                          const auto w0 = Clock::now();
-                         sink_(data, n);
-                         stats.bytes_written += n;
+                         emit_limited(data, n);
                          writing += since(w0);
                          publish_progress();
                        });
@@ -226,8 +239,8 @@ class ExternalRun {
     std::vector<BucketWriter> writers;
     writers.reserve(p);
     for (std::uint64_t j = 0; j < p; ++j) {
-      writers.emplace_back(scratch_, region + core::bucket_first(n, p, j) * r, cursor,
-                           layout.bucket_buffer, stats);
+      writers.emplace_back(scratch_, region + core::bucket_first(n, p, j) * r, cursor, layout.bucket_buffer,
+                           stats, wanted(node.id.first + core::bucket_first(n, p, j)));
       cursor += 2 * layout.bucket_buffer;
     }
 
@@ -245,6 +258,7 @@ class ExternalRun {
 
     // 4. Each bucket in turn; the last level writes the output in order.
     const std::uint32_t deepest = run_buckets(node, p, region);
+    scratch_.discard(region, n * r);  // what -n left unread
     scratch_top_ = region;
     return deepest + 1;
   }
@@ -261,7 +275,7 @@ class ExternalRun {
       bool alone;                // too large to share: run() on its own
     };
     std::vector<Group> groups;
-    for (std::uint64_t j = 0; j < p; ++j) {
+    for (std::uint64_t j = 0; j < p && wanted(node.id.first + core::bucket_first(node.records, p, j)); ++j) {
       const std::uint64_t bytes = core::bucket_records(node.records, p, j) * r;
       if (bytes > third) {
         groups.push_back({j, j + 1, true});
@@ -320,8 +334,7 @@ class ExternalRun {
     std::uint64_t pending_from = 0, pending_bytes = 0;  // output bytes of the batched leaves
     auto emit = [&](const std::byte* data, std::size_t n) {
       const auto t0 = Clock::now();
-      sink_(data, n);
-      stats.bytes_written += n;
+      emit_limited(data, n);
       stats.seconds_writing += since(t0);
       publish_progress();
     };
@@ -361,8 +374,7 @@ class ExternalRun {
     gather_in_windows(core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kLeafShuffle, 0}, node.records),
                       node.records, source, offset, g, [&](const std::byte* data, std::uint64_t bytes) {
                         const auto t0 = Clock::now();
-                        sink_(data, bytes);
-                        stats.bytes_written += bytes;
+                        emit_limited(data, bytes);
                         stats.seconds_writing += since(t0);
                       });
     return 1;
@@ -505,6 +517,8 @@ class ExternalRun {
   std::uint64_t scratch_top_;
   ExternalOptions o_;
   const OutputSink& sink_;
+  std::uint64_t limit_;                // -n: output positions below this are emitted
+  std::uint64_t emitted_records_ = 0;
   // One arena of exactly --memory bytes, pinned when the GPU shuffles, so
   // every buffer of the run is allocated (and first touched) once.
   device::HostMemory memory_;

@@ -192,9 +192,13 @@ RunStats run(const Config& config) {
   const InputLayout layout = input_layout(config, *source, bytes);
   const std::uint64_t records = layout.records;
   core::check_plan(records, config.constants);
+  if (!layout.header.empty() && config.head_count < records) {
+    throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
+  }
   output.write(layout.header.data(), layout.header.size());
 
   ExternalOptions options = executor_options(config, layout);
+  options.output_records = config.head_count;
   const Schedule schedule = plan_schedule(records, options);
   ExternalStats e;
   {

@@ -70,6 +70,26 @@ TEST(FixedRecordsCli, SameSeedSameBytesAcrossMemoryThreadsAndStdio) {
   EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "ram.bin", "disk.bin", "disk2.bin", "pipe.bin", "dash.bin"}));
 }
 
+// -n K prints the first K records of the full shuffle, in RAM, through
+// disk, from standard input; K beyond N prints all N.
+TEST(FixedRecordsCli, HeadCountIsThePrefixOfTheFullShuffle) {
+  TempDir dir;
+  const std::string in = (dir / "in.bin").string();
+  write_file(in, records_u64((1 << 21) + 5));
+  const std::string base = kBinary + " --record-size 8 --seed 11 -T " + dir.path().string() + " ";
+  ASSERT_EQ(run_command(base + in + " " + (dir / "full.bin").string()).exit_code, 0);
+  const std::string full = read_file(dir / "full.bin");
+  for (const std::string k : {"0", "1", "12345", "2097157", "3000000"}) {
+    const auto disk = run_command(base + "-S 12M -n " + k + " " + in + " " + (dir / "head.bin").string());
+    ASSERT_EQ(disk.exit_code, 0) << disk.err;
+    const std::size_t bytes = std::min<std::size_t>(std::stoull(k), (1 << 21) + 5) * 8;
+    EXPECT_EQ(read_file(dir / "head.bin"), full.substr(0, bytes)) << "k " << k;
+    const auto piped = run_command("cat " + in + " | " + base + "--head-count " + k + " > " + (dir / "pipe.bin").string());
+    ASSERT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_EQ(read_file(dir / "pipe.bin"), full.substr(0, bytes)) << "k " << k;
+  }
+}
+
 TEST(FixedRecordsCli, OutputMayNameTheInput) {
   TempDir dir;
   const std::string in = (dir / "data.bin").string();

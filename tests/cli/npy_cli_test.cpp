@@ -80,6 +80,10 @@ TEST(NpyCli, BadArraysAreOneLineErrorsAndLeaveNothing) {
   }
   TempDir dir;
   write_file(dir / "x.npy", good);
+  const auto shortened = run_command(kBinary + " -n 3 " + (dir / "x.npy").string() + " " + (dir / "o.npy").string());
+  EXPECT_EQ(shortened.exit_code, 2);
+  EXPECT_NE(shortened.err.find("-n cannot shorten a .npy array"), std::string::npos) << shortened.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.npy"));
   const auto r = run_command(kBinary + " --record-size 8 " + (dir / "x.npy").string() + " " + (dir / "o.npy").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("rows are 24 bytes, not --record-size 8"), std::string::npos) << r.err;

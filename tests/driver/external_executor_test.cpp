@@ -22,14 +22,15 @@ struct Outcome {
 
 Outcome run_external(const std::vector<std::byte>& input, std::size_t record_size, std::uint64_t seed,
                      const PlanConstants& c, std::uint64_t memory_bytes, int threads = 2,
-                     io::BlockFile* scratch_file = nullptr) {
+                     io::BlockFile* scratch_file = nullptr, std::uint64_t head_count = UINT64_MAX) {
   auto source = io::BlockFile::in_memory();
   source->write_now(input.data(), 0, input.size());
   auto memory_scratch = io::BlockFile::in_memory();
   io::BlockFile& scratch = scratch_file ? *scratch_file : *memory_scratch;
   Outcome outcome;
-  outcome.stats = shuffle_external(*source, 0, input.size() / record_size, scratch, 0,
-                                   ExternalOptions{{record_size, seed, c, device::Device::kCpu, threads}, memory_bytes},
+  ExternalOptions options{{record_size, seed, c, device::Device::kCpu, threads}, memory_bytes};
+  options.output_records = head_count;
+  outcome.stats = shuffle_external(*source, 0, input.size() / record_size, scratch, 0, options,
                                    [&](const std::byte* data, std::size_t n) {
                                      outcome.output.insert(outcome.output.end(), data, data + n);
                                    });
@@ -72,6 +73,27 @@ TEST(ExternalExecutor, OneTwoAndThreeDiskLevelsGiveTheSameBytes) {
     const Outcome out = run_external(input, 8, 7, c, memory);
     EXPECT_EQ(out.stats.passes, passes) << memory;
     ASSERT_EQ(out.output, expected) << "memory " << memory;
+  }
+}
+
+// -n K: exactly the first K records of the full permutation, at every
+// number of disk levels, writing to scratch only the buckets that reach them.
+TEST(ExternalExecutor, HeadCountIsThePrefixOfTheFullShuffle) {
+  const PlanConstants c{64, 4};
+  const std::uint64_t n = 200003;
+  const auto input = testing::numbered_records(n, 8);
+  const auto full = run_reference(input, 8, 5, c);
+  for (std::uint64_t memory : {std::uint64_t{8} << 20, std::uint64_t{256} << 10, std::uint64_t{32} << 10}) {
+    const Outcome whole = run_external(input, 8, 5, c, memory);
+    for (std::uint64_t k : std::initializer_list<std::uint64_t>{0, 1, 63, 1000, 50001, n - 1, n, n + 9}) {
+      const Outcome head = run_external(input, 8, 5, c, memory, 2, nullptr, k);
+      const std::size_t bytes = std::min(k, n) * 8;
+      ASSERT_EQ(head.output.size(), bytes) << "k " << k << " memory " << memory;
+      ASSERT_TRUE(std::equal(head.output.begin(), head.output.end(), full.begin())) << "k " << k << " memory " << memory;
+      if (k < n / 4 && whole.stats.passes > 1) {
+        EXPECT_LT(head.stats.bytes_written, whole.stats.bytes_written / 2) << "k " << k << " memory " << memory;
+      }
+    }
   }
 }
 

@@ -67,6 +67,8 @@ int run_cli(int argc, char** argv) {
   app.add_option("--leaf-records", leaf_records,
                  "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
   app.add_option("--fanout", fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+  app.add_option("-n,--head-count", config.head_count,
+                 "output only the first K records of the full permutation (the same as its first K)");
   app.add_flag("--dry-run", config.dry_run, "print the plan and the schedule, do nothing");
   app.add_flag("--stats", config.stats, "print one machine-readable RESULT line on stderr");
   app.add_flag("--progress", config.progress, "show progress on stderr even when it is not a terminal");

@@ -21,6 +21,7 @@ struct Config {
   int threads = 0;                 // 0 = all cores
   core::PlanConstants constants = core::kPlanV1;
   device::Device device = device::Device::kCpu;
+  std::uint64_t head_count = UINT64_MAX;  // -n: output only the first K records of the permutation
   bool dry_run = false;
   bool stats = false;
   bool progress = false;

@@ -22,6 +22,9 @@ namespace extshuffle::driver {
 
 struct ExternalOptions : ShuffleOptions {
   std::uint64_t memory_bytes = 0;  // the buffers the executor allocates stay within this
+  // Only the first this many records of the permutation are output (-n):
+  // buckets wholly past them are neither written to scratch nor read back.
+  std::uint64_t output_records = UINT64_MAX;
   // When set, bytes read plus written so far are published here (progress display).
   std::atomic<std::uint64_t>* progress_bytes = nullptr;
 };
