@@ -6,6 +6,8 @@ import sys
 
 import matplotlib
 
+from key_values import parse_fields
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -15,15 +17,8 @@ def bench_lines(path):
     for line in pathlib.Path(path).read_text().splitlines():
         if not line.startswith("BENCH "):
             continue
-        words = line.split()
-        row = {"what": words[1]}
-        for word in words[2:]:
-            key, _, value = word.partition("=")
-            try:
-                row[key] = float(value)
-            except ValueError:
-                row[key] = value
-        rows.append(row)
+        _, what, fields = line.split(maxsplit=2)
+        rows.append({"what": what, **parse_fields(fields)})
     return rows
 
 

@@ -17,6 +17,9 @@ import sys
 
 import matplotlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from key_values import parse_fields  # noqa: E402  (bench/key_values.py)
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -40,17 +43,7 @@ def parse(name):
             if line.startswith("CMD "):
                 cmd = line[4:]
             elif line.startswith("LAB "):
-                d = {"cmd": cmd}
-                for field in line[4:].split():
-                    key, _, value = field.partition("=")
-                    try:
-                        d[key] = int(value)
-                    except ValueError:
-                        try:
-                            d[key] = float(value)
-                        except ValueError:
-                            d[key] = value
-                results.append(d)
+                results.append({"cmd": cmd, **parse_fields(line[4:])})
     return results
 
 
