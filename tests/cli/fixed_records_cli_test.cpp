@@ -90,6 +90,39 @@ TEST(FixedRecordsCli, HeadCountIsThePrefixOfTheFullShuffle) {
   }
 }
 
+// shuf's -i LO-HI and -e: the items in the order of P(seed, N), the same
+// order a file of N records gets with that seed; -n takes its prefix.
+TEST(FixedRecordsCli, GeneratedInputsAsShuf) {
+  TempDir dir;
+  write_file(dir / "ten.bin", records_u64(10));
+  ASSERT_EQ(run_command(kBinary + " --record-size 8 --seed 5 " + (dir / "ten.bin").string() + " " +
+                        (dir / "ten_out.bin").string()).exit_code, 0);
+  std::string expected_range, expected_echo;
+  const char* words[] = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"};
+  for (std::uint64_t index : indices_of(read_file(dir / "ten_out.bin"))) {
+    expected_range += std::to_string(101 + index) + "\n";
+    expected_echo += std::string(words[index]) + "\n";
+  }
+  const auto range = run_command(kBinary + " -i 101-110 --seed 5");
+  EXPECT_EQ(range.exit_code, 0) << range.err;
+  EXPECT_EQ(range.out, expected_range);
+  const auto echo = run_command(kBinary + " --seed 5 -e w0 w1 w2 w3 w4 w5 w6 w7 w8 w9");
+  EXPECT_EQ(echo.exit_code, 0) << echo.err;
+  EXPECT_EQ(echo.out, expected_echo);
+  const auto head = run_command(kBinary + " -i 101-110 --seed 5 -n 3 -o " + (dir / "head.txt").string());
+  EXPECT_EQ(head.exit_code, 0) << head.err;
+  EXPECT_EQ(read_file(dir / "head.txt"), expected_range.substr(0, 12));
+  EXPECT_EQ(run_command(kBinary + " -i 5-4").out, "");
+  EXPECT_EQ(run_command(kBinary + " -e").out, "");
+  const auto big = run_command(kBinary + " -i 1-300000 --seed 2 -S 12M | sort -n | uniq | wc -l");
+  EXPECT_EQ(big.out, "300000\n");
+  for (const char* bad : {"-i 3", "-i 4-2", "-i a-b", "-i 1-2 extra", "-i 0-18446744073709551615", "-e a -i 1-2"}) {
+    const auto r = run_command(kBinary + " " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
+  }
+}
+
 TEST(FixedRecordsCli, OutputMayNameTheInput) {
   TempDir dir;
   const std::string in = (dir / "data.bin").string();

@@ -67,6 +67,9 @@ int run_cli(int argc, char** argv) {
   app.add_option("--leaf-records", leaf_records,
                  "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
   app.add_option("--fanout", fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+  std::string range_text;
+  app.add_flag("-e,--echo", config.echo, "shuffle the arguments, one per output line (as shuf -e)");
+  app.add_option("-i,--input-range", range_text, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
   app.add_option("-n,--head-count", config.head_count,
                  "output only the first K records of the full permutation (the same as its first K)");
   app.add_flag("--dry-run", config.dry_run, "print the plan and the schedule, do nothing");
@@ -95,8 +98,34 @@ int run_cli(int argc, char** argv) {
   if (!verbose) std::cerr.rdbuf(nullptr);
 
   // Files: [INPUT [OUTPUT]], INPUT -o OUTPUT, or INPUT1 INPUT2... with one -o each.
+  // With -e the operands are the items; with -i there is no input.
   std::vector<std::string> inputs, outputs;
-  if (output_options.size() > 1) {
+  if (config.echo && !range_text.empty()) throw extshuffle::UsageError("-e and -i cannot be combined");
+  if (config.echo || !range_text.empty()) {
+    if (output_options.size() > 1) throw extshuffle::UsageError("-e and -i write one output");
+    if (config.echo) {
+      config.echo_items = positional;
+    } else {
+      if (!positional.empty()) throw extshuffle::UsageError("extra operand '" + positional[0] + "' with -i");
+      const auto dash = range_text.find('-');
+      std::size_t used_low = 0, used_high = 0;
+      try {
+        if (dash == std::string::npos || dash == 0 || range_text[dash + 1] == '-') throw std::invalid_argument("");
+        config.range_low = std::stoull(range_text.substr(0, dash), &used_low);
+        config.range_high = std::stoull(range_text.substr(dash + 1), &used_high);
+      } catch (const std::exception&) {
+        used_low = 0;
+      }
+      if (used_low != dash || used_high != range_text.size() - dash - 1 || config.range_high == UINT64_MAX ||
+          config.range_high + 1 < config.range_low) {
+        throw extshuffle::UsageError("invalid input range '" + range_text + "': expected LO-HI with LO <= HI + 1");
+      }
+      config.integer_range = true;
+    }
+    positional.clear();
+    inputs.push_back("-");
+    outputs.push_back(output_options.empty() ? "-" : output_options[0]);
+  } else if (output_options.size() > 1) {
     if (positional.size() != output_options.size()) {
       throw extshuffle::UsageError("give one INPUT per -o (" + std::to_string(output_options.size()) + " -o, " +
                                    std::to_string(positional.size()) + " inputs)");
@@ -131,6 +160,7 @@ int run_cli(int argc, char** argv) {
   if (!record_size_text.empty()) {
     config.record_size = extshuffle::driver::parse_byte_count(record_size_text, "--record-size");
   }
+  if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
   config.memory_bytes = memory_text.empty()
                             ? extshuffle::driver::default_memory_bytes()
                             : extshuffle::driver::parse_memory_size(

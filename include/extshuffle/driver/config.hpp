@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
@@ -22,6 +23,12 @@ struct Config {
   core::PlanConstants constants = core::kPlanV1;
   device::Device device = device::Device::kCpu;
   std::uint64_t head_count = UINT64_MAX;  // -n: output only the first K records of the permutation
+  // shuf's generated inputs, printed one per line instead of reading a file:
+  // -e: the arguments themselves; -i LO-HI: the integers LO..HI.
+  bool echo = false;
+  std::vector<std::string> echo_items;
+  bool integer_range = false;
+  std::uint64_t range_low = 0, range_high = 0;
   bool dry_run = false;
   bool stats = false;
   bool progress = false;
