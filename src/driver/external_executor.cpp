@@ -12,26 +12,19 @@
 #include "extshuffle/core/variable_philox.hpp"
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "bucket_writer.hpp"
+#include "executor_support.hpp"
 #include "memory_executor.hpp"
 
 namespace extshuffle::driver {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr std::size_t kAlign = 4096;
 constexpr std::uint64_t kMaxChunkGroup = 16;
-constexpr std::uint64_t kMaxBucketBuffer = std::uint64_t{8} << 20;
-
-std::uint64_t align_down(std::uint64_t x, std::uint64_t a) { return x / a * a; }
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Does a node of n records run in RAM? It needs two buffers of n records
 // (memory_executor.hpp) out of the budget.
 std::uint64_t half_budget(const ExternalOptions& o) { return o.memory_bytes / 2 / 64 * 64; }
 bool fits_in_memory(std::uint64_t n, const ExternalOptions& o) { return n * o.record_size <= half_budget(o); }
-
-std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
 
 // Records so large that a chunk does not fit in memory are gathered by index
 // (DESIGN.md 2.3): the chunk's permutation and its inverse (8 bytes a
@@ -68,14 +61,6 @@ struct StreamLayout {
   std::uint64_t bucket_buffer = 0;  // bytes of one bucket buffer
 };
 
-// Bytes per bucket buffer when buckets share `share` bytes, two buffers each.
-std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
-  std::uint64_t per_bucket = std::min(kMaxBucketBuffer, share / (2 * p));
-  per_bucket = per_bucket >= kAlign ? align_down(per_bucket, kAlign) : align_down(per_bucket, 64);
-  if (per_bucket == 0) throw std::invalid_argument("--memory too small for the plan's fanout");
-  return per_bucket;
-}
-
 StreamLayout stream_layout(std::uint64_t p, const ExternalOptions& o) {
   StreamLayout layout;
   const std::uint64_t chunk_bytes = o.constants.leaf_records * o.record_size;
@@ -93,56 +78,6 @@ StreamLayout stream_layout(std::uint64_t p, const ExternalOptions& o) {
                                 o.memory_bytes - 2 * p * layout.bucket_buffer);
   return layout;
 }
-
-// One output bucket of a streaming node: a byte stream appended through two
-// buffers, written behind asynchronously into the bucket's scratch region.
-class BucketWriter {
- public:
-  // A writer that is not `kept` discards what it is given (a bucket past -n).
-  BucketWriter(io::BlockFile& scratch, std::uint64_t region_offset, std::byte* buffers,
-               std::uint64_t buffer_bytes, ExternalStats& stats, bool kept = true)
-      : scratch_(&scratch), offset_(region_offset), buffers_{buffers, buffers + buffer_bytes},
-        capacity_(buffer_bytes), stats_(&stats), kept_(kept) {}
-
-  void append(const std::byte* data, std::uint64_t bytes) {
-    while (kept_ && bytes > 0) {
-      const std::uint64_t take = std::min(bytes, capacity_ - fill_);
-      std::memcpy(buffers_[current_] + fill_, data, take);
-      fill_ += take;
-      data += take;
-      bytes -= take;
-      if (fill_ == capacity_) flush();
-    }
-  }
-
-  // Writes what is buffered; the write completes in the background.
-  void flush() {
-    if (fill_ == 0) return;
-    pending_[current_] = scratch_->write(buffers_[current_], offset_, fill_);
-    offset_ += fill_;
-    stats_->bytes_written += fill_;
-    fill_ = 0;
-    current_ ^= 1;
-    pending_[current_].wait();  // the other buffer must be free before it fills
-  }
-
-  void finish() {
-    flush();
-    pending_[0].wait();
-    pending_[1].wait();
-  }
-
- private:
-  io::BlockFile* scratch_;
-  std::uint64_t offset_;
-  std::byte* buffers_[2];
-  std::uint64_t capacity_;
-  std::uint64_t fill_ = 0;
-  int current_ = 0;
-  io::PendingIo pending_[2];
-  ExternalStats* stats_;
-  bool kept_;
-};
 
 // Reads `bytes` at `offset` in pieces so that no single request is huge.
 void read_region(io::BlockFile& file, std::uint64_t offset, std::byte* to, std::uint64_t bytes) {
@@ -239,8 +174,9 @@ class ExternalRun {
     std::vector<BucketWriter> writers;
     writers.reserve(p);
     for (std::uint64_t j = 0; j < p; ++j) {
-      writers.emplace_back(scratch_, region + core::bucket_first(n, p, j) * r, cursor, layout.bucket_buffer,
-                           stats, wanted(node.id.first + core::bucket_first(n, p, j)));
+      writers.emplace_back(scratch_, region + core::bucket_first(n, p, j) * r, core::bucket_records(n, p, j) * r,
+                           nullptr, cursor, layout.bucket_buffer, stats,
+                           wanted(node.id.first + core::bucket_first(n, p, j)));
       cursor += 2 * layout.bucket_buffer;
     }
 

@@ -14,10 +14,12 @@
 
 #include "extshuffle/driver/errors.hpp"
 #include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "progress_meter.hpp"
+#include "text_input.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -90,19 +92,56 @@ std::string describe_schedule(std::uint64_t records, std::size_t record_size, co
   return text;
 }
 
-// Where the records are and how large: fixed-size records from offset 0, or
-// the rows of a .npy array after its header, which the output repeats.
+// Where the records are and how large: fixed-size records from offset 0,
+// the rows of a .npy array after its header, or text records (lines, CSV)
+// after the header lines; the output repeats the header.
 struct InputLayout {
   std::uint64_t data_offset = 0;
-  std::size_t record_size = 0;
+  std::size_t record_size = 0;  // 0 for text records
   std::uint64_t records = 0;
   std::string header;  // written to the output before the shuffled records
+  bool text = false;
+  formats::RecordSyntax syntax;
+  TextCount text_count;
 };
 
 std::string read_head(io::BlockFile& source, std::uint64_t bytes, std::uint64_t wanted) {
   std::string head(std::min(bytes, wanted), '\0');
   source.read_now(head.data(), 0, head.size());
   return head;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The text format a file's name announces (under .gz, .zst), or kAuto.
+Format format_by_extension(std::string name) {
+  for (const char* compressed : {".gz", ".zst", ".zstd"}) {
+    if (ends_with(name, compressed)) name.resize(name.size() - std::strlen(compressed));
+  }
+  if (ends_with(name, ".csv")) return Format::kCsv;
+  if (ends_with(name, ".tsv")) return Format::kTsv;
+  if (ends_with(name, ".jsonl") || ends_with(name, ".ndjson")) return Format::kJsonl;
+  return Format::kAuto;
+}
+
+InputLayout text_layout(const Config& config, Format format, io::BlockFile& source, std::uint64_t bytes,
+                        const std::string& name) {
+  InputLayout layout;
+  layout.text = true;
+  layout.syntax.terminator = config.zero_terminated ? '\0' : '\n';
+  layout.syntax.quoted = format == Format::kCsv;
+  const std::uint64_t header_lines =
+      config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
+                               : (format == Format::kCsv || format == Format::kTsv ? 1 : 0);
+  layout.text_count = count_text_records(source, bytes, layout.syntax, header_lines, config.skip_empty, name);
+  layout.records = layout.text_count.records;
+  layout.data_offset = layout.text_count.header_bytes;
+  layout.header = read_head(source, bytes, layout.data_offset);
+  // A file of only a header whose last line lacks its terminator gets one.
+  if (layout.data_offset == bytes && layout.text_count.add_terminator) layout.header += layout.syntax.terminator;
+  return layout;
 }
 
 // The format is never guessed silently: a .npy file is recognised by its
@@ -113,6 +152,13 @@ InputLayout input_layout(const Config& config, io::BlockFile& source, std::uint6
   constexpr std::uint64_t kProbe = 64 * 1024;
   std::string head = read_head(source, bytes, kProbe);
   InputLayout layout;
+  Format format = config.format;
+  if (format == Format::kAuto && config.record_size == 0) format = format_by_extension(config.input_path);
+  if (config.zero_terminated && format == Format::kAuto) format = Format::kLines;
+  if (format != Format::kAuto && format != Format::kBinary) {
+    if (config.record_size != 0) throw UsageError("--record-size is for binary records, not text formats");
+    return text_layout(config, format, source, bytes, name);
+  }
   if (formats::starts_with_npy_magic(head)) {
     // A header longer than the probe (numpy writes a few hundred bytes) is read whole.
     if (head.size() >= 12) {
@@ -137,10 +183,13 @@ InputLayout input_layout(const Config& config, io::BlockFile& source, std::uint6
     return layout;
   }
   if (config.record_size == 0) {
+    if (format == Format::kBinary) throw UsageError("--format binary needs --record-size BYTES");
     if (head.find('\0') != std::string::npos) {
-      throw UsageError("input " + name + " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES");
+      throw UsageError("input " + name +
+                       " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, or --format lines "
+                       "(or -z) to shuffle it as text");
     }
-    throw UsageError("input " + name + " is text: line records are not supported yet; give --record-size BYTES");
+    return text_layout(config, Format::kLines, source, bytes, name);
   }
   check_record_multiple(bytes, config.record_size);
   layout.record_size = config.record_size;
@@ -151,6 +200,32 @@ InputLayout input_layout(const Config& config, io::BlockFile& source, std::uint6
 ExternalOptions executor_options(const Config& config, const InputLayout& layout) {
   return ExternalOptions{{layout.record_size, config.seed, config.constants, config.device, config.threads},
                          config.memory_bytes};
+}
+
+// Throws InputError when the input file is no longer the size it had when
+// the run began (a writer appending to it, a truncation): the output would
+// hold neither the old records nor the new ones.
+void check_input_unchanged(const Config& config, std::uint64_t bytes_at_start) {
+  struct stat now {};
+  if (config.input_path == "-" || ::stat(config.input_path.c_str(), &now) != 0) return;
+  if (static_cast<std::uint64_t>(now.st_size) != bytes_at_start) {
+    throw InputError("input '" + config.input_path + "' changed size during the run (" +
+                     std::to_string(bytes_at_start) + " bytes at the start, " + std::to_string(now.st_size) +
+                     " now)");
+  }
+}
+
+VariableOptions variable_options(const Config& config, const InputLayout& layout) {
+  VariableOptions options;
+  static_cast<ExternalOptions&>(options) = executor_options(config, layout);
+  options.syntax = layout.syntax;
+  options.skip_blank = config.skip_empty;
+  return options;
+}
+
+Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint64_t bytes) {
+  if (layout.text) return plan_schedule_variable(layout.records, bytes - layout.data_offset, variable_options(config, layout));
+  return plan_schedule(layout.records, executor_options(config, layout));
 }
 
 }  // namespace
@@ -218,7 +293,7 @@ RunStats run(const Config& config) {
     if (from_stdin) throw UsageError("--dry-run needs an INPUT file, not standard input");
     const InputLayout layout = input_layout(config, *input, input->size());
     core::check_plan(layout.records, config.constants);
-    const Schedule schedule = plan_schedule(layout.records, executor_options(config, layout));
+    const Schedule schedule = schedule_for(config, layout, input->size());
     std::fputs(describe_schedule(layout.records, layout.record_size, config, schedule).c_str(), stdout);
     return stats;
   }
@@ -232,7 +307,7 @@ RunStats run(const Config& config) {
   if (from_stdin) {
     bytes = spool_stdin(*scratch);
     source = scratch.get();
-    scratch_offset = bytes;
+    scratch_offset = (bytes + 4095) / 4096 * 4096;
     stats.bytes_written += bytes;
   } else {
     bytes = input->size();
@@ -240,21 +315,39 @@ RunStats run(const Config& config) {
   const InputLayout layout = input_layout(config, *source, bytes);
   const std::uint64_t records = layout.records;
   core::check_plan(records, config.constants);
-  if (!layout.header.empty() && config.head_count < records) {
+  if (!layout.text && !layout.header.empty() && config.head_count < records) {
     throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
   }
   output.write(layout.header.data(), layout.header.size());
 
-  ExternalOptions options = executor_options(config, layout);
-  options.output_records = config.head_count;
-  const Schedule schedule = plan_schedule(records, options);
+  const Schedule schedule = schedule_for(config, layout, bytes);
   ExternalStats e;
-  {
+  try {
     ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, config.progress);
-    options.progress_bytes = progress.counter();
-    e = shuffle_external(*source, layout.data_offset, records, *scratch, scratch_offset, options,
-                         [&output](const std::byte* data, std::size_t n) { output.write(data, n); });
+    const OutputSink sink = [&output](const std::byte* data, std::size_t n) { output.write(data, n); };
+    if (layout.text) {
+      VariableOptions options = variable_options(config, layout);
+      options.output_records = config.head_count;
+      options.progress_bytes = progress.counter();
+      const TextInput text{source, layout.data_offset, bytes - layout.data_offset,
+                           layout.text_count.add_terminator && layout.data_offset < bytes};
+      e = shuffle_variable(text, records, *scratch, scratch_offset, options, sink);
+    } else {
+      ExternalOptions options = executor_options(config, layout);
+      options.output_records = config.head_count;
+      options.progress_bytes = progress.counter();
+      e = shuffle_external(*source, layout.data_offset, records, *scratch, scratch_offset, options, sink);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());  // a budget too small for the input's records
+  } catch (const IoError&) {
+    if (!from_stdin) check_input_unchanged(config, bytes);  // a shrinking input fails its reads
+    throw;
+  } catch (const InputError&) {
+    if (!from_stdin) check_input_unchanged(config, bytes);
+    throw;
   }
+  if (!from_stdin) check_input_unchanged(config, bytes);
   output.commit();
 
   stats.records = records;

@@ -170,7 +170,10 @@ TEST(FixedRecordsCli, BadInputIsAOneLineErrorAndLeavesNothing) {
       {"bad record size", "$D/odd.bin $D/out.bin --record-size 0", 2, "invalid --record-size '0'"},
       {"unknown option", "$D/odd.bin $D/out.bin --record-size 1 --frobnicate", 2, "frobnicate"},
       {"binary without record size", "$D/odd.bin $D/out.bin", 2, "is binary \\(NUL bytes in its first 64 KiB\\): give --record-size"},
-      {"text without record size", "$D/text.txt $D/out.bin", 2, "is text: .*give --record-size"},
+      {"binary format without record size", "$D/text.txt $D/out.bin --format binary", 2,
+       "--format binary needs --record-size"},
+      {"record size with a text format", "$D/text.txt $D/out.bin --format lines --record-size 4", 2,
+       "--record-size is for binary records"},
       {"three files", "$D/odd.bin $D/out.bin $D/third.bin --record-size 1", 2, ".+"},
   };
   for (const BadCase& c : cases) {

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <random>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -67,6 +69,17 @@ int run_cli(int argc, char** argv) {
   app.add_option("--leaf-records", leaf_records,
                  "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
   app.add_option("--fanout", fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+  std::string format_text = "auto";
+  app.add_option("--format", format_text,
+                 "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
+                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl"}));
+  app.add_flag("-z,--zero-terminated", config.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
+  std::string header_text;
+  auto* header_option = app.add_option("--header", header_text,
+               "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)")
+      ->expected(0, 1);
+  app.add_flag("--skip-empty", config.skip_empty, "blank lines are not records: drop them");
   std::string range_text;
   app.add_flag("-e,--echo", config.echo, "shuffle the arguments, one per output line (as shuf -e)");
   app.add_option("-i,--input-range", range_text, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
@@ -97,6 +110,39 @@ int run_cli(int argc, char** argv) {
   // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless -v.
   if (!verbose) std::cerr.rdbuf(nullptr);
 
+  const std::map<std::string, extshuffle::driver::Format> formats{{"auto", extshuffle::driver::Format::kAuto},
+                                                      {"binary", extshuffle::driver::Format::kBinary},
+                                                      {"lines", extshuffle::driver::Format::kLines},
+                                                      {"csv", extshuffle::driver::Format::kCsv},
+                                                      {"tsv", extshuffle::driver::Format::kTsv},
+                                                      {"jsonl", extshuffle::driver::Format::kJsonl}};
+  config.format = formats.at(format_text);
+  if (header_option->count() > 0) {
+    std::size_t used = 0;
+    try {
+      if (!header_text.empty() && header_text[0] != '-') config.header_lines = std::stoll(header_text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (header_text.empty()) {
+      config.header_lines = 1;
+    } else if (used != header_text.size()) {
+      // "--header data.csv": CLI11 took the file for the optional N. It is a
+      // file operand, at its place among the others.
+      const bool is_operand = header_text.find_first_not_of("0123456789") != std::string::npos &&
+                              (header_text == "-" || header_text[0] != '-');
+      if (!is_operand || std::find(argv, argv + argc, std::string("--header")) == argv + argc) {
+        throw extshuffle::UsageError("invalid --header '" + header_text + "': expected --header or --header=N");
+      }
+      const auto flag_at = std::find(argv, argv + argc, std::string("--header")) - argv;
+      std::size_t before = 0;
+      for (int i = 1; i < flag_at && before < positional.size(); ++i) {
+        if (positional[before] == argv[i]) ++before;
+      }
+      positional.insert(positional.begin() + static_cast<std::ptrdiff_t>(before), header_text);
+      config.header_lines = 1;
+    }
+  }
   // Files: [INPUT [OUTPUT]], INPUT -o OUTPUT, or INPUT1 INPUT2... with one -o each.
   // With -e the operands are the items; with -i there is no input.
   std::vector<std::string> inputs, outputs;
@@ -172,9 +218,10 @@ int run_cli(int argc, char** argv) {
     if (leaf_records != 0) config.constants.leaf_records = leaf_records;
     if (fanout != 0) config.constants.max_fanout = fanout;
   }
+  // Budgets for .npy rows and text records are checked once the input is read.
   const std::uint64_t minimum_memory =
       extshuffle::driver::minimum_memory_bytes(config.constants, std::max<std::size_t>(config.record_size, 1));
-  if (config.memory_bytes < minimum_memory) {
+  if (config.record_size != 0 && config.memory_bytes < minimum_memory) {
     throw extshuffle::UsageError("--memory must be at least " + std::to_string((minimum_memory + 1023) >> 10) +
                                  "K for records of " + std::to_string(config.record_size) + " bytes");
   }

@@ -12,6 +12,11 @@
 
 namespace extshuffle::driver {
 
+// How the input is cut into records. kAuto: a .npy array by its magic,
+// --record-size for fixed-size records, else text by the file's extension
+// (.csv, .tsv, .jsonl, .ndjson, also under .gz/.zst), else lines.
+enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl };
+
 struct Config {
   std::string input_path = "-";   // "-" = standard input
   std::string output_path = "-";  // "-" = standard output
@@ -20,6 +25,10 @@ struct Config {
   std::uint64_t memory_bytes = 0;  // hard cap on peak RSS, less a small fixed allowance
   std::string tmpdir;              // scratch directory
   int threads = 0;                 // 0 = all cores
+  Format format = Format::kAuto;
+  bool zero_terminated = false;  // -z: lines end with NUL
+  std::int64_t header_lines = -1;  // --header[=N] kept on top; -1: 1 for CSV/TSV, else 0
+  bool skip_empty = false;         // --skip-empty: blank lines are not records
   core::PlanConstants constants = core::kPlanV1;
   device::Device device = device::Device::kCpu;
   std::uint64_t head_count = UINT64_MAX;  // -n: output only the first K records of the permutation

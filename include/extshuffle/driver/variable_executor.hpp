@@ -1,0 +1,55 @@
+// The external executor for variable-size records: text lines, CSV records
+// (DESIGN.md 2.4). The same canonical plan as fixed-size records, so N lines
+// are put in the order P(seed, N) that N fixed-size records would take; only
+// the way bytes move differs. Records are found by scanning for terminators
+// (formats/record_syntax.hpp); each in-memory shuffle permutes record indices
+// and gathers the bytes; buckets in scratch space have a region of their
+// expected size plus overflow extents, since their sizes are not known in
+// advance.
+#pragma once
+
+#include <cstdint>
+
+#include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/formats/record_syntax.hpp"
+
+namespace extshuffle::io {
+class BlockFile;
+}
+
+namespace extshuffle::driver {
+
+class RecordDigest;
+
+struct VariableOptions : ExternalOptions {
+  formats::RecordSyntax syntax;
+  // --skip-empty: blank records of the input are not records (N counts the others).
+  bool skip_blank = false;
+};
+
+// The records of the input: `bytes` bytes at `offset` of `file`, and a
+// terminator the last record lacks when `add_terminator`.
+struct TextInput {
+  io::BlockFile* file = nullptr;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  bool add_terminator = false;
+};
+
+// Smallest --memory for variable-size records under `constants` (about
+// 40 MiB for permutation version 1).
+std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants);
+
+// Where the executor would run each node, computed without IO, taking every
+// record to be of the average size.
+Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, const VariableOptions& options);
+
+// Shuffles the `records` records of `input` and hands the output to `sink`
+// in order. A record larger than what the budget leaves for it throws
+// InputError; an input holding other than `records` records (it changed
+// since they were counted) throws InputError. Scratch space from
+// `scratch_offset` up holds the buckets.
+ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink);
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,31 @@
+// The counting pass over text input (DESIGN.md 2.4): variable-size records
+// need their number N before the plan exists. One sequential read of the
+// input finds N, the header lines kept on top, and whether the last record
+// lacks its terminator (it gets one, as GNU shuf does); CSV quoting errors
+// are found here, before any output is written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "extshuffle/formats/record_syntax.hpp"
+
+namespace extshuffle::io {
+class BlockFile;
+}
+
+namespace extshuffle::driver {
+
+struct TextCount {
+  std::uint64_t header_bytes = 0;  // the first header lines, at the start of the input
+  std::uint64_t records = 0;       // records after the header (blank ones not counted when skipped)
+  bool add_terminator = false;     // the input's last record (or header line) lacks its terminator
+};
+
+// Counts the records of the `bytes` bytes at the start of `file`. Throws
+// InputError naming `display_name` for an unterminated quoted CSV field.
+// Cost: one sequential read; memchr speed for plain lines.
+TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+                             std::uint64_t header_records, bool skip_blank, const std::string& display_name);
+
+}  // namespace extshuffle::driver
