@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
-  libxxhash-dev libzstd-dev zlib1g-dev
+  libxxhash-dev libzstd-dev zlib1g-dev zstd gzip
   python3 python3-numpy python3-matplotlib
 )
 

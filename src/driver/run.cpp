@@ -1,6 +1,7 @@
 #include "extshuffle/driver/run.hpp"
 
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,9 +18,11 @@
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "progress_meter.hpp"
 #include "text_input.hpp"
+#include "verification.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -36,29 +39,75 @@ std::string scratch_directory(const Config& config) {
   return env && *env ? env : "/tmp";
 }
 
-// Copies standard input into the scratch file so that it can be read at
-// random offsets; returns its size in bytes.
-std::uint64_t spool_stdin(io::BlockFile& scratch) {
-  constexpr std::size_t kPiece = std::size_t{4} << 20;
-  std::vector<std::byte> buffer(kPiece);
+// Copies a stream (standard input, or a compressed file as it is
+// decompressed) into the scratch file so that it can be read at random
+// offsets; returns its size in bytes. Writes are double-buffered: one piece
+// is written behind while the next is read.
+std::uint64_t spool(io::DecompressingReader& reader, io::BlockFile& scratch) {
+  constexpr std::size_t kPiece = std::size_t{8} << 20;
+  std::vector<std::byte> buffers(2 * kPiece);
+  io::PendingIo pending;
   std::uint64_t size = 0;
-  for (;;) {
-    std::size_t fill = 0;
-    while (fill < kPiece) {
-      const ssize_t n = ::read(0, buffer.data() + fill, kPiece - fill);
-      if (n == 0) break;
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw IoError("cannot read input", "standard input", errno);
-      }
-      fill += static_cast<std::size_t>(n);
-    }
+  for (int current = 0;; current ^= 1) {
+    std::byte* buffer = buffers.data() + current * kPiece;
+    const std::size_t fill = reader.read(buffer, kPiece);
     if (fill == 0) break;
-    scratch.write_now(buffer.data(), size, fill);
+    pending.wait();
+    pending = scratch.write(buffer, size, fill);
     size += fill;
     if (fill < kPiece) break;
   }
+  pending.wait();
   return size;
+}
+
+// The input as the executor reads it: the file itself, or its spool in
+// scratch space (standard input, compressed files).
+struct InputSource {
+  std::unique_ptr<io::BlockFile> file;
+  std::unique_ptr<io::BlockFile> scratch;
+  io::BlockFile* source = nullptr;
+  std::uint64_t bytes = 0;           // of the (decompressed) input
+  std::uint64_t scratch_offset = 0;  // scratch space below this holds the spool
+  std::uint64_t file_bytes = 0;      // the input file's size at the start; compared at the end
+  bool spooled = false;
+};
+
+InputSource open_source(const Config& config) {
+  InputSource in;
+  const io::Codec codec = io::codec_for_path(config.input_path);
+  const bool from_stdin = config.input_path == "-";
+  if (!from_stdin) {
+    in.file = io::BlockFile::open_input(config.input_path);
+    in.file_bytes = in.file->size();
+  }
+  in.scratch = io::BlockFile::create_scratch(scratch_directory(config));
+  if (from_stdin || codec != io::Codec::kNone) {
+    int fd = 0;
+    if (!from_stdin) {
+      fd = ::open(config.input_path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw IoError("cannot open input", config.input_path, errno);
+    }
+    struct CloseFd {
+      int fd;
+      ~CloseFd() {
+        if (fd > 0) ::close(fd);
+      }
+    } close_fd{fd};
+    io::DecompressingReader reader(fd, codec, from_stdin ? "standard input" : config.input_path);
+    in.bytes = spool(reader, *in.scratch);
+    in.source = in.scratch.get();
+    in.scratch_offset = (in.bytes + 4095) / 4096 * 4096;
+    in.spooled = true;
+  } else {
+    in.source = in.file.get();
+    in.bytes = in.file_bytes;
+  }
+  return in;
+}
+
+int compression_threads(const Config& config) {
+  return config.threads > 0 ? config.threads : static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
 void check_record_multiple(std::uint64_t bytes, std::size_t record_size) {
@@ -69,28 +118,6 @@ void check_record_multiple(std::uint64_t bytes, std::size_t record_size) {
   }
 }
 
-std::string describe_schedule(std::uint64_t records, std::size_t record_size, const Config& config,
-                              const Schedule& s) {
-  const bool shipped = config.constants.leaf_records == core::kPlanV1.leaf_records &&
-                       config.constants.max_fanout == core::kPlanV1.max_fanout;
-  const std::string version =
-      shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
-  char text[1024];
-  std::snprintf(text, sizeof text,
-                "plan: %llu records of %zu bytes, %s (L = %llu, F = %llu), %u level%s\n"
-                "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
-                "space, %llu node%s in RAM%s\n"
-                "expected IO: %llu bytes read, %llu bytes written\n",
-                static_cast<unsigned long long>(records), record_size, version.c_str(),
-                static_cast<unsigned long long>(config.constants.leaf_records),
-                static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
-                static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
-                static_cast<unsigned long long>(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s",
-                static_cast<unsigned long long>(s.nodes_in_memory), s.nodes_in_memory == 1 ? "" : "s",
-                s.gather_by_index ? ", large records gathered by index" : "",
-                static_cast<unsigned long long>(s.bytes_read), static_cast<unsigned long long>(s.bytes_written));
-  return text;
-}
 
 // Where the records are and how large: fixed-size records from offset 0,
 // the rows of a .npy array after its header, or text records (lines, CSV)
@@ -103,6 +130,7 @@ struct InputLayout {
   bool text = false;
   formats::RecordSyntax syntax;
   TextCount text_count;
+  RecordDigest digest;  // of the records read, with --verify
 };
 
 std::string read_head(io::BlockFile& source, std::uint64_t bytes, std::uint64_t wanted) {
@@ -135,7 +163,8 @@ InputLayout text_layout(const Config& config, Format format, io::BlockFile& sour
   const std::uint64_t header_lines =
       config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
                                : (format == Format::kCsv || format == Format::kTsv ? 1 : 0);
-  layout.text_count = count_text_records(source, bytes, layout.syntax, header_lines, config.skip_empty, name);
+  layout.text_count = count_text_records(source, bytes, layout.syntax, header_lines, config.skip_empty, name,
+                                         config.verify ? &layout.digest : nullptr);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = read_head(source, bytes, layout.data_offset);
@@ -208,11 +237,42 @@ ExternalOptions executor_options(const Config& config, const InputLayout& layout
 void check_input_unchanged(const Config& config, std::uint64_t bytes_at_start) {
   struct stat now {};
   if (config.input_path == "-" || ::stat(config.input_path.c_str(), &now) != 0) return;
+  // A spooled input (compressed) was read whole at the start: nothing to check.
   if (static_cast<std::uint64_t>(now.st_size) != bytes_at_start) {
     throw InputError("input '" + config.input_path + "' changed size during the run (" +
                      std::to_string(bytes_at_start) + " bytes at the start, " + std::to_string(now.st_size) +
                      " now)");
   }
+}
+
+std::string describe_schedule(const InputLayout& layout, const Config& config, const Schedule& s) {
+  char what[128];
+  if (layout.text) {
+    std::snprintf(what, sizeof what, "%llu text records",
+                  static_cast<unsigned long long>(layout.records));
+  } else {
+    std::snprintf(what, sizeof what, "%llu records of %zu bytes",
+                  static_cast<unsigned long long>(layout.records), layout.record_size);
+  }
+  const bool shipped = config.constants.leaf_records == core::kPlanV1.leaf_records &&
+                       config.constants.max_fanout == core::kPlanV1.max_fanout;
+  const std::string version =
+      shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "plan: %s, %s (L = %llu, F = %llu), %u level%s\n"
+                "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
+                "space, %llu node%s in RAM%s\n"
+                "expected IO: %llu bytes read, %llu bytes written\n",
+                what, version.c_str(),
+                static_cast<unsigned long long>(config.constants.leaf_records),
+                static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
+                static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
+                static_cast<unsigned long long>(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s",
+                static_cast<unsigned long long>(s.nodes_in_memory), s.nodes_in_memory == 1 ? "" : "s",
+                s.gather_by_index ? ", large records gathered by index" : "",
+                static_cast<unsigned long long>(s.bytes_read), static_cast<unsigned long long>(s.bytes_written));
+  return text;
 }
 
 VariableOptions variable_options(const Config& config, const InputLayout& layout) {
@@ -231,8 +291,8 @@ Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint
 }  // namespace
 
 std::uint64_t input_records(const Config& config) {
-  auto input = io::BlockFile::open_input(config.input_path);
-  return input_layout(config, *input, input->size()).records;
+  InputSource in = open_source(config);
+  return input_layout(config, *in.source, in.bytes).records;
 }
 
 // -e and -i: the items are the indices 0..N-1 written as 8-byte records to
@@ -243,6 +303,9 @@ RunStats run_generated(const Config& config) {
   const std::uint64_t n = config.echo ? config.echo_items.size() : config.range_high + 1 - config.range_low;
   core::check_plan(n, config.constants);
   io::OutputFile output(config.output_path);
+  io::CompressingWriter writer(io::codec_for_path(config.output_path),
+                               [&output](const void* data, std::size_t n) { output.write(data, n); },
+                               compression_threads(config));
   auto scratch = io::BlockFile::create_scratch(scratch_directory(config));
   std::vector<std::uint64_t> indices(std::min<std::uint64_t>(n, std::uint64_t{1} << 20));
   for (std::uint64_t first = 0; first < n; first += indices.size()) {
@@ -266,8 +329,9 @@ RunStats run_generated(const Config& config) {
           }
           text += '\n';
         }
-        output.write(text.data(), text.size());
+        writer.write(text.data(), text.size());
       });
+  writer.finish();
   output.commit();
   RunStats stats;
   stats.records = n;
@@ -285,70 +349,81 @@ RunStats run(const Config& config) {
   if (config.echo || config.integer_range) return run_generated(config);
   const auto start = std::chrono::steady_clock::now();
   RunStats stats;
-  const bool from_stdin = config.input_path == "-";
-  std::unique_ptr<io::BlockFile> input;
-  if (!from_stdin) input = io::BlockFile::open_input(config.input_path);
-
-  if (config.dry_run) {
-    if (from_stdin) throw UsageError("--dry-run needs an INPUT file, not standard input");
-    const InputLayout layout = input_layout(config, *input, input->size());
-    core::check_plan(layout.records, config.constants);
-    const Schedule schedule = schedule_for(config, layout, input->size());
-    std::fputs(describe_schedule(layout.records, layout.record_size, config, schedule).c_str(), stdout);
-    return stats;
+  if (config.dry_run && config.input_path == "-") {
+    throw UsageError("--dry-run needs an INPUT file, not standard input");
   }
-
   // The output is opened first so that a bad destination fails before any work.
-  io::OutputFile output(config.output_path);
-  auto scratch = io::BlockFile::create_scratch(scratch_directory(config));
-  io::BlockFile* source = input.get();
-  std::uint64_t bytes = 0;
-  std::uint64_t scratch_offset = 0;
-  if (from_stdin) {
-    bytes = spool_stdin(*scratch);
-    source = scratch.get();
-    scratch_offset = (bytes + 4095) / 4096 * 4096;
-    stats.bytes_written += bytes;
-  } else {
-    bytes = input->size();
-  }
-  const InputLayout layout = input_layout(config, *source, bytes);
+  std::unique_ptr<io::OutputFile> output;
+  if (!config.dry_run) output = std::make_unique<io::OutputFile>(config.output_path);
+  InputSource in = open_source(config);
+  if (in.spooled) stats.bytes_written += in.bytes;
+  const std::uint64_t bytes = in.bytes;
+  const InputLayout layout = input_layout(config, *in.source, bytes);
   const std::uint64_t records = layout.records;
   core::check_plan(records, config.constants);
+  if (config.dry_run) {
+    const Schedule schedule = schedule_for(config, layout, bytes);
+    std::fputs(describe_schedule(layout, config, schedule).c_str(), stdout);
+    return stats;
+  }
   if (!layout.text && !layout.header.empty() && config.head_count < records) {
     throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
   }
-  output.write(layout.header.data(), layout.header.size());
+  if (config.verify && config.head_count < records) {
+    throw UsageError("--verify checks whole permutations: it cannot be combined with -n");
+  }
+  RecordDigest read_digest = layout.digest, written_digest;
+  if (config.verify && !layout.text) {
+    read_digest = digest_fixed_records(*in.source, layout.data_offset, records * layout.record_size,
+                                       layout.record_size);
+  }
+  io::CompressingWriter writer(io::codec_for_path(config.output_path),
+                               [&output](const void* data, std::size_t n) { output->write(data, n); },
+                               compression_threads(config));
+  writer.write(layout.header.data(), layout.header.size());
 
   const Schedule schedule = schedule_for(config, layout, bytes);
   ExternalStats e;
+  // Only an input read in place can change under the run.
+  const bool in_place = !in.spooled;
   try {
     ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, config.progress);
-    const OutputSink sink = [&output](const std::byte* data, std::size_t n) { output.write(data, n); };
+    const OutputSink sink = [&](const std::byte* data, std::size_t n) {
+      if (config.verify) {
+        if (layout.text) {
+          add_text_records(written_digest, data, n, layout.syntax);
+        } else {
+          written_digest.add_fixed(data, n, layout.record_size);
+        }
+      }
+      writer.write(data, n);
+    };
     if (layout.text) {
       VariableOptions options = variable_options(config, layout);
       options.output_records = config.head_count;
       options.progress_bytes = progress.counter();
-      const TextInput text{source, layout.data_offset, bytes - layout.data_offset,
+      const TextInput text{in.source, layout.data_offset, bytes - layout.data_offset,
                            layout.text_count.add_terminator && layout.data_offset < bytes};
-      e = shuffle_variable(text, records, *scratch, scratch_offset, options, sink);
+      e = shuffle_variable(text, records, *in.scratch, in.scratch_offset, options, sink);
     } else {
       ExternalOptions options = executor_options(config, layout);
       options.output_records = config.head_count;
       options.progress_bytes = progress.counter();
-      e = shuffle_external(*source, layout.data_offset, records, *scratch, scratch_offset, options, sink);
+      e = shuffle_external(*in.source, layout.data_offset, records, *in.scratch, in.scratch_offset, options, sink);
     }
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());  // a budget too small for the input's records
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());  // a budget too small for the input's records
   } catch (const IoError&) {
-    if (!from_stdin) check_input_unchanged(config, bytes);  // a shrinking input fails its reads
+    if (in_place) check_input_unchanged(config, in.file_bytes);  // a shrinking input fails its reads
     throw;
   } catch (const InputError&) {
-    if (!from_stdin) check_input_unchanged(config, bytes);
+    if (in_place) check_input_unchanged(config, in.file_bytes);
     throw;
   }
-  if (!from_stdin) check_input_unchanged(config, bytes);
-  output.commit();
+  if (in_place) check_input_unchanged(config, in.file_bytes);
+  if (config.verify) check_digests(read_digest, written_digest);
+  writer.finish();
+  output->commit();
 
   stats.records = records;
   stats.bytes = bytes;

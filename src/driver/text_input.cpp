@@ -1,15 +1,18 @@
 #include "text_input.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "extshuffle/driver/errors.hpp"
+#include "extshuffle/driver/record_digest.hpp"
 #include "extshuffle/io/block_file.hpp"
 
 namespace extshuffle::driver {
 
 TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                             std::uint64_t header_records, bool skip_blank, const std::string& display_name) {
+                             std::uint64_t header_records, bool skip_blank, const std::string& display_name,
+                             RecordDigest* digest) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   TextCount count;
   std::vector<char> buffer(kPiece);
@@ -17,7 +20,7 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
   std::size_t fill = 0, at = 0;
   std::uint64_t headers_seen = 0;
   // Plain lines need no record boundaries once the header is passed: count terminators.
-  const bool count_terminators = !syntax.quoted && !skip_blank;
+  const bool count_terminators = !syntax.quoted && !skip_blank && !digest;
   char last_byte = syntax.terminator;
   bool counted_by_terminators = false;  // the last piece: its unterminated line is not counted yet
   while (position + fill < bytes || at < fill) {
@@ -59,6 +62,11 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
           count.header_bytes = position + end;
         } else if (!skip_blank || !formats::is_blank_record(buffer.data() + at, buffer.data() + end + 1)) {
           ++count.records;
+          if (digest) {
+            std::string record(buffer.data() + at, end - at);
+            record += syntax.terminator;
+            digest->add(reinterpret_cast<const std::byte*>(record.data()), record.size());
+          }
         }
         at = fill;
         break;
@@ -69,6 +77,7 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         count.header_bytes = position + end;
       } else if (!skip_blank || !formats::is_blank_record(buffer.data() + at, scan.end)) {
         ++count.records;
+        if (digest) digest->add(reinterpret_cast<const std::byte*>(buffer.data() + at), end - at);
       }
       at = end;
     }

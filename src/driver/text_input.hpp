@@ -16,6 +16,8 @@ class BlockFile;
 
 namespace extshuffle::driver {
 
+class RecordDigest;
+
 struct TextCount {
   std::uint64_t header_bytes = 0;  // the first header lines, at the start of the input
   std::uint64_t records = 0;       // records after the header (blank ones not counted when skipped)
@@ -25,7 +27,10 @@ struct TextCount {
 // Counts the records of the `bytes` bytes at the start of `file`. Throws
 // InputError naming `display_name` for an unterminated quoted CSV field.
 // Cost: one sequential read; memchr speed for plain lines.
+// With `digest`, every record counted is added to it (a last record that
+// lacks its terminator with the terminator it will get).
 TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                             std::uint64_t header_records, bool skip_blank, const std::string& display_name);
+                             std::uint64_t header_records, bool skip_blank, const std::string& display_name,
+                             RecordDigest* digest = nullptr);
 
 }  // namespace extshuffle::driver

@@ -1,6 +1,9 @@
 #include "extshuffle/driver/variable_executor.hpp"
 
+#include <omp.h>
+
 #include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -18,8 +21,15 @@ namespace extshuffle::driver {
 namespace {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-constexpr std::uint64_t kMaxStaging = 8 * kMiB;
+constexpr std::uint64_t kMaxStaging = 64 * kMiB;
 constexpr std::uint64_t kMaxChunkGroup = 8;
+// Records gathered per parallel step of an in-memory node's output: large,
+// because each step ends in a barrier, which costs a scheduler time slice
+// when the machine is busy.
+// A 256th of the budget goes to the batch's offsets.
+std::uint64_t gather_batch_records(std::uint64_t budget) {
+  return std::clamp<std::uint64_t>(budget / 2048, 1024, std::uint64_t{1} << 18);
+}
 constexpr std::uint64_t kMinChunkSpace = 256 << 10;
 // Record offsets within a chunk are 32-bit.
 constexpr std::uint64_t kMaxChunkSpace = (std::uint64_t{4} << 30) - kIoAlign;
@@ -39,13 +49,14 @@ std::uint64_t staging_bytes(std::uint64_t budget) {
 // the index permutation's two buffers (4 bytes each) and the output staging.
 std::uint64_t in_memory_bytes(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) {
   return align_up(bytes, 64) + align_up(8 * (records + 1), 64) + 2 * align_up(4 * records, 64) +
-         staging_bytes(budget);
+         8 * gather_batch_records(budget) + staging_bytes(budget);
 }
 
 // Gathering a chunk in windows: record offsets and lengths, the permutation,
 // its inverse, and the output offsets of a window's positions.
 std::uint64_t gather_arrays_bytes(std::uint64_t leaf_records) {
-  return align_up(8 * (leaf_records + 1) + 8 * leaf_records + 8 * leaf_records + 8 * (leaf_records + 1), 64);
+  const std::uint64_t m = leaf_records;
+  return 2 * align_up(8 * (m + 1), 64) + align_up(8 * m, 64) + 2 * align_up(4 * m, 64);
 }
 
 // Shuffling G chunks at once: one identity array, and per chunk the
@@ -187,6 +198,8 @@ class VariableRun {
     auto* offsets = carve<std::uint64_t>(cursor, n + 1);
     auto* a = carve<std::uint32_t>(cursor, n);
     auto* b = carve<std::uint32_t>(cursor, n);
+    const std::uint64_t batch_records = gather_batch_records(o_.memory_bytes);
+    auto* batch_offsets = carve<std::uint64_t>(cursor, batch_records);
     std::byte* staging = cursor;
     auto t0 = Clock::now();
     NodeReader(data).read_now(bytes, data.bytes);
@@ -208,19 +221,49 @@ class VariableRun {
 
     ShuffleOptions index_options = o_;
     index_options.record_size = sizeof(std::uint32_t);
-    Emitter emitter(*this, staging, staging_bytes(o_.memory_bytes));
+    const std::uint64_t staging_capacity = staging_bytes(o_.memory_bytes);
+    Emitter emitter(*this, staging, staging_capacity);
+    const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
     double writing_before = stats.seconds_writing;
-    run_node_in_memory(node, reinterpret_cast<std::byte*>(a), reinterpret_cast<std::byte*>(b), index_options,
-                       [&](const std::byte* piece, std::size_t piece_bytes) {
-                         const auto* indices = reinterpret_cast<const std::uint32_t*>(piece);
-                         const std::size_t count = piece_bytes / sizeof(std::uint32_t);
-                         for (std::size_t k = 0; k < count && !emitter.done(); ++k) {
-                           if (k + 16 < count) __builtin_prefetch(bytes + offsets[indices[k + 16]]);
-                           const std::uint64_t first = offsets[indices[k]];
-                           emitter.record(bytes + first,
-                                          record_length(bytes + first, offsets[indices[k] + 1] - first, filter_blank));
-                         }
-                       });
+    // The gather is random access into the node's bytes, bound by memory
+    // latency: batches of records are placed by a prefix sum of their
+    // lengths and copied by all threads.
+    run_node_in_memory(
+        node, reinterpret_cast<std::byte*>(a), reinterpret_cast<std::byte*>(b), index_options,
+        [&](const std::byte* piece, std::size_t piece_bytes) {
+          const auto* indices = reinterpret_cast<const std::uint32_t*>(piece);
+          const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
+          auto length_of = [&](std::uint32_t e) {
+            return record_length(bytes + offsets[e], offsets[e + 1] - offsets[e], filter_blank);
+          };
+          for (std::uint64_t first = 0; first < count && !emitter.done();) {
+            std::uint64_t m = std::min({batch_records, count - first, limit_ - emitted_records_});
+            const std::uint32_t* batch = indices + first;
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
+            // The records that fit in the staging buffer go now, the rest next step.
+            std::uint64_t total = 0, fit = 0;
+            for (; fit < m && total + batch_offsets[fit] <= staging_capacity; ++fit) {
+              total += std::exchange(batch_offsets[fit], total);
+            }
+            if (fit == 0) {  // a record larger than the staging buffer
+              emitter.record(bytes + offsets[batch[0]], length_of(batch[0]));
+              emitter.flush();
+              ++first;
+              continue;
+            }
+            m = fit;
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (std::uint64_t k = 0; k < m; ++k) {
+              if (k + 8 < m) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
+              const std::uint64_t end = k + 1 < m ? batch_offsets[k + 1] : total;
+              std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], end - batch_offsets[k]);
+            }
+            emitted_records_ += m;
+            first += m;
+            write_out(staging, total);
+          }
+        });
     emitter.flush();
     stats.seconds_shuffling += since(t0) - (stats.seconds_writing - writing_before);
   }

@@ -85,6 +85,9 @@ int run_cli(int argc, char** argv) {
   app.add_option("-i,--input-range", range_text, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
   app.add_option("-n,--head-count", config.head_count,
                  "output only the first K records of the full permutation (the same as its first K)");
+  app.add_flag("--verify", config.verify,
+               "check that the output holds exactly the input's records (a digest of each side) before "
+               "committing it");
   app.add_flag("--dry-run", config.dry_run, "print the plan and the schedule, do nothing");
   app.add_flag("--stats", config.stats, "print one machine-readable RESULT line on stderr");
   app.add_flag("--progress", config.progress, "show progress on stderr even when it is not a terminal");

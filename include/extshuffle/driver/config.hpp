@@ -38,6 +38,7 @@ struct Config {
   std::vector<std::string> echo_items;
   bool integer_range = false;
   std::uint64_t range_low = 0, range_high = 0;
+  bool verify = false;  // --verify: fail unless the output is a permutation of the input
   bool dry_run = false;
   bool stats = false;
   bool progress = false;
