@@ -26,6 +26,8 @@ constexpr std::uint64_t kMaxChunkGroup = 8;
 // Records gathered per parallel step of an in-memory node's output: large,
 // because each step ends in a barrier, which costs a scheduler time slice
 // when the machine is busy.
+// Smaller batches are gathered by one thread: waking the others costs more.
+constexpr std::uint64_t kParallelGatherMin = 32768;
 // A 256th of the budget goes to the batch's offsets.
 std::uint64_t gather_batch_records(std::uint64_t budget) {
   return std::clamp<std::uint64_t>(budget / 2048, 1024, std::uint64_t{1} << 18);
@@ -239,7 +241,7 @@ class VariableRun {
           for (std::uint64_t first = 0; first < count && !emitter.done();) {
             std::uint64_t m = std::min({batch_records, count - first, limit_ - emitted_records_});
             const std::uint32_t* batch = indices + first;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) if (m >= kParallelGatherMin)
             for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
             // The records that fit in the staging buffer go now, the rest next step.
             std::uint64_t total = 0, fit = 0;
@@ -253,7 +255,7 @@ class VariableRun {
               continue;
             }
             m = fit;
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) if (m >= kParallelGatherMin)
             for (std::uint64_t k = 0; k < m; ++k) {
               if (k + 8 < m) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
               const std::uint64_t end = k + 1 < m ? batch_offsets[k + 1] : total;

@@ -36,8 +36,8 @@ struct TextInput {
   bool add_terminator = false;
 };
 
-// Smallest --memory for variable-size records under `constants` (about
-// 40 MiB for permutation version 1).
+// Smallest --memory for variable-size records under `constants` when the
+// input does not fit in it (about 65 MiB for permutation version 1).
 std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants);
 
 // Where the executor would run each node, computed without IO, taking every
