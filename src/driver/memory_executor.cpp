@@ -62,6 +62,20 @@ void run_node_in_memory(const core::Node& node, std::byte* a, std::byte* b,
     }
   }
   // 4. Each bucket is a node of its own; their outputs follow in bucket order.
+  //    Buckets differ in size by one record at most, so they are all leaves or
+  //    none: leaves are shuffled A -> B as one batch, one job per thread.
+  if (core::is_leaf(core::bucket_records(n, p, 0), c)) {
+    jobs.clear();
+    for (std::uint64_t j = 0; j < p; ++j) {
+      const core::Node child = core::bucket_node(node, p, j);
+      const std::uint64_t offset = core::bucket_first(n, p, j) * r;
+      jobs.push_back({a + offset, b + offset, child.records,
+                      core::shuffle_bijection(options.seed, {child.id, core::Purpose::kLeafShuffle, 0}, child.records)});
+    }
+    device::shuffle_records(options.device, jobs, r, options.threads);
+    emit(b, n * r);
+    return;
+  }
   for (std::uint64_t j = 0; j < p; ++j) {
     const std::uint64_t offset = core::bucket_first(n, p, j) * r;
     run_node_in_memory(core::bucket_node(node, p, j), a + offset, b + offset, options, emit);

@@ -100,9 +100,13 @@ void shuffle_jobs(std::span<const ShuffleJob> jobs, std::size_t record_size, int
     for (const ShuffleJob& job : jobs) shuffle_one_serial<Copy>(job, record_size);
     return;
   }
+  // Splitting a job evaluates its bijection twice (count, then gather), so
+  // large jobs are split only when there are too few jobs to give every
+  // thread one of its own.
+  const bool split_large = jobs.size() < static_cast<std::size_t>(threads);
   std::vector<std::size_t> small;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
-    if (jobs[k].records >= kParallelJobRecords && threads > 1) {
+    if (split_large && jobs[k].records >= kParallelJobRecords) {
       shuffle_one_parallel<Copy>(jobs[k], record_size, threads);
     } else {
       small.push_back(k);
