@@ -45,7 +45,7 @@ void add_text_records(RecordDigest& digest, const std::byte* data, std::size_t b
 void check_digests(const RecordDigest& read, const RecordDigest& written) {
   if (read == written) return;
   throw std::runtime_error("verify failed: the output is not a permutation of the input (read " + read.to_string() +
-                           "; wrote " + written.to_string() + "); the output was not written");
+                           "; wrote " + written.to_string() + ")");
 }
 
 }  // namespace extshuffle::driver

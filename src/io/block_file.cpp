@@ -138,15 +138,16 @@ std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& director
   throw IoError("cannot create scratch file in", directory, EEXIST);
 }
 
-std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path) {
+std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const std::string& display_name) {
   quiet_stxxl();
+  const std::string& name = display_name.empty() ? path : display_name;
   std::unique_ptr<stxxl::file> file;
   try {
     file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK);
   } catch (const std::exception& e) {
-    throw IoError("cannot write output", path, errno_from_stxxl(e));
+    throw IoError("cannot write output", name, errno_from_stxxl(e));
   }
-  return std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "output"));
+  return std::unique_ptr<BlockFile>(new BlockFile(std::move(file), name, "output"));
 }
 
 std::unique_ptr<BlockFile> BlockFile::in_memory() {

@@ -36,6 +36,19 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
   if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
   if (!S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, ENOTDIR);
   install_cleanup_handlers();
+  directory_ = directory;
+  // An anonymous file in the destination's directory (O_TMPFILE): it has no
+  // name until commit() links it, so not even kill -9 leaves a partial file.
+  // File systems without O_TMPFILE get a hidden name, removed on failure and
+  // on signals, which only kill -9 can leave behind.
+  fd_ = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd_ >= 0) {
+    file_ = BlockFile::open_output("/proc/self/fd/" + std::to_string(fd_), destination);
+    buffers_ = std::make_unique<std::byte[]>(2 * kBufferBytes);
+    buffer_[0] = buffers_.get();
+    buffer_[1] = buffers_.get() + kBufferBytes;
+    return;
+  }
   // A hidden name in the same directory, so rename() is atomic.
   const std::string base = std::filesystem::path(destination).filename().string();
   std::random_device entropy;
@@ -53,7 +66,7 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
     }
   }
   if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
-  file_ = BlockFile::open_output(temporary_);
+  file_ = BlockFile::open_output(temporary_, destination);
   buffers_ = std::make_unique<std::byte[]>(2 * kBufferBytes);
   buffer_[0] = buffers_.get();
   buffer_[1] = buffers_.get() + kBufferBytes;
@@ -114,6 +127,28 @@ void OutputFile::commit() {
   file_.reset();
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
+  if (temporary_.empty()) {
+    // Name the anonymous file beside the destination, then rename it over
+    // the destination (atomic); a name taken meanwhile means try another.
+    const std::string base = std::filesystem::path(destination_).filename().string();
+    const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
+    std::random_device entropy;
+    for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
+      char suffix[17];
+      std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
+      const std::string name = directory_ + "/." + base + ".extshuffle-" + suffix;
+      cleanup_slot_ = register_cleanup_path(name);
+      if (::linkat(AT_FDCWD, descriptor.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        temporary_ = name;
+      } else {
+        const int error = errno;
+        forget_cleanup_path(cleanup_slot_);
+        cleanup_slot_ = -1;
+        if (error != EEXIST) throw IoError("cannot write output", destination_, error);
+      }
+    }
+    if (temporary_.empty()) throw IoError("cannot write output", destination_, EEXIST);
+  }
   if (::close(fd_) != 0) {
     fd_ = -1;
     throw IoError("cannot write output", destination_, errno);

@@ -85,8 +85,9 @@ TEST(ReadmeExamples, EveryCommandRunsAndSucceeds) {
   std::filesystem::create_directory(work);
   std::string script = "set -o pipefail\ncd '" + kSourceDir.string() + "'\n";
   for (std::size_t i = 0; i < commands.size(); ++i) {
-    std::string command = replace_all(commands[i], "build/extshuffle", kBinary);
-    command = replace_all(command, "/tmp/", work + "/");
+    // /tmp/ first: the binary's own path may lie under /tmp.
+    std::string command = replace_all(commands[i], "/tmp/", work + "/");
+    command = replace_all(command, "build/extshuffle", kBinary);
     script += command + "\necho \"status " + std::to_string(i) + " $?\" >&3\n";
   }
   write_file(dir / "examples.sh", script);

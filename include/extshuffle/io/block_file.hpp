@@ -42,8 +42,9 @@ class BlockFile {
   static std::unique_ptr<BlockFile> create_scratch(const std::string& directory);
   // A file in RAM (stxxl::mem_file), for tests.
   static std::unique_ptr<BlockFile> in_memory();
-  // An existing file opened for writing (the output's temporary file).
-  static std::unique_ptr<BlockFile> open_output(const std::string& path);
+  // An existing file opened for writing (the output's temporary file);
+  // errors name `display_name` (the destination) when it is given.
+  static std::unique_ptr<BlockFile> open_output(const std::string& path, const std::string& display_name = "");
 
   ~BlockFile();
 

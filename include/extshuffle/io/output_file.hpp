@@ -41,7 +41,8 @@ class OutputFile {
   void flush_buffer();
 
   std::string destination_;
-  std::string temporary_;
+  std::string directory_;  // of the destination
+  std::string temporary_;  // the hidden name, once the output has one
   int fd_ = -1;  // standard output, or our descriptor of the temporary file (for fsync)
   std::unique_ptr<BlockFile> file_;
   std::unique_ptr<std::byte[]> buffers_;
