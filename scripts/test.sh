@@ -1,9 +1,32 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, build, run every ctest test
-# (the gpu-labelled ones skip themselves without a device).
+# The whole test suite, as CI runs it (no standard input needed), in three
+# stages:
+#   1. build/ (Release) and every ctest test (the gpu-labelled ones skip
+#      themselves without a device);
+#   2. scripts/sanitize.sh: build-asan/ with ASan + UBSan, the tests except
+#      the statistical and lab ones, no sanitizer report allowed;
+#   3. scripts/fuzz.sh: each libFuzzer target of fuzz/ for FUZZ_SECONDS
+#      (default 20) seconds, no crash allowed.
+# Each stage's time is printed; see docs/reliability.md for typical figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-cd build
-ctest --output-on-failure -j "$(nproc)" --timeout 900
+bash scripts/install-deps.sh
+
+stage() {
+  local name="$1"
+  shift
+  local start=$SECONDS
+  echo "== stage: $name" >&2
+  "$@"
+  echo "== stage: $name passed in $((SECONDS - start)) s" >&2
+}
+
+tests() {
+  bash scripts/build.sh
+  (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900)
+}
+
+stage "build and tests" tests
+stage "sanitizers" bash scripts/sanitize.sh
+stage "fuzzing" bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+echo "stages: 3 passed, 0 failed"

@@ -16,7 +16,10 @@ struct PyValue {
   std::uint64_t integer = 0;
   bool boolean = false;
   std::vector<PyValue> items;
-  std::vector<std::pair<std::string, PyValue>> entries;
+  // A dict's keys and values side by side: a std::pair of an incomplete
+  // PyValue does not compile with clang and libstdc++ (the fuzz build).
+  std::vector<std::string> keys;
+  std::vector<PyValue> values;
 };
 
 class LiteralParser {
@@ -84,6 +87,7 @@ class LiteralParser {
     } else if (take_word("None")) {
       value.kind = PyValue::Kind::kNone;
     } else if (c == '(' || c == '[') {
+      const DepthGuard guard(*this);
       value.kind = c == '(' ? PyValue::Kind::kTuple : PyValue::Kind::kList;
       const char close = c == '(' ? ')' : ']';
       ++at_;
@@ -95,13 +99,15 @@ class LiteralParser {
         }
       }
     } else if (c == '{') {
+      const DepthGuard guard(*this);
       value.kind = PyValue::Kind::kDict;
       ++at_;
       while (!take('}')) {
         PyValue key = parse_value();
         if (key.kind != PyValue::Kind::kString) fail("dict keys must be strings");
         if (!take(':')) fail("expected ':'");
-        value.entries.emplace_back(key.text, parse_value());
+        value.keys.push_back(key.text);
+        value.values.push_back(parse_value());
         if (!take(',')) {
           if (!take('}')) fail("expected ',' or '}'");
           break;
@@ -113,9 +119,23 @@ class LiteralParser {
     return value;
   }
 
+  // Nesting is recursion: without a bound, a header of a few thousand '['
+  // overflowed the stack (found by fuzz/npy_header_fuzz; regression input
+  // fuzz/corpus/npy_header_fuzz/regression_deep_nesting). numpy's own
+  // headers nest a structured dtype's fields a few levels deep at most.
+  static constexpr int kMaxDepth = 64;
+  struct DepthGuard {
+    explicit DepthGuard(LiteralParser& parser) : parser(parser) {
+      if (++parser.depth_ > kMaxDepth) parser.fail("nested more than 64 levels deep");
+    }
+    ~DepthGuard() { --parser.depth_; }
+    LiteralParser& parser;
+  };
+
   std::string_view text_;
   const std::string& name_;
   std::size_t at_ = 0;
+  int depth_ = 0;
 };
 
 std::uint64_t checked_product(std::uint64_t a, std::uint64_t b, const std::string& name) {
@@ -141,6 +161,7 @@ std::uint64_t structured_item_bytes(const PyValue& fields, const std::string& na
         for (const PyValue& extent : shape.items) bytes = checked_product(bytes, extent.integer, name);
       }
     }
+    if (bytes > UINT64_MAX - total) throw InputError(name + ": .npy dtype too large");
     total += bytes;
   }
   return total;
@@ -153,8 +174,8 @@ std::uint64_t item_bytes_of(const PyValue& descr, const std::string& name) {
 }
 
 const PyValue* find(const PyValue& dict, const char* key) {
-  for (const auto& [k, v] : dict.entries) {
-    if (k == key) return &v;
+  for (std::size_t k = 0; k < dict.keys.size(); ++k) {
+    if (dict.keys[k] == key) return &dict.values[k];
   }
   return nullptr;
 }
@@ -184,7 +205,9 @@ std::uint64_t npy_item_bytes(std::string_view descr, const std::string& name) {
   std::uint64_t count = 0;
   std::size_t digits = 0;
   while (digits < type.size() && std::isdigit(static_cast<unsigned char>(type[digits]))) {
-    count = count * 10 + static_cast<std::uint64_t>(type[digits] - '0');
+    const std::uint64_t digit = static_cast<std::uint64_t>(type[digits] - '0');
+    if (count > (UINT64_MAX - digit) / 10) throw InputError(name + ": .npy dtype too large");
+    count = count * 10 + digit;
     ++digits;
   }
   const std::string_view rest = type.substr(digits);

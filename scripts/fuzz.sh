@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang++, ASan + UBSan) into
+# build-fuzz/ and runs each for a bounded time: scripts/fuzz.sh [SECONDS]
+# (default 30 per target). Every target with a seed corpus in
+# fuzz/corpus/<target>/ runs; the corpus is copied first so that a run never
+# adds files to the repository. Fails on any crash, leak, sanitizer report or
+# timeout; the input that caused it is left in build-fuzz/artifacts/ (keep it
+# in fuzz/corpus/<target>/ as a regression input once the bug is fixed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+# libFuzzer reads -max_total_time=0 as "no limit": refuse it.
+[[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a positive integer, not '$seconds'" >&2; exit 2; }
+build="build-fuzz"
+
+CXX="${FUZZ_CXX:-clang++}" cmake -S fuzz -B "$build" -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null
+
+mkdir -p "$build/artifacts"
+status=0
+for corpus in fuzz/corpus/*/; do
+  target="$(basename "$corpus")"
+  work="$build/corpus/$target"
+  rm -rf "$work"
+  mkdir -p "$work"
+  cp "$corpus"* "$work"/
+  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+           -artifact_prefix="$build/artifacts/$target-")
+  [ -f "fuzz/$target.dict" ] && options+=(-dict="fuzz/$target.dict")
+  echo "fuzz: $target for ${seconds} s" >&2
+  if ! "$build/$target" "${options[@]}" "$work" >"$build/$target.log" 2>&1; then
+    echo "fuzz: $target FAILED; last lines of $build/$target.log:" >&2
+    tail -n 40 "$build/$target.log" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$target.log" | sed "s/^/fuzz: $target /" >&2
+  fi
+done
+[ "$status" -eq 0 ] && echo "fuzz: every target ran ${seconds} s without a crash" >&2
+exit "$status"

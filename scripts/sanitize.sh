@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds extshuffle with AddressSanitizer and UndefinedBehaviorSanitizer
+# (EXTSHUFFLE_SANITIZE=ON, CUDA off, -O1) into build-asan/ and runs the tests
+# there, except those labelled statistical or lab: they would double the
+# stage's time and run the same code paths as the fast tests with more
+# samples (timings in docs/reliability.md). Only the executables those tests
+# need are built. The CLI tests run the instrumented binary, so its reports
+# count too. Any report fails the stage: UBSan, ASan and LeakSanitizer abort
+# on the first one, and every report is also written under
+# build-asan/sanitizer-reports/, which must stay empty. Extra arguments go to
+# ctest (e.g. -R Fault).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="build-asan"
+reports="$PWD/$build/sanitizer-reports"
+
+# -O1 -g1: half the compile time of -O2 -g (measured on external_executor.cpp),
+# with line numbers in the reports.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+      -DEXTSHUFFLE_CUDA=OFF -DEXTSHUFFLE_SANITIZE=ON -DEXTSHUFFLE_BUILD_BENCH=OFF >/dev/null
+
+# Every test executable carries one set of labels (tests/CMakeLists.txt
+# writes them to <target>_labels.cmake): build those not excluded.
+targets=(extshuffle)
+while IFS= read -r file; do
+  labels="$(sed -n 's/.*LABELS "\(.*\)")$/\1/p' "$file")"
+  case ";$labels;" in *";statistical;"* | *";lab;"*) continue ;; esac
+  targets+=("$(basename "$file" _labels.cmake)")
+done < <(find "$build/tests" -name '*_labels.cmake' | sort)
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+
+rm -rf "$reports"
+mkdir -p "$reports"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:log_path=$reports/asan"
+export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
+export LSAN_OPTIONS="log_path=$reports/lsan"
+status=0
+# Executables left unbuilt show up as <target>_NOT_BUILT tests: not run.
+(cd "$build" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -LE 'statistical|lab' -E '_NOT_BUILT$' "$@") ||
+  status=1
+if [ -n "$(ls -A "$reports")" ]; then
+  echo "sanitize: sanitizer reports:" >&2
+  for f in "$reports"/*; do echo "== $f" >&2; head -n 60 "$f" >&2; done
+  status=1
+fi
+[ "$status" -eq 0 ] && echo "sanitize: no sanitizer report" >&2
+exit "$status"
