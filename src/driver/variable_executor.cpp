@@ -157,7 +157,6 @@ class VariableRun {
    public:
     Emitter(VariableRun& run, std::byte* staging, std::uint64_t capacity)
         : run_(run), staging_(staging), capacity_(capacity) {}
-    ~Emitter() = default;
     bool done() const { return run_.emitted_records_ >= run_.limit_; }
     void record(const std::byte* data, std::uint64_t bytes) {
       if (done()) return;
