@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/command.hpp"
+#include "support/text_records.hpp"
 
 namespace extshuffle::testing {
 namespace {
@@ -23,21 +24,8 @@ const std::string kBinary = EXTSHUFFLE_BINARY;
 // run); ThreadsDoNotChangeTheOutput covers -j.
 const std::string kKnobs = " --leaf-records 256 --fanout 8 -j 1 ";
 
-// Cuts text into records at `terminator`, each keeping its terminator.
-std::vector<std::string> records_of(const std::string& text, char terminator = '\n') {
-  std::vector<std::string> records;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(terminator, at);
-    end = end == std::string::npos ? text.size() : end + 1;
-    records.push_back(text.substr(at, end - at));
-    at = end;
-  }
-  return records;
-}
-
 std::vector<std::string> sorted_records(const std::string& text, char terminator = '\n') {
-  std::vector<std::string> records = records_of(text, terminator);
+  std::vector<std::string> records = split_records(text, terminator);
   std::sort(records.begin(), records.end());
   return records;
 }
@@ -63,7 +51,7 @@ std::string jsonl_records(std::uint64_t n) {
 
 std::string prefix_records(const std::string& text, std::size_t k) {
   std::string prefix;
-  const auto records = records_of(text);
+  const auto records = split_records(text);
   for (std::size_t r = 0; r < std::min(k, records.size()); ++r) prefix += records[r];
   return prefix;
 }
@@ -104,7 +92,7 @@ TEST(LinesCli, LinesTakeTheOrderOfFixedSizeRecords) {
   ASSERT_EQ(lines.exit_code, 0) << lines.err;
   ASSERT_EQ(range.exit_code, 0) << range.err;
   std::string indices;
-  for (const std::string& line : records_of(lines.out)) indices += line.substr(0, line.find(' ')) + "\n";
+  for (const std::string& line : split_records(lines.out)) indices += line.substr(0, line.find(' ')) + "\n";
   EXPECT_EQ(indices, range.out);
 }
 
@@ -163,8 +151,8 @@ TEST(LinesCli, AlignedTextFilesStayAligned) {
   const auto r = run_command(kBinary + " --seed 4 " + (dir / "en.txt").string() + " " + (dir / "fr.jsonl").string() +
                              " -o " + (dir / "en2.txt").string() + " -o " + (dir / "fr2.jsonl").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto en = records_of(read_file(dir / "en2.txt"));
-  const auto fr = records_of(read_file(dir / "fr2.jsonl"));
+  const auto en = split_records(read_file(dir / "en2.txt"));
+  const auto fr = split_records(read_file(dir / "fr2.jsonl"));
   ASSERT_EQ(en.size(), 3000u);
   ASSERT_EQ(fr.size(), 3000u);
   for (std::size_t k = 0; k < en.size(); ++k) {
@@ -218,7 +206,7 @@ TEST(LinesCli, JsonlIsShuffledAsLines) {
   // --header keeps the first line on top, for JSONL as for any lines.
   const auto header = run_command(kBinary + " --seed 4 --header=1 " + (dir / "in.jsonl").string());
   ASSERT_EQ(header.exit_code, 0) << header.err;
-  EXPECT_EQ(records_of(header.out)[0], records_of(text)[0]);
+  EXPECT_EQ(split_records(header.out)[0], split_records(text)[0]);
   EXPECT_EQ(sorted_records(header.out), sorted_records(text));
 }
 
@@ -371,8 +359,8 @@ TEST(LinesCli, HeadCountIsThePrefixOfTheFullShuffle) {
   }
   // A header stays on top and is not counted by -n.
   const auto header = run_command(kBinary + " --seed 3 --header -n 2 " + in);
-  EXPECT_EQ(records_of(header.out).size(), 3u) << header.out;
-  EXPECT_EQ(records_of(header.out)[0], "0 \n");
+  EXPECT_EQ(split_records(header.out).size(), 3u) << header.out;
+  EXPECT_EQ(split_records(header.out)[0], "0 \n");
 }
 
 // -e and -i as in shuf: each item exactly once, one per line; -n takes a prefix.
@@ -383,7 +371,7 @@ TEST(LinesCli, EchoAndRangeAsShuf) {
   const auto range = run_command(kBinary + " --seed 2 -i 10-1009");
   ASSERT_EQ(range.exit_code, 0) << range.err;
   EXPECT_EQ(sorted_records(range.out), sorted_records(run_command("shuf -i 10-1009").out));
-  EXPECT_EQ(records_of(range.out).size(), 1000u);
+  EXPECT_EQ(split_records(range.out).size(), 1000u);
   const auto head = run_command(kBinary + " --seed 2 -i 10-1009 -n 7");
   EXPECT_EQ(head.out, prefix_records(range.out, 7));
   const auto beyond = run_command(kBinary + " --seed 2 -i 10-1009 -n 5000");

@@ -16,12 +16,14 @@
 #include "extshuffle/driver/reference_executor.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
+#include "support/text_records.hpp"
 
 namespace extshuffle::driver {
 namespace {
 
 using core::PlanConstants;
 using formats::RecordSyntax;
+using extshuffle::testing::split_records;
 
 constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = 1024 * 1024;
@@ -79,19 +81,6 @@ std::string numbered_text(std::uint64_t n, std::uint64_t max_filler, char termin
   std::string text;
   for (std::uint64_t i = 0; i < n; ++i) text += numbered_record(i, max_filler, terminator);
   return text;
-}
-
-// Cuts text into records at `terminator` (each keeps its terminator).
-std::vector<std::string> split_records(const std::string& text, char terminator = '\n') {
-  std::vector<std::string> records;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(terminator, at);
-    end = end == std::string::npos ? text.size() : end + 1;
-    records.push_back(text.substr(at, end - at));
-    at = end;
-  }
-  return records;
 }
 
 // The leading index of each record of `text`.
