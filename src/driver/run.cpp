@@ -17,6 +17,7 @@
 #include "extshuffle/driver/external_executor.hpp"
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/formats/npy_header.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/output_file.hpp"
@@ -45,11 +46,11 @@ std::string scratch_directory(const Config& config) {
 // is written behind while the next is read.
 std::uint64_t spool(io::DecompressingReader& reader, io::BlockFile& scratch) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
-  std::vector<std::byte> buffers(2 * kPiece);
+  const io::AlignedBuffer buffers = io::allocate_aligned(2 * kPiece);
   io::PendingIo pending;
   std::uint64_t size = 0;
   for (int current = 0;; current ^= 1) {
-    std::byte* buffer = buffers.data() + current * kPiece;
+    std::byte* buffer = buffers.get() + current * kPiece;
     const std::size_t fill = reader.read(buffer, kPiece);
     if (fill == 0) break;
     pending.wait();

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <stxxl/io>
 
@@ -25,6 +26,15 @@ int errno_from_stxxl(const std::exception& e) {
   }
   return EIO;
 }
+
+// Each role gets its own STXXL disk queue, hence its own IO thread. With
+// the default queue, shared by every file, one thread made every read(2) and
+// write(2) of the run, and its kernel copies (4 per byte for two passes)
+// bounded the streaming passes; the roles use different files and can run
+// side by side.
+constexpr int kInputQueue = 1;
+constexpr int kScratchQueue = 2;
+constexpr int kOutputQueue = 3;
 
 }  // namespace
 
@@ -89,7 +99,7 @@ std::unique_ptr<BlockFile> BlockFile::open_input(const std::string& path) {
   ::close(probe);
   std::unique_ptr<stxxl::file> file;
   try {
-    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDONLY | stxxl::file::NO_LOCK);
+    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDONLY | stxxl::file::NO_LOCK, kInputQueue);
   } catch (const std::exception& e) {
     throw IoError("cannot open input", path, errno_from_stxxl(e));
   }
@@ -122,7 +132,7 @@ std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& director
     }
     std::unique_ptr<stxxl::syscall_file> file;
     try {
-      file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDWR | stxxl::file::NO_LOCK);
+      file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDWR | stxxl::file::NO_LOCK, kScratchQueue);
     } catch (const std::exception& e) {
       ::unlink(path.c_str());
       forget_cleanup_path(slot);
@@ -143,7 +153,7 @@ std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const
   const std::string& name = display_name.empty() ? path : display_name;
   std::unique_ptr<stxxl::file> file;
   try {
-    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK);
+    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK, kOutputQueue);
   } catch (const std::exception& e) {
     throw IoError("cannot write output", name, errno_from_stxxl(e));
   }
@@ -176,8 +186,11 @@ PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t
   io.state_->what = role_ == "output" ? "cannot write output" : "cannot write scratch file";
   io.state_->path = path_;
   try {
-    if (dynamic_cast<stxxl::mem_file*>(file_.get()) && offset + bytes > file_->size()) {
-      file_->set_size(offset + bytes);  // mem_file does not grow on write
+    if (dynamic_cast<stxxl::mem_file*>(file_.get())) {
+      // mem_file does not grow on write. Writers on several threads: grow
+      // under a lock, or one could shrink the file below another's write.
+      const std::lock_guard<std::mutex> lock(grow_mutex_);
+      if (offset + bytes > file_->size()) file_->set_size(offset + bytes);
     }
     io.state_->request = file_->awrite(const_cast<void*>(buffer), offset, bytes);
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "extshuffle/driver/errors.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
 
 namespace extshuffle::io {
 namespace {
@@ -91,7 +92,7 @@ struct DecompressingReader::State {
   int fd;
   Codec codec;
   std::string name;
-  std::unique_ptr<std::byte[]> input;
+  AlignedBuffer input;
   std::size_t input_pos = 0;
   std::size_t input_end = 0;
   bool input_eof = false;
@@ -236,7 +237,7 @@ DecompressingReader::DecompressingReader(int fd, Codec codec, std::string displa
     : state_(std::make_unique<State>(fd, codec, std::move(display_name))) {
   State& s = *state_;
   if (codec == Codec::kNone) return;
-  s.input = std::make_unique<std::byte[]>(kBufferBytes);
+  s.input = allocate_aligned(kBufferBytes);
   if (codec == Codec::kGzip) {
     if (inflateInit2(&s.gzip, kGzipWindowBits) != Z_OK) throw std::bad_alloc();
     s.gzip_ready = true;
@@ -287,7 +288,7 @@ std::size_t DecompressingReader::memory_bytes() const {
 struct CompressingWriter::State {
   Codec codec;
   Sink sink;
-  std::unique_ptr<std::byte[]> buffers;  // staging, then output: kBufferBytes each
+  AlignedBuffer buffers;  // staging, then output: kBufferBytes each
   std::byte* stage = nullptr;
   std::byte* output = nullptr;
   std::size_t stage_fill = 0;
@@ -384,7 +385,7 @@ CompressingWriter::CompressingWriter(Codec codec, Sink sink, int threads)
     : state_(std::make_unique<State>(codec, std::move(sink))) {
   State& s = *state_;
   if (codec == Codec::kNone) return;
-  s.buffers = std::make_unique<std::byte[]>(2 * kBufferBytes);
+  s.buffers = allocate_aligned(2 * kBufferBytes);
   s.stage = s.buffers.get();
   s.output = s.buffers.get() + kBufferBytes;
   if (codec == Codec::kGzip) {

@@ -44,7 +44,7 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
   fd_ = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
   if (fd_ >= 0) {
     file_ = BlockFile::open_output("/proc/self/fd/" + std::to_string(fd_), destination);
-    buffers_ = std::make_unique<std::byte[]>(2 * kBufferBytes);
+    buffers_ = allocate_aligned(2 * kBufferBytes);
     buffer_[0] = buffers_.get();
     buffer_[1] = buffers_.get() + kBufferBytes;
     return;
@@ -67,7 +67,7 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
   }
   if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
   file_ = BlockFile::open_output(temporary_, destination);
-  buffers_ = std::make_unique<std::byte[]>(2 * kBufferBytes);
+  buffers_ = allocate_aligned(2 * kBufferBytes);
   buffer_[0] = buffers_.get();
   buffer_[1] = buffers_.get() + kBufferBytes;
 }
@@ -112,11 +112,25 @@ void OutputFile::write(const void* data, std::size_t bytes) {
 // own earlier write has completed.
 void OutputFile::flush_buffer() {
   if (fill_ == 0) return;
+  const std::uint64_t issued_at = bytes_written_;
   pending_[current_] = file_->write(buffer_[current_], bytes_written_, fill_);
   bytes_written_ += fill_;
   fill_ = 0;
   current_ ^= 1;
   pending_[current_].wait();
+  start_writeback(issued_at);
+}
+
+// Every byte before `settled` is in the page cache now: start
+// sending it to the disk, so that commit()'s fsync finds little left to do
+// instead of the whole output (the kernel would otherwise wait for its dirty
+// thresholds). Asynchronous and best effort: fsync still guarantees it.
+void OutputFile::start_writeback(std::uint64_t settled) {
+  if (settled > writeback_started_) {
+    (void)::sync_file_range(fd_, static_cast<off_t>(writeback_started_), static_cast<off_t>(settled - writeback_started_),
+                            SYNC_FILE_RANGE_WRITE);
+    writeback_started_ = settled;
+  }
 }
 
 void OutputFile::commit() {

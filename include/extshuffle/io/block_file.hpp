@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace stxxl {
@@ -75,6 +76,7 @@ class BlockFile {
   std::string role_;  // "input" or "scratch": names the file in error messages
   std::uint64_t device_id_ = 0;
   std::uint64_t inode_ = 0;
+  std::mutex grow_mutex_;  // memory files only: see write()
 };
 
 // Before the first STXXL call: send STXXL's log files to /dev/null so it never

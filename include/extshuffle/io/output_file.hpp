@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 
 namespace extshuffle::io {
@@ -39,13 +40,14 @@ class OutputFile {
  private:
   static constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
   void flush_buffer();
+  void start_writeback(std::uint64_t settled);
 
   std::string destination_;
   std::string directory_;  // of the destination
   std::string temporary_;  // the hidden name, once the output has one
   int fd_ = -1;  // standard output, or our descriptor of the temporary file (for fsync)
   std::unique_ptr<BlockFile> file_;
-  std::unique_ptr<std::byte[]> buffers_;
+  AlignedBuffer buffers_;
   std::byte* buffer_[2] = {};
   std::size_t fill_ = 0;
   int current_ = 0;
@@ -53,6 +55,7 @@ class OutputFile {
   int cleanup_slot_ = -1;
   bool committed_ = false;
   std::uint64_t bytes_written_ = 0;
+  std::uint64_t writeback_started_ = 0;  // bytes before this were handed to sync_file_range
 };
 
 // Thrown when standard output is a pipe whose reader has gone (head -n):
