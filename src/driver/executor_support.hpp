@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
 
 namespace extshuffle::driver {
@@ -25,6 +26,24 @@ inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   per_bucket = per_bucket >= kIoAlign ? align_down(per_bucket, kIoAlign) : align_down(per_bucket, 64);
   if (per_bucket == 0) throw std::invalid_argument("--memory too small for the plan's fanout");
   return per_bucket;
+}
+
+// Runs scatter(j) for every bucket j in [0, p), the buckets split into
+// contiguous ranges across `threads` threads (each bucket's writer is used by
+// one thread only). The first exception thrown is rethrown here.
+template <class Scatter>
+void scatter_by_bucket_ranges(std::uint64_t p, int threads, Scatter&& scatter) {
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && p > 1)
+  for (std::int64_t j = 0; j < static_cast<std::int64_t>(p); ++j) {
+    try {
+      scatter(static_cast<std::uint64_t>(j));
+    } catch (...) {
+#pragma omp critical(extshuffle_scatter_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace extshuffle::driver

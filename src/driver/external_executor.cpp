@@ -1,5 +1,7 @@
 #include "extshuffle/driver/external_executor.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -175,8 +177,7 @@ class ExternalRun {
     writers.reserve(p);
     for (std::uint64_t j = 0; j < p; ++j) {
       writers.emplace_back(scratch_, region + core::bucket_first(n, p, j) * r, core::bucket_records(n, p, j) * r,
-                           nullptr, cursor, layout.bucket_buffer, stats,
-                           wanted(node.id.first + core::bucket_first(n, p, j)));
+                           nullptr, cursor, layout.bucket_buffer, wanted(node.id.first + core::bucket_first(n, p, j)));
       cursor += 2 * layout.bucket_buffer;
     }
 
@@ -188,7 +189,10 @@ class ExternalRun {
       scatter_groups(node, source, offset, layout, sampler, row, writers, group_buffers);
     }
     auto t0 = Clock::now();
-    for (auto& writer : writers) writer.finish();
+    for (auto& writer : writers) {
+      writer.finish();
+      stats.bytes_written += writer.take_unreported_bytes();
+    }
     stats.seconds_writing += since(t0);
     writers.clear();
 
@@ -384,6 +388,9 @@ class ExternalRun {
     };
     start_read(0);
     std::vector<device::ShuffleJob> jobs;
+    const std::uint64_t p = row.size();
+    const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
+    std::vector<std::uint64_t> slice_starts;  // per chunk of the group: where each bucket's slice starts
     for (std::uint64_t g = 0; g < groups; ++g) {
       auto t0 = Clock::now();
       next_read.wait();
@@ -404,17 +411,24 @@ class ExternalRun {
       }
       device::shuffle_records(o_.device, jobs, r, o_.threads);
       stats.seconds_shuffling += since(t0);
-      // 1 and 3. Sample each chunk's row and append its slices to the buckets.
+      // 1 and 3. Sample each chunk's row, then append the chunks' slices to
+      // the buckets, bucket ranges on all threads (a memory-bound copy).
       t0 = Clock::now();
+      slice_starts.resize((last_chunk - first_chunk) * (p + 1));
       for (std::uint64_t i = first_chunk; i < last_chunk; ++i) {
         sampler.next_row(row);
-        const std::byte* from = shuffled + (core::chunk_first(i, c) - span.first) * r;
-        for (std::size_t j = 0; j < row.size(); ++j) {
-          writers[j].append(from, row[j] * r);
-          from += row[j] * r;
-        }
+        std::uint64_t* starts = slice_starts.data() + (i - first_chunk) * (p + 1);
+        starts[0] = (core::chunk_first(i, c) - span.first) * r;
+        for (std::uint64_t j = 0; j < p; ++j) starts[j + 1] = starts[j] + row[j] * r;
       }
+      scatter_by_bucket_ranges(p, threads, [&](std::uint64_t j) {
+        for (std::uint64_t i = first_chunk; i < last_chunk; ++i) {
+          const std::uint64_t* starts = slice_starts.data() + (i - first_chunk) * (p + 1);
+          writers[j].append(shuffled + starts[j], starts[j + 1] - starts[j]);
+        }
+      });
       stats.seconds_scattering += since(t0);
+      report_bytes_written(writers, stats);
       publish_progress();
     }
   }
@@ -445,6 +459,7 @@ class ExternalRun {
                             left_in_slice -= take;
                           }
                           stats.seconds_scattering += since(t0);
+                          report_bytes_written(writers, stats);
                         });
     }
   }

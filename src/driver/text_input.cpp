@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <string>
-#include <vector>
+#include <cstring>
 
 #include "extshuffle/driver/errors.hpp"
 #include "extshuffle/driver/record_digest.hpp"
+#include "extshuffle/formats/terminator_scan.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 
 namespace extshuffle::driver {
@@ -15,7 +17,9 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
                              RecordDigest* digest) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   TextCount count;
-  std::vector<char> buffer(kPiece);
+  io::AlignedBuffer storage = io::allocate_aligned(kPiece);
+  std::size_t capacity = kPiece;
+  char* buffer = reinterpret_cast<char*>(storage.get());
   std::uint64_t position = 0;  // of buffer[0] in the input
   std::size_t fill = 0, at = 0;
   std::uint64_t headers_seen = 0;
@@ -26,29 +30,32 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
   while (position + fill < bytes || at < fill) {
     if (position + fill < bytes) {
       // Keep the incomplete record; grow the buffer when it fills it.
-      std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(at), buffer.begin() + static_cast<std::ptrdiff_t>(fill),
-                buffer.begin());
+      std::memmove(buffer, buffer + at, fill - at);
       position += at;
       fill -= at;
       at = 0;
-      if (fill == buffer.size()) buffer.resize(buffer.size() * 2);
-      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size() - fill, bytes - position - fill));
-      file.read_now(buffer.data() + fill, position + fill, take);
+      if (fill == capacity) {
+        io::AlignedBuffer larger = io::allocate_aligned(2 * capacity);
+        std::memcpy(larger.get(), storage.get(), fill);
+        storage = std::move(larger);
+        capacity *= 2;
+        buffer = reinterpret_cast<char*>(storage.get());
+      }
+      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
+      file.read_now(buffer + fill, position + fill, take);
       fill += take;
       last_byte = buffer[fill - 1];
     }
     const bool at_input_end = position + fill == bytes;
     if (count_terminators && headers_seen == header_records) {
-      count.records += static_cast<std::uint64_t>(
-          std::count(buffer.begin() + static_cast<std::ptrdiff_t>(at), buffer.begin() + static_cast<std::ptrdiff_t>(fill),
-                     syntax.terminator));
+      count.records += formats::count_terminators(buffer + at, buffer + fill, syntax.terminator);
       at = fill;
       counted_by_terminators = true;
       continue;
     }
     counted_by_terminators = false;
     while (at < fill) {
-      const formats::RecordScan scan = formats::scan_record(buffer.data() + at, buffer.data() + fill, syntax);
+      const formats::RecordScan scan = formats::scan_record(buffer + at, buffer + fill, syntax);
       if (!scan.end) {
         if (!at_input_end) break;
         if (scan.inside_quotes) {
@@ -60,10 +67,10 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         if (headers_seen < header_records) {
           ++headers_seen;
           count.header_bytes = position + end;
-        } else if (!skip_blank || !formats::is_blank_record(buffer.data() + at, buffer.data() + end + 1)) {
+        } else if (!skip_blank || !formats::is_blank_record(buffer + at, buffer + end + 1)) {
           ++count.records;
           if (digest) {
-            std::string record(buffer.data() + at, end - at);
+            std::string record(buffer + at, end - at);
             record += syntax.terminator;
             digest->add(reinterpret_cast<const std::byte*>(record.data()), record.size());
           }
@@ -71,13 +78,13 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         at = fill;
         break;
       }
-      const std::size_t end = static_cast<std::size_t>(scan.end - buffer.data());
+      const std::size_t end = static_cast<std::size_t>(scan.end - buffer);
       if (headers_seen < header_records) {
         ++headers_seen;
         count.header_bytes = position + end;
-      } else if (!skip_blank || !formats::is_blank_record(buffer.data() + at, scan.end)) {
+      } else if (!skip_blank || !formats::is_blank_record(buffer + at, scan.end)) {
         ++count.records;
-        if (digest) digest->add(reinterpret_cast<const std::byte*>(buffer.data() + at), end - at);
+        if (digest) digest->add(reinterpret_cast<const std::byte*>(buffer + at), end - at);
       }
       at = end;
     }

@@ -13,6 +13,7 @@
 #include "extshuffle/core/variable_philox.hpp"
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/driver/errors.hpp"
+#include "extshuffle/formats/terminator_scan.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "memory_executor.hpp"
 #include "node_stream.hpp"
@@ -140,6 +141,9 @@ class VariableRun {
     return static_cast<std::uint64_t>(formats::scan_record(at, at + span, o_.syntax).end - at);
   }
 
+  // Records end at every terminator: found in bulk (terminator_scan.hpp).
+  bool plain_terminators(bool filter_blank) const { return !o_.syntax.quoted && !filter_blank; }
+
   // Finds the record at `at` in [at, end): its end, or nullptr when
   // incomplete. Skips blank records first when filtering.
   const std::byte* next_record(const std::byte*& at, const std::byte* end, bool filter_blank) const {
@@ -210,11 +214,20 @@ class VariableRun {
     t0 = Clock::now();
     const std::byte* at = bytes;
     const std::byte* end = bytes + data.bytes;
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::byte* stop = next_record(at, end, filter_blank);
-      if (!stop) throw InputError(records_changed_message(n));
-      offsets[k] = static_cast<std::uint64_t>(at - bytes);
-      at = stop;
+    if (plain_terminators(filter_blank)) {
+      offsets[0] = 0;
+      const auto* text = reinterpret_cast<const char*>(bytes);
+      if (formats::find_record_ends(text, text + data.bytes, o_.syntax.terminator, n, offsets + 1) < n) {
+        throw InputError(records_changed_message(n));
+      }
+      at = bytes + offsets[n];
+    } else {
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const std::byte* stop = next_record(at, end, filter_blank);
+        if (!stop) throw InputError(records_changed_message(n));
+        offsets[k] = static_cast<std::uint64_t>(at - bytes);
+        at = stop;
+      }
     }
     if (at != end && (!filter_blank || next_record(at, end, true))) throw InputError(records_changed_message(n));
     offsets[n] = data.bytes;
@@ -405,13 +418,13 @@ class VariableRun {
       region_offsets[j] = top;
       top += align_up(expected + expected / kRegionSlackDivisor + kRegionSlackBytes, kIoAlign);
     }
-    std::uint64_t overflow_top = top;
+    std::atomic<std::uint64_t> overflow_top = top;
     std::vector<BucketWriter> writers;
     writers.reserve(p);
     for (std::uint64_t j = 0; j < p; ++j) {
       const std::uint64_t end = j + 1 < p ? region_offsets[j + 1] : top;
       writers.emplace_back(scratch_, region_offsets[j], end - region_offsets[j], &overflow_top, cursor,
-                           layout.bucket_buffer, stats, wanted(node.id.first + core::bucket_first(n, p, j)));
+                           layout.bucket_buffer, wanted(node.id.first + core::bucket_first(n, p, j)));
       cursor += 2 * layout.bucket_buffer;
     }
 
@@ -427,6 +440,8 @@ class VariableRun {
     };
     std::vector<GroupChunk> group;
     std::vector<device::ShuffleJob> jobs;
+    std::vector<std::uint64_t> slice_starts;  // per chunk of the group: where each bucket's slice starts
+    const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
 
     NodeReader reader(data);
     const std::uint64_t space_bytes = layout.space_bytes;
@@ -468,12 +483,21 @@ class VariableRun {
         const std::byte* walk = at;
         const std::byte* base = nullptr;
         std::uint64_t k = 0;
-        for (; k < m; ++k) {
-          const std::byte* stop = next_record(walk, space + fill, filter_blank);
-          if (!stop) break;
-          if (k == 0) base = walk;
-          offsets[k] = static_cast<std::uint32_t>(walk - base);
-          walk = stop;
+        if (plain_terminators(filter_blank)) {
+          const auto* text = reinterpret_cast<const char*>(at);
+          offsets[0] = 0;
+          k = formats::find_record_ends(text, reinterpret_cast<const char*>(space + fill), o_.syntax.terminator, m,
+                                        offsets + 1);
+          base = at;
+          walk = at + (k > 0 ? offsets[k] : 0);
+        } else {
+          for (; k < m; ++k) {
+            const std::byte* stop = next_record(walk, space + fill, filter_blank);
+            if (!stop) break;
+            if (k == 0) base = walk;
+            offsets[k] = static_cast<std::uint32_t>(walk - base);
+            walk = stop;
+          }
         }
         if (k < m) break;
         offsets[m] = static_cast<std::uint32_t>(walk - base);
@@ -500,6 +524,7 @@ class VariableRun {
                   left_in_slice -= take;
                 }
                 stats.seconds_scattering += since(t0);
+                report_bytes_written(writers, stats);
               });
           identity_ready = false;  // the gather reused the arrays
           reader.seek(chunk_end);
@@ -528,22 +553,31 @@ class VariableRun {
       }
       device::shuffle_records(o_.device, jobs, sizeof(std::uint32_t), o_.threads);
       stats.seconds_shuffling += since(t0);
-      // 1 and 3. Each chunk's row of the matrix, and its records appended to the buckets.
+      // 1 and 3. Each chunk's row of the matrix, then the chunks' records
+      // appended to the buckets, bucket ranges on all threads.
       t0 = Clock::now();
-      for (const GroupChunk& chunk : group) {
+      slice_starts.resize(group.size() * (p + 1));
+      for (std::uint64_t g = 0; g < group.size(); ++g) {
         sampler.next_row(row);
-        std::uint64_t k = 0;
-        for (std::uint64_t j = 0; j < p; ++j) {
-          BucketWriter& writer = writers[j];
-          for (const std::uint64_t end = k + row[j]; k < end; ++k) {
-            if (k + 16 < chunk.m) __builtin_prefetch(chunk.base + chunk.offsets[chunk.permutation[k + 16]]);
+        std::uint64_t* starts = slice_starts.data() + g * (p + 1);
+        starts[0] = 0;
+        for (std::uint64_t j = 0; j < p; ++j) starts[j + 1] = starts[j] + row[j];
+      }
+      scatter_by_bucket_ranges(p, threads, [&](std::uint64_t j) {
+        BucketWriter& writer = writers[j];
+        for (std::uint64_t g = 0; g < group.size(); ++g) {
+          const GroupChunk& chunk = group[g];
+          const std::uint64_t end = slice_starts[g * (p + 1) + j + 1];
+          for (std::uint64_t k = slice_starts[g * (p + 1) + j]; k < end; ++k) {
+            if (k + 16 < end) __builtin_prefetch(chunk.base + chunk.offsets[chunk.permutation[k + 16]]);
             const std::uint32_t e = chunk.permutation[k];
             const std::byte* record = chunk.base + chunk.offsets[e];
             writer.append(record, record_length(record, chunk.offsets[e + 1] - chunk.offsets[e], filter_blank));
           }
         }
-      }
+      });
       stats.seconds_scattering += since(t0);
+      report_bytes_written(writers, stats);
       begin = static_cast<std::uint64_t>(at - space);
       i += group.size();
       publish_progress();
@@ -555,6 +589,7 @@ class VariableRun {
     buckets.reserve(p);
     for (auto& writer : writers) {
       writer.finish();
+      stats.bytes_written += writer.take_unreported_bytes();
       buckets.push_back(writer.stored());
     }
     writers.clear();
@@ -564,6 +599,11 @@ class VariableRun {
     scratch_top_ = overflow_top;
     for (std::uint64_t j = 0; j < p && wanted(node.id.first + core::bucket_first(n, p, j)); ++j) {
       run(core::bucket_node(node, p, j), buckets[j], false);
+      // Its bytes are spent: drop them from the page cache and the disk now,
+      // while they may still be dirty, rather than all at the end.
+      for (const Extent& extent : buckets[j].extents) {
+        if (extent.file == &scratch_) scratch_.discard(extent.offset, extent.bytes);
+      }
     }
     scratch_.discard(region, overflow_top - region);
     scratch_top_ = region;
