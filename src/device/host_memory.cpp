@@ -1,5 +1,7 @@
 #include "extshuffle/device/host_memory.hpp"
 
+#include <sys/mman.h>
+
 #include <new>
 
 #include "cuda_backend.hpp"
@@ -7,7 +9,9 @@
 namespace extshuffle::device {
 
 namespace {
-constexpr std::align_val_t kAlignment{4096};
+// Huge-page aligned, so that the whole buffer can be backed by 2 MiB pages.
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+constexpr std::align_val_t kAlignment{kHugePageBytes};
 }
 
 void HostMemoryDeleter::operator()(std::byte* memory) const {
@@ -21,7 +25,12 @@ void HostMemoryDeleter::operator()(std::byte* memory) const {
 
 HostMemory allocate_host_memory(Device device, std::size_t bytes) {
   if (device == Device::kCuda) return HostMemory(cuda::allocate_pinned(bytes), HostMemoryDeleter{true});
-  return HostMemory(static_cast<std::byte*>(::operator new[](bytes, kAlignment)), HostMemoryDeleter{false});
+  auto* memory = static_cast<std::byte*>(::operator new[](bytes, kAlignment));
+  // The shuffles read their chunk (8 MiB and more) at random: with 4 KiB
+  // pages nearly every read missed the TLB. Transparent huge pages are often
+  // enabled only on request (madvise mode); a kernel without them ignores it.
+  if (bytes >= kHugePageBytes) (void)::madvise(memory, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
+  return HostMemory(memory, HostMemoryDeleter{false});
 }
 
 }  // namespace extshuffle::device
