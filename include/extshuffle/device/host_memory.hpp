@@ -1,7 +1,8 @@
 // Host memory for the buffers the device layer reads and writes: page-locked
 // (pinned) when the CUDA back end will use it, so that transfers run at full
-// speed and asynchronously; plain 4096-byte-aligned memory otherwise (also
-// what STXXL's unbuffered IO needs).
+// speed and asynchronously; otherwise 2 MiB-aligned memory backed by
+// transparent huge pages where the kernel has them (random reads of a large
+// node miss the TLB far less), page-aligned in any case as STXXL wants.
 #pragma once
 
 #include <cstddef>
