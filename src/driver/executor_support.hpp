@@ -28,6 +28,9 @@ inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   return per_bucket;
 }
 
+// Below this many bytes a scatter is not worth a parallel region.
+inline constexpr std::uint64_t kParallelScatterBytes = std::uint64_t{4} << 20;
+
 // Runs scatter(j) for every bucket j in [0, p), the buckets split into
 // contiguous ranges across `threads` threads (each bucket's writer is used by
 // one thread only). The first exception thrown is rethrown here.

@@ -81,15 +81,24 @@ StreamLayout stream_layout(std::uint64_t p, const ExternalOptions& o) {
   return layout;
 }
 
-// Reads `bytes` at `offset` in pieces so that no single request is huge.
-void read_region(io::BlockFile& file, std::uint64_t offset, std::byte* to, std::uint64_t bytes) {
-  constexpr std::uint64_t kPiece = std::uint64_t{64} << 20;
-  std::vector<io::PendingIo> pieces;
-  for (std::uint64_t done = 0; done < bytes; done += kPiece) {
-    pieces.push_back(file.read(to + done, offset + done, std::min(kPiece, bytes - done)));
+// Reads `bytes` at `offset` in pieces, all requested at once so that no
+// single request is huge; wait_for(k) returns once the first k bytes are in.
+class RegionReader {
+ public:
+  RegionReader(io::BlockFile& file, std::uint64_t offset, std::byte* to, std::uint64_t bytes) {
+    for (std::uint64_t done = 0; done < bytes; done += kPiece) {
+      pieces_.push_back(file.read(to + done, offset + done, std::min(kPiece, bytes - done)));
+    }
   }
-  for (auto& piece : pieces) piece.wait();
-}
+  void wait_for(std::uint64_t bytes) {
+    for (; waited_ < pieces_.size() && waited_ * kPiece < bytes; ++waited_) pieces_[waited_].wait();
+  }
+
+ private:
+  static constexpr std::uint64_t kPiece = std::uint64_t{64} << 20;
+  std::vector<io::PendingIo> pieces_;
+  std::size_t waited_ = 0;
+};
 
 class ExternalRun {
  public:
@@ -130,22 +139,29 @@ class ExternalRun {
     const std::uint64_t bytes = node.records * o_.record_size;
     std::byte* a = arena_;
     std::byte* b = arena_ + half_budget(o_);
-    auto t0 = Clock::now();
-    read_region(source, offset, a, bytes);
+    // The first chunks are shuffled while the rest is still being read.
+    RegionReader reader(source, offset, a, bytes);
     stats.bytes_read += bytes;
-    stats.seconds_reading += since(t0);
     ++stats.nodes_in_memory;
-    t0 = Clock::now();
-    double writing = 0;
-    run_node_in_memory(node, a, b, o_,
-                       [&](const std::byte* data, std::size_t n) {
-                         const auto w0 = Clock::now();
-                         emit_limited(data, n);
-                         writing += since(w0);
-                         publish_progress();
-                       });
+    const auto t0 = Clock::now();
+    double writing = 0, reading = 0;
+    run_node_in_memory(
+        node, a, b, o_,
+        [&](const std::byte* data, std::size_t n) {
+          const auto w0 = Clock::now();
+          emit_limited(data, n);
+          writing += since(w0);
+          publish_progress();
+        },
+        [&](std::uint64_t records) {
+          const auto r0 = Clock::now();
+          reader.wait_for(records * o_.record_size);
+          reading += since(r0);
+        });
+    reader.wait_for(bytes);
+    stats.seconds_reading += reading;
     stats.seconds_writing += writing;
-    stats.seconds_shuffling += since(t0) - writing;
+    stats.seconds_shuffling += since(t0) - writing - reading;
     return 1;
   }
 

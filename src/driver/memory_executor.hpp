@@ -15,15 +15,19 @@
 
 namespace extshuffle::driver {
 
-
 // Called with consecutive pieces of the node's output, in order.
 using EmitOutput = std::function<void(const std::byte* data, std::size_t bytes)>;
 
+// Returns once the first `records` records of the node's input are in place.
+using AwaitInput = std::function<void(std::uint64_t records)>;
+
 // `records_in` holds the node's input (node.records records, input order) and
 // is overwritten; `workspace` holds as many bytes and is scratch. Cost: one
-// shuffle and one copy of the data per plan level below the node.
+// shuffle and one copy of the data per plan level below the node. With
+// `await_input`, the input may still be arriving: chunks are shuffled as
+// their records come in, so reading overlaps the first level's shuffles.
 void run_node_in_memory(const core::Node& node, std::byte* records_in, std::byte* workspace,
-                        const ShuffleOptions& options, const EmitOutput& emit);
+                        const ShuffleOptions& options, const EmitOutput& emit, const AwaitInput& await_input = {});
 
 // Row i of the node's communication matrix for every chunk: rows[i * p + j]
 // (p = bucket_count). Sampling is sequential over rows (Gustedt, SampMat);
