@@ -12,6 +12,37 @@
 
 namespace extshuffle::driver {
 
+namespace {
+
+// Counts the terminators in [from, bytes) of `file`, reading the next piece
+// while this one is counted so that the disk never waits for the count;
+// `last_byte` becomes the input's last byte when there is any.
+std::uint64_t count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, char terminator,
+                         char& last_byte) {
+  constexpr std::size_t kPiece = std::size_t{8} << 20;
+  const io::AlignedBuffer storage = io::allocate_aligned(2 * kPiece);
+  char* pieces[2] = {reinterpret_cast<char*>(storage.get()), reinterpret_cast<char*>(storage.get()) + kPiece};
+  std::uint64_t records = 0;
+  std::size_t sizes[2] = {0, 0};
+  io::PendingIo pending[2];
+  std::uint64_t next = from;
+  auto start = [&](int which) {
+    sizes[which] = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, bytes - next));
+    if (sizes[which] > 0) pending[which] = file.read(pieces[which], next, sizes[which]);
+    next += sizes[which];
+  };
+  start(0);
+  for (int current = 0; sizes[current] > 0; current ^= 1) {
+    start(current ^ 1);
+    pending[current].wait();
+    records += formats::count_terminators(pieces[current], pieces[current] + sizes[current], terminator);
+    last_byte = pieces[current][sizes[current] - 1];
+  }
+  return records;
+}
+
+}  // namespace
+
 TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                              std::uint64_t header_records, bool skip_blank, const std::string& display_name,
                              RecordDigest* digest) {
@@ -49,9 +80,9 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
     const bool at_input_end = position + fill == bytes;
     if (count_terminators && headers_seen == header_records) {
       count.records += formats::count_terminators(buffer + at, buffer + fill, syntax.terminator);
-      at = fill;
+      count.records += count_rest(file, position + fill, bytes, syntax.terminator, last_byte);
       counted_by_terminators = true;
-      continue;
+      break;
     }
     counted_by_terminators = false;
     while (at < fill) {
