@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages extshuffle needs, only those that are missing.
 # Uses sudo when not root; never asks questions (no standard input needed).
+# usage: scripts/install-deps.sh [--bench]
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,11 @@ packages=(
   # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root.
   clang libclang-rt-14-dev e2fsprogs
 )
+# --bench: also what bench/ needs beyond the build (GNU time for peak RSS in
+# bench/suite.sh, perf for bench/profile.sh); CI does not need them.
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(time linux-perf)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
