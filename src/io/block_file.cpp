@@ -153,13 +153,7 @@ std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const
   const std::string& name = display_name.empty() ? path : display_name;
   std::unique_ptr<stxxl::file> file;
   try {
-    // Unbuffered (O_DIRECT, where the file system has it): the output
-    // is written once and not read back, so the page cache only costs a
-    // kernel copy per byte on two busy cores, and the writeback that fsync
-    // waits for (bench/direct_io.sh). Requests must be page-aligned;
-    // OutputFile writes an unaligned tail through its own descriptor.
-    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK | stxxl::file::DIRECT,
-                                                 kOutputQueue);
+    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK, kOutputQueue);
   } catch (const std::exception& e) {
     throw IoError("cannot write output", name, errno_from_stxxl(e));
   }

@@ -135,23 +135,10 @@ void OutputFile::start_writeback(std::uint64_t settled) {
 
 void OutputFile::commit() {
   if (is_stdout()) return;
-  // The direct file takes whole pages; the tail goes through our own
-  // (buffered) descriptor, after the writes before it.
-  const std::size_t tail = fill_ % kPageBytes;
-  fill_ -= tail;
-  const std::byte* tail_data = buffer_[current_] + fill_;
   flush_buffer();
   pending_[0].wait();
   pending_[1].wait();
   file_.reset();
-  for (std::size_t done = 0; done < tail;) {
-    const ssize_t n = ::pwrite(fd_, tail_data + done, tail - done,
-                               static_cast<off_t>(bytes_written_ + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IoError("cannot write output", destination_, errno);
-    done += static_cast<std::size_t>(n);
-  }
-  bytes_written_ += tail;
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   if (temporary_.empty()) {
