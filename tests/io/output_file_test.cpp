@@ -1,7 +1,7 @@
-// The output file (io/output_file.hpp): whole pages go through an O_DIRECT
-// descriptor, the last partial page through a buffered one. Whatever the
-// sizes and however the bytes are handed over, the committed file must hold
-// exactly them, and nothing may reach the destination before commit().
+// The output file (io/output_file.hpp): two 8 MiB buffers written behind
+// asynchronously, writeback started as each lands. Whatever the sizes and
+// however the bytes are handed over, the committed file must hold exactly
+// them, and nothing may reach the destination before commit().
 #include "extshuffle/io/output_file.hpp"
 
 #include <gtest/gtest.h>
