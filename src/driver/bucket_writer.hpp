@@ -22,7 +22,6 @@
 
 namespace extshuffle::driver {
 
-
 class BucketWriter {
  public:
   // `overflow_top` (may be null when the region cannot overflow) is the
