@@ -2,6 +2,8 @@
 // variable-size records.
 #pragma once
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -27,6 +29,9 @@ inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   if (per_bucket == 0) throw std::invalid_argument("--memory too small for the plan's fanout");
   return per_bucket;
 }
+
+// The worker threads a run uses: --threads, or 0 for all cores.
+inline int worker_threads(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
 
 // Below this many bytes a scatter is not worth a parallel region.
 inline constexpr std::uint64_t kParallelScatterBytes = std::uint64_t{4} << 20;

@@ -1,7 +1,5 @@
 #include "extshuffle/driver/external_executor.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -405,7 +403,7 @@ class ExternalRun {
     start_read(0);
     std::vector<device::ShuffleJob> jobs;
     const std::uint64_t p = row.size();
-    const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
+    const int threads = worker_threads(o_.threads);
     std::vector<std::uint64_t> slice_starts;  // per chunk of the group: where each bucket's slice starts
     for (std::uint64_t g = 0; g < groups; ++g) {
       auto t0 = Clock::now();

@@ -1,7 +1,5 @@
 #include "memory_executor.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -30,7 +28,7 @@ namespace {
 // job is split across threads (which evaluates its bijection twice), and
 // small enough that input can still be arriving and output leaving.
 std::size_t batch_jobs(const ShuffleOptions& options) {
-  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  const int threads = worker_threads(options.threads);
   return 2 * static_cast<std::size_t>(std::max(threads, 1));
 }
 
@@ -54,7 +52,7 @@ void scatter_to_buckets(const core::Node& node, const std::byte* b, std::byte* a
       at += rows[i * p + j];
     }
   }
-  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  const int threads = worker_threads(options.threads);
   scatter_by_bucket_ranges(p, n * r >= kParallelScatterBytes ? threads : 1, [&](std::uint64_t j) {
     std::uint64_t cursor = core::bucket_first(n, p, j);
     for (std::uint64_t i = 0; i < chunks; ++i) {

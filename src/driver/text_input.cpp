@@ -19,25 +19,12 @@ namespace {
 // `last_byte` becomes the input's last byte when there is any.
 std::uint64_t count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, char terminator,
                          char& last_byte) {
-  constexpr std::size_t kPiece = std::size_t{8} << 20;
-  const io::AlignedBuffer storage = io::allocate_aligned(2 * kPiece);
-  char* pieces[2] = {reinterpret_cast<char*>(storage.get()), reinterpret_cast<char*>(storage.get()) + kPiece};
   std::uint64_t records = 0;
-  std::size_t sizes[2] = {0, 0};
-  io::PendingIo pending[2];
-  std::uint64_t next = from;
-  auto start = [&](int which) {
-    sizes[which] = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, bytes - next));
-    if (sizes[which] > 0) pending[which] = file.read(pieces[which], next, sizes[which]);
-    next += sizes[which];
-  };
-  start(0);
-  for (int current = 0; sizes[current] > 0; current ^= 1) {
-    start(current ^ 1);
-    pending[current].wait();
-    records += formats::count_terminators(pieces[current], pieces[current] + sizes[current], terminator);
-    last_byte = pieces[current][sizes[current] - 1];
-  }
+  io::read_sequentially(file, from, bytes - from, std::size_t{8} << 20, [&](const std::byte* data, std::size_t size) {
+    const auto* text = reinterpret_cast<const char*>(data);
+    records += formats::count_terminators(text, text + size, terminator);
+    last_byte = text[size - 1];
+  });
   return records;
 }
 

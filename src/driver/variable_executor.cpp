@@ -1,7 +1,5 @@
 #include "extshuffle/driver/variable_executor.hpp"
 
-#include <omp.h>
-
 #include <cstring>
 #include <utility>
 #include <string>
@@ -237,7 +235,7 @@ class VariableRun {
     index_options.record_size = sizeof(std::uint32_t);
     const std::uint64_t staging_capacity = staging_bytes(o_.memory_bytes);
     Emitter emitter(*this, staging, staging_capacity);
-    const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
+    const int threads = worker_threads(o_.threads);
     double writing_before = stats.seconds_writing;
     // The gather is random access into the node's bytes, bound by memory
     // latency: batches of records are placed by a prefix sum of their
@@ -441,7 +439,7 @@ class VariableRun {
     std::vector<GroupChunk> group;
     std::vector<device::ShuffleJob> jobs;
     std::vector<std::uint64_t> slice_starts;  // per chunk of the group: where each bucket's slice starts
-    const int threads = o_.threads > 0 ? o_.threads : omp_get_max_threads();
+    const int threads = worker_threads(o_.threads);
 
     NodeReader reader(data);
     const std::uint64_t space_bytes = layout.space_bytes;

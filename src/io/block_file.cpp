@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <stxxl/io>
 
 #include "extshuffle/driver/errors.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
 
 namespace extshuffle::io {
@@ -206,6 +208,25 @@ void BlockFile::discard(std::uint64_t offset, std::uint64_t bytes) {
     // Best effort: a file system without hole punching keeps the space until exit.
     (void)::fallocate(side_fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                       static_cast<off_t>(offset), static_cast<off_t>(bytes));
+  }
+}
+
+void read_sequentially(BlockFile& file, std::uint64_t offset, std::uint64_t bytes, std::size_t piece,
+                       const ConsumePiece& consume) {
+  const AlignedBuffer buffers = allocate_aligned(2 * piece);
+  std::size_t sizes[2] = {0, 0};
+  PendingIo pending[2];
+  std::uint64_t next = 0;
+  auto start = [&](int which) {
+    sizes[which] = static_cast<std::size_t>(std::min<std::uint64_t>(piece, bytes - next));
+    if (sizes[which] > 0) pending[which] = file.read(buffers.get() + which * piece, offset + next, sizes[which]);
+    next += sizes[which];
+  };
+  start(0);
+  for (int current = 0; sizes[current] > 0; current ^= 1) {
+    start(current ^ 1);
+    pending[current].wait();
+    consume(buffers.get() + current * piece, sizes[current]);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,6 +79,12 @@ class BlockFile {
   std::uint64_t inode_ = 0;
   std::mutex grow_mutex_;  // memory files only: see write()
 };
+
+// Reads [offset, offset + bytes) of `file` front to back in pieces of at
+// most `piece` bytes, reading the next piece while `consume` takes this one.
+using ConsumePiece = std::function<void(const std::byte* data, std::size_t bytes)>;
+void read_sequentially(BlockFile& file, std::uint64_t offset, std::uint64_t bytes, std::size_t piece,
+                       const ConsumePiece& consume);
 
 // Before the first STXXL call: send STXXL's log files to /dev/null so it never
 // writes stxxl.log into the working directory or prints on stdout.
