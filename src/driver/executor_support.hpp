@@ -10,6 +10,8 @@
 #include <exception>
 #include <stdexcept>
 
+#include "extshuffle/errors.hpp"
+
 namespace extshuffle::driver {
 
 using Clock = std::chrono::steady_clock;
@@ -26,7 +28,7 @@ inline std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a 
 inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   std::uint64_t per_bucket = std::min(kMaxBucketBuffer, share / (2 * p));
   per_bucket = per_bucket >= kIoAlign ? align_down(per_bucket, kIoAlign) : align_down(per_bucket, 64);
-  if (per_bucket == 0) throw std::invalid_argument("--memory too small for the plan's fanout");
+  if (per_bucket == 0) throw BudgetError("--memory too small for the plan's fanout");
   return per_bucket;
 }
 

@@ -45,7 +45,7 @@ GatherLayout gather_layout(std::uint64_t records, std::size_t record_size, std::
                                                                      (std::uint64_t{1} << 20) / record_size + 1)) *
                  record_size;
   g.window_bytes = align_down(left > g.read_bytes ? left - g.read_bytes : 0, record_size);
-  if (g.window_bytes < record_size) throw std::invalid_argument("--memory too small for the record size");
+  if (g.window_bytes < record_size) throw BudgetError("--memory too small for the record size");
   return g;
 }
 
@@ -494,7 +494,7 @@ void check_options(const ExternalOptions& o) {
   if (o.record_size == 0) throw std::invalid_argument("record size must be positive");
   const std::uint64_t minimum = minimum_memory_bytes(o.constants, o.record_size);
   if (o.memory_bytes < minimum) {
-    throw std::invalid_argument("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K");
+    throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K");
   }
 }
 

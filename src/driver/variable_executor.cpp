@@ -84,7 +84,7 @@ StreamLayout stream_layout(std::uint64_t p, const core::PlanConstants& c, std::u
   const std::uint64_t per_chunk = 8 * c.leaf_records + 4;
   s.group_chunks = std::clamp<std::uint64_t>(left / 4 / per_chunk, 1, kMaxChunkGroup);
   s.arrays_bytes = std::max(group_arrays_bytes(c.leaf_records, s.group_chunks), gather_arrays_bytes(c.leaf_records));
-  if (left < s.arrays_bytes + kMinChunkSpace) throw std::invalid_argument("--memory too small for line records");
+  if (left < s.arrays_bytes + kMinChunkSpace) throw BudgetError("--memory too small for line records");
   s.space_bytes = std::min(align_down(left - s.arrays_bytes, 64), kMaxChunkSpace);
   return s;
 }
@@ -674,7 +674,7 @@ ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io
   const std::uint64_t input_bytes = input.bytes + (input.add_terminator ? 1 : 0);
   if (!VariableRun::fits_in_memory(records, input_bytes, options.memory_bytes) &&
       options.memory_bytes < minimum_memory_bytes_variable(options.constants)) {
-    throw std::invalid_argument("--memory must be at least " +
+    throw BudgetError("--memory must be at least " +
                                 std::to_string((minimum_memory_bytes_variable(options.constants) + 1023) >> 10) +
                                 "K for line records");
   }
