@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "extshuffle/driver/reference_executor.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
 
@@ -154,7 +155,7 @@ TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
 
 TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
   EXPECT_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV1, device::Device::kCpu, 1}, 1024}),
-               std::invalid_argument);
+               BudgetError);
 }
 
 }  // namespace

@@ -348,7 +348,7 @@ TEST(VariableExecutor, BudgetBelowTheMinimumIsRejected) {
   const PlanConstants c{64, 4};
   const std::uint64_t below = minimum_memory_bytes_variable(c) / 2;
   const std::string text = numbered_text(20000, 30);
-  EXPECT_THROW(run_variable(text, 20000, options_for(c, below, 1)), std::invalid_argument);
+  EXPECT_THROW(run_variable(text, 20000, options_for(c, below, 1)), BudgetError);
   // An input that fits in the budget runs in RAM, whatever the minimum for streaming.
   EXPECT_EQ(sorted(split_records(run_variable("b\na\n", 2, options_for(c, below, 1)).output)),
             (std::vector<std::string>{"a\n", "b\n"}));
