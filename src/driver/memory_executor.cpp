@@ -53,7 +53,7 @@ void scatter_to_buckets(const core::Node& node, const std::byte* b, std::byte* a
     }
   }
   const int threads = worker_threads(options.threads);
-  scatter_by_bucket_ranges(p, n * r >= kParallelScatterBytes ? threads : 1, [&](std::uint64_t j) {
+  scatter_by_bucket_ranges(p, n * r >= tuning::kParallelScatterBytes ? threads : 1, [&](std::uint64_t j) {
     std::uint64_t cursor = core::bucket_first(n, p, j);
     for (std::uint64_t i = 0; i < chunks; ++i) {
       const std::uint64_t count = rows[i * p + j];

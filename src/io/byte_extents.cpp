@@ -1,11 +1,11 @@
-#include "node_stream.hpp"
+#include "extshuffle/io/byte_extents.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace extshuffle::driver {
+namespace extshuffle::io {
 
-void NodeBytes::append(const Extent& e) {
+void ByteExtents::append(const Extent& e) {
   if (e.bytes == 0) return;
   bytes += e.bytes;
   if (!extents.empty()) {
@@ -18,18 +18,19 @@ void NodeBytes::append(const Extent& e) {
   extents.push_back(e);
 }
 
-void NodeReader::seek(std::uint64_t position) {
+void ExtentReader::seek(std::uint64_t position) {
   finish();
-  position_ = std::min(position, node_->bytes);
+  position_ = std::min(position, extents_->bytes);
 }
 
-void NodeReader::start(std::byte* to, std::uint64_t max) {
+void ExtentReader::start(std::byte* to, std::uint64_t max) {
   finish();
-  // Requests of at most 64 MiB, so that no single request is huge.
+  // Requests of at most 64 MiB, so that no single request is huge and the
+  // first pieces can be used while the last are read.
   constexpr std::uint64_t kPiece = std::uint64_t{64} << 20;
   std::uint64_t extent_first = 0;
   std::uint64_t placed = 0;
-  for (const Extent& e : node_->extents) {
+  for (const Extent& e : extents_->extents) {
     if (placed == max) break;
     const std::uint64_t extent_end = extent_first + e.bytes;
     if (position_ + placed < extent_end) {
@@ -39,7 +40,8 @@ void NodeReader::start(std::byte* to, std::uint64_t max) {
         std::memcpy(to + placed, e.memory + within, take);
       } else {
         for (std::uint64_t done = 0; done < take; done += kPiece) {
-          pending_.push_back(e.file->read(to + placed + done, e.offset + within + done, std::min(kPiece, take - done)));
+          const std::uint64_t piece = std::min(kPiece, take - done);
+          pending_.push_back({e.file->read(to + placed + done, e.offset + within + done, piece), placed + done + piece});
         }
       }
       placed += take;
@@ -49,13 +51,22 @@ void NodeReader::start(std::byte* to, std::uint64_t max) {
   in_flight_ = placed;
 }
 
-std::uint64_t NodeReader::finish() {
-  for (auto& p : pending_) p.wait();
+void ExtentReader::wait_for(std::uint64_t bytes) {
+  for (; waited_ < pending_.size(); ++waited_) {
+    // Pieces end in increasing order; bytes held in memory are in at once.
+    if (waited_ > 0 && pending_[waited_ - 1].end >= bytes) return;
+    pending_[waited_].io.wait();
+  }
+}
+
+std::uint64_t ExtentReader::finish() {
+  for (auto& p : pending_) p.io.wait();
   pending_.clear();
+  waited_ = 0;
   const std::uint64_t got = in_flight_;
   position_ += got;
   in_flight_ = 0;
   return got;
 }
 
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::io

@@ -1,0 +1,111 @@
+// Scratch space for the buckets of streaming nodes (DESIGN.md 2.3): one
+// region per bucket, filled through per-bucket writers with write-behind,
+// overflow extents when a bucket outgrows its region (variable-size
+// records), read back as ByteExtents, and discarded as soon as it is spent.
+//
+// Space is taken as a stack: a split takes the space above everything in
+// use, its buckets' children stack above it, and the split gives its space
+// back when it ends. The store works on any BlockFile, so tests run it on the
+// memory-backed BlockFile::in_memory().
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/byte_extents.hpp"
+
+namespace extshuffle::io {
+
+// Scratch requests are aligned to this many bytes (O_DIRECT's page size).
+inline constexpr std::uint64_t kScratchAlign = 4096;
+
+// One bucket's byte stream, appended through two buffers: one is written
+// behind asynchronously while the other fills. Writers of different buckets
+// may be used by different threads at once: the only thing they share is the
+// overflow top, taken with an atomic add.
+class BucketWriter {
+ public:
+  // `overflow_top` (null when the region cannot overflow) is the first free
+  // byte of scratch space, shared by the split's writers. A writer that is
+  // not `kept` discards what it is given (a bucket past -n).
+  BucketWriter(BlockFile& scratch, std::uint64_t region_offset, std::uint64_t region_bytes,
+               std::atomic<std::uint64_t>* overflow_top, std::byte* buffers, std::uint64_t buffer_bytes, bool kept);
+
+  void append(const std::byte* data, std::uint64_t bytes);
+  // Writes what is buffered; the write completes in the background.
+  void flush();
+  // Flushes and waits for every write.
+  void finish();
+
+  // Where the bucket's bytes are, in order (complete after finish()).
+  const ByteExtents& stored() const { return stored_; }
+  // Bytes handed to scratch writes since the last call.
+  std::uint64_t take_unreported_bytes();
+
+ private:
+  BlockFile* scratch_;
+  std::uint64_t region_offset_;
+  std::uint64_t region_left_;
+  std::atomic<std::uint64_t>* overflow_top_;
+  std::byte* buffers_[2];
+  std::uint64_t capacity_;
+  std::uint64_t fill_ = 0;
+  int current_ = 0;
+  PendingIo pending_[2][2];  // per buffer: its region part and its overflow part
+  ByteExtents stored_;
+  std::uint64_t unreported_bytes_ = 0;
+  bool kept_;
+};
+
+class BucketStore {
+ public:
+  // Scratch space of `scratch` from `first_free` up is the store's.
+  BucketStore(BlockFile& scratch, std::uint64_t first_free) : scratch_(scratch), top_(first_free) {}
+  BlockFile& scratch() { return scratch_; }
+
+  // The buckets of one streaming node.
+  class Split {
+   public:
+    // Bucket j gets a region of region_bytes[j] (rounded up to kScratchAlign
+    // when `may_overflow`, so overflow extents stay aligned; exact
+    // otherwise, so consecutive buckets are adjacent and a run of them reads
+    // back with one request), and two buffers of `buffer_bytes` carved in
+    // order from `buffers`. Buckets with kept[j] false are not stored (-n).
+    Split(BucketStore& store, std::span<const std::uint64_t> region_bytes, std::span<const bool> kept,
+          bool may_overflow, std::byte* buffers, std::uint64_t buffer_bytes);
+    Split(const Split&) = delete;
+    Split& operator=(const Split&) = delete;
+    ~Split();  // discards what is left and gives the space back
+
+    BucketWriter& writer(std::uint64_t j) { return writers_[j]; }
+    // Bytes handed to scratch since the last call, over all writers; call
+    // between scatters on one thread.
+    std::uint64_t take_written_bytes();
+    // Flushes every writer and waits; the buckets are then readable and
+    // children's splits stack above this one's overflow. Returns the bytes
+    // written since the last take_written_bytes().
+    std::uint64_t finish();
+    // Where bucket j's bytes are (after finish()).
+    const ByteExtents& bucket(std::uint64_t j) const { return writers_[j].stored(); }
+    // Buckets [first, end) as one extent list: one request when adjacent.
+    ByteExtents buckets(std::uint64_t first, std::uint64_t end) const;
+    // Drops bucket j's bytes from the page cache and the disk now, while
+    // they may still be dirty, rather than all at the end.
+    void discard(std::uint64_t j);
+
+   private:
+    BucketStore& store_;
+    std::uint64_t base_;
+    std::atomic<std::uint64_t> overflow_top_;
+    std::vector<BucketWriter> writers_;
+  };
+
+ private:
+  BlockFile& scratch_;
+  std::uint64_t top_;  // first byte not in use
+};
+
+}  // namespace extshuffle::io

@@ -1,0 +1,78 @@
+// The library's executor entry points (external_executor.hpp,
+// variable_executor.hpp): each builds its record layout and hands the plan to
+// the one driver, PlanWalk.
+#include <stdexcept>
+
+#include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/driver/variable_executor.hpp"
+#include "extshuffle/io/bucket_store.hpp"
+#include "fixed_records.hpp"
+#include "plan_walk.hpp"
+#include "text_records.hpp"
+
+namespace extshuffle::driver {
+
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size) {
+  return FixedRecords::minimum_memory_bytes(constants, record_size);
+}
+
+std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants) {
+  return TextRecords::minimum_memory_bytes(constants);
+}
+
+Schedule plan_schedule(std::uint64_t records, const ExternalOptions& options) {
+  if (options.record_size == 0) throw std::invalid_argument("record size must be positive");
+  const FixedRecords layout(options);
+  const std::uint64_t bytes = records * options.record_size;
+  layout.check_budget(records, bytes, options.memory_bytes);
+  return plan_schedule(layout, options.constants, records, bytes, options.memory_bytes);
+}
+
+Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, const VariableOptions& options) {
+  return plan_schedule(TextRecords(options), options.constants, records, bytes, options.memory_bytes);
+}
+
+namespace {
+
+// Runs the plan of `records` records in `data` through `layout`, which reads
+// its options from `sized`. An input that fits needs an arena of what its
+// node takes in RAM, not the whole budget (by default half of RAM, which
+// --device cuda would pin); the layout of memory never changes the output.
+ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, std::uint64_t records,
+                        const io::ByteExtents& data, io::BlockFile& scratch, std::uint64_t scratch_offset,
+                        const OutputSink& sink) {
+  core::check_plan(records, sized.constants);
+  layout.check_budget(records, data.bytes, sized.memory_bytes);
+  if (layout.fits_in_memory(records, data.bytes, sized.memory_bytes)) {
+    sized.memory_bytes = layout.in_memory_bytes(records, data.bytes, sized.memory_bytes);
+  }
+  io::BucketStore store(scratch, scratch_offset);
+  PlanWalk walk(layout, store, sized, sink);
+  return walk.run(records, data);
+}
+
+}  // namespace
+
+ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
+                               io::BlockFile& scratch, std::uint64_t scratch_offset,
+                               const ExternalOptions& options, const OutputSink& sink) {
+  if (options.record_size == 0) throw std::invalid_argument("record size must be positive");
+  ExternalOptions sized = options;
+  const FixedRecords layout(sized);
+  io::ByteExtents data;
+  data.append({&input, input_offset, records * options.record_size});
+  return walk_plan(layout, sized, records, data, scratch, scratch_offset, sink);
+}
+
+ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink) {
+  VariableOptions sized = options;
+  const TextRecords layout(sized);
+  io::ByteExtents data;
+  data.append({input.file, input.offset, input.bytes});
+  static const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
+  if (input.add_terminator) data.append({nullptr, 0, 1, &kTerminators[options.syntax.terminator == '\n' ? 0 : 1]});
+  return walk_plan(layout, sized, records, data, scratch, scratch_offset, sink);
+}
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,62 @@
+// Text records (lines, CSV, TSV, JSONL; DESIGN.md 2.5): the record layout
+// where sizes are found by scanning for terminators. Chunks are shuffled as
+// 4-byte record indices and the bytes gathered in that order; a bucket's
+// size is known only after the scatter, so each gets a region of its
+// expected size plus slack and overflow extents beyond it.
+#pragma once
+
+#include <cstdint>
+
+#include "extshuffle/driver/variable_executor.hpp"
+#include "record_layout.hpp"
+#include "text_scan.hpp"
+
+namespace extshuffle::driver {
+
+class TextRecords final : public RecordLayout {
+ public:
+  explicit TextRecords(const VariableOptions& options) : o_(options) {}
+
+  // Smallest budget for an input that does not fit in it: bucket buffers of
+  // 4 KiB at full fanout in one half; the gather arrays and a minimal chunk
+  // space in the other (about 65 MiB for permutation version 1).
+  static std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants);
+
+  void check_budget(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
+  std::uint64_t in_memory_bytes(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
+  bool fits_in_memory(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
+  void run_in_memory(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx) const override;
+  void gather_leaf(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx,
+                   const OnWindow& on_window) const override;
+  SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override;
+  std::uint64_t bucket_region_bytes(std::uint64_t node_bytes, std::uint64_t n,
+                                    std::uint64_t bucket_records) const override;
+  bool buckets_may_overflow() const override { return true; }
+  std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
+                                                 std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;
+  // Text buckets run one by one: each is read into the arena it runs in.
+  bool groups_small_buckets() const override { return false; }
+  void run_buckets_in_memory(const core::Node&, std::uint64_t, std::uint64_t, std::uint64_t, std::byte*, std::byte*,
+                             RunContext&) const override {}
+
+  TextScan scan(bool root) const { return TextScan{o_.syntax, root && o_.skip_blank}; }
+
+ private:
+  const VariableOptions& o_;
+};
+
+// How a streaming node of text records carves its chunk memory: the chunk
+// space (read ahead, records located in place) and the index arrays.
+struct TextSplit {
+  SplitLayout split;
+  std::uint64_t group_chunks = 1;
+  std::uint64_t space_bytes = 0;
+  std::uint64_t arrays_bytes = 0;
+};
+TextSplit text_split(std::uint64_t p, const core::PlanConstants& c, std::uint64_t budget);
+
+std::unique_ptr<ChunkGroups> open_text_chunk_groups(const core::Node& node, const io::ByteExtents& data,
+                                                    const TextScan& scan, const TextSplit& layout,
+                                                    const VariableOptions& o, RunContext& ctx);
+
+}  // namespace extshuffle::driver
