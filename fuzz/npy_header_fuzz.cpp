@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 
 namespace {

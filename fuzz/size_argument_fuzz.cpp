@@ -1,4 +1,4 @@
-// libFuzzer target: the size arguments (src/driver/size_argument.cpp):
+// libFuzzer target: the size arguments (tools/extshuffle/size_argument.cpp):
 // --memory with sort's syntax and --record-size. Any text must give a
 // positive byte count or UsageError; anything else is a bug.
 #include <cctype>
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "extshuffle/driver/errors.hpp"
-#include "extshuffle/driver/size_argument.hpp"
+#include "extshuffle/errors.hpp"
+#include "size_argument.hpp"
 
 namespace {
 
@@ -26,7 +26,7 @@ bool all_digits(const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace extshuffle::driver;
+  using namespace extshuffle::cli;
   const std::string text(reinterpret_cast<const char*>(data), size);
   // Two plausible machines: 16 GiB, and 1 TiB (percentages near 64 bits).
   for (const std::uint64_t physical : {std::uint64_t{16} << 30, std::uint64_t{1} << 40}) {

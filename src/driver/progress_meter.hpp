@@ -1,6 +1,7 @@
-// The progress display on stderr (when it is a terminal, or --progress):
-// bytes moved through disk so far, rate and ETA, redrawn twice a second by a
-// background thread that only reads an atomic counter.
+// Progress of a run for Config::progress: a background thread reads the
+// counter the executor publishes into (bytes read plus written) and hands it
+// to the caller's callback twice a second. The library draws nothing; the
+// CLI does (tools/extshuffle/progress_display.hpp).
 #pragma once
 
 #include <atomic>
@@ -9,23 +10,25 @@
 #include <mutex>
 #include <thread>
 
+#include "extshuffle/driver/config.hpp"
+
 namespace extshuffle::driver {
 
 class ProgressMeter {
  public:
   // total_bytes: expected bytes read plus written (the schedule's estimate).
-  ProgressMeter(std::uint64_t total_bytes, bool enabled);
-  ~ProgressMeter();  // stops the thread and clears the line
+  // An empty callback starts no thread and counter() is null.
+  ProgressMeter(std::uint64_t total_bytes, ProgressCallback callback);
+  ~ProgressMeter();  // stops the thread
   ProgressMeter(const ProgressMeter&) = delete;
   ProgressMeter& operator=(const ProgressMeter&) = delete;
 
   // The counter the executor publishes into (bytes read plus written).
-  std::atomic<std::uint64_t>* counter() { return enabled_ ? &done_ : nullptr; }
+  std::atomic<std::uint64_t>* counter() { return callback_ ? &done_ : nullptr; }
 
  private:
-  void draw(double seconds);
   std::uint64_t total_;
-  bool enabled_;
+  ProgressCallback callback_;
   std::atomic<std::uint64_t> done_{0};
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -4,7 +4,7 @@
 #include <string>
 #include <cstring>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/driver/record_digest.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"

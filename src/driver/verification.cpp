@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <algorithm>
 
+#include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 
 namespace extshuffle::driver {
@@ -31,7 +32,7 @@ void add_text_records(RecordDigest& digest, const std::byte* data, std::size_t b
 
 void check_digests(const RecordDigest& read, const RecordDigest& written) {
   if (read == written) return;
-  throw std::runtime_error("verify failed: the output is not a permutation of the input (read " + read.to_string() +
+  throw Error("verify failed: the output is not a permutation of the input (read " + read.to_string() +
                            "; wrote " + written.to_string() + ")");
 }
 

@@ -25,7 +25,7 @@ RecordDigest digest_fixed_records(io::BlockFile& file, std::uint64_t offset, std
 void add_text_records(RecordDigest& digest, const std::byte* data, std::size_t bytes,
                       const formats::RecordSyntax& syntax);
 
-// Throws std::runtime_error "verify failed: ..." when the digests differ.
+// Throws Error (exit code 1) "verify failed: ..." when the digests differ.
 void check_digests(const RecordDigest& read, const RecordDigest& written);
 
 }  // namespace extshuffle::driver

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 
 namespace extshuffle::formats {
 namespace {

@@ -12,7 +12,7 @@
 #include <random>
 #include <stxxl/io>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
 

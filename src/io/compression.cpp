@@ -12,7 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 
 namespace extshuffle::io {

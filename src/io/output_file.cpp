@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <random>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
 
 namespace extshuffle::io {

@@ -168,6 +168,31 @@ TEST(LinesCli, AlignedTextFilesStayAligned) {
   EXPECT_FALSE(std::filesystem::exists(dir / "a"));
 }
 
+// -o takes one word, wherever it stands: shuf's own "-o OUTPUT INPUT",
+// "INPUT -o OUTPUT" and "INPUT OUTPUT" write the same bytes, and several -o
+// interleaved with their inputs still pair them in order.
+TEST(LinesCli, OutputOptionTakesOneWordInAnyOrder) {
+  TempDir dir;
+  const std::string in = (dir / "in.txt").string();
+  write_file(in, numbered_lines(1000));
+  const std::string positional = (dir / "positional.txt").string();
+  ASSERT_EQ(run_command(kBinary + " " + in + " " + positional + " --seed 1").exit_code, 0);
+  const auto first = run_command(kBinary + " -o " + (dir / "first.txt").string() + " " + in + " --seed 1");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto last = run_command(kBinary + " " + in + " -o " + (dir / "last.txt").string() + " --seed 1");
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_EQ(read_file(dir / "first.txt"), read_file(positional));
+  EXPECT_EQ(read_file(dir / "last.txt"), read_file(positional));
+  EXPECT_NE(read_file(positional), read_file(in));
+
+  write_file(dir / "copy.txt", numbered_lines(1000));
+  const auto aligned = run_command(kBinary + " --seed 1 -o " + (dir / "a.txt").string() + " " + in + " -o " +
+                                   (dir / "b.txt").string() + " " + (dir / "copy.txt").string());
+  ASSERT_EQ(aligned.exit_code, 0) << aligned.err;
+  EXPECT_EQ(read_file(dir / "a.txt"), read_file(positional));
+  EXPECT_EQ(read_file(dir / "b.txt"), read_file(positional));
+}
+
 TEST(LinesCli, SameSeedSameOutputDifferentSeedDifferentOutput) {
   TempDir dir;
   const std::string in = (dir / "in.txt").string();

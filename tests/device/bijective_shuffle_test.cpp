@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <type_traits>
 #include <vector>
 
+#include "extshuffle/device/device_error.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "support/permutations.hpp"
 #include "support/statistics.hpp"
@@ -94,7 +96,9 @@ TEST(BijectiveShuffle, CudaWithoutGpuIsAnError) {
   std::vector<std::byte> output(input.size());
   const ShuffleJob job{input.data(), output.data(), 10,
                        core::shuffle_bijection(1, StreamAddress{}, 10)};
-  EXPECT_THROW(shuffle_records(Device::kCuda, job, 8), std::runtime_error);
+  // A DeviceError is an extshuffle::Error, so the CLI maps it to exit code 1.
+  static_assert(std::is_base_of_v<Error, DeviceError>);
+  EXPECT_THROW(shuffle_records(Device::kCuda, job, 8), DeviceError);
   EXPECT_FALSE(cuda_unavailable_reason().empty());
 }
 

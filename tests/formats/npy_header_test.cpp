@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 #include "support/npy_files.hpp"
 
 namespace extshuffle::formats {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../support/command.hpp"
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 
 namespace extshuffle::io {
 namespace {

@@ -42,6 +42,44 @@ class VariablePhilox {
  public:
   static constexpr std::uint64_t kM0 = 0xD2B74407B1CE6E93ull;
 
+  // The widths and masks of the two Feistel halves (Listing 1's L_BITS,
+  // R_BITS and their masks). Plain data with no default member initialisers,
+  // so CUDA kernels can keep it in shared memory next to the round keys.
+  struct Halves {
+    std::uint32_t left_bits;
+    std::uint32_t right_bits;
+    std::uint32_t left_mask;
+    std::uint32_t right_mask;
+  };
+
+  // The one definition of Listing 1's steps, host and device: operator()
+  // below and the CUDA kernels (src/device/cuda/) call these, so the GPU
+  // cannot drift from the CPU. (The SIMD CPU kernels restate the round in
+  // vector intrinsics; tests/device/variable_philox_batch_test.cpp checks
+  // them against operator().) Pure register arithmetic, no allocation.
+  //
+  // split: the halves of domain index `value` (< 2^(left_bits + right_bits)).
+  EXTSHUFFLE_HOST_DEVICE static void split(const Halves& h, std::uint64_t value,
+                                           std::uint32_t& state0, std::uint32_t& state1) {
+    state0 = static_cast<std::uint32_t>(value >> h.right_bits);
+    state1 = static_cast<std::uint32_t>(value & h.right_mask);
+  }
+  // round: one Feistel round with round key `key`, in place.
+  EXTSHUFFLE_HOST_DEVICE static void round(const Halves& h, std::uint32_t key,
+                                           std::uint32_t& state0, std::uint32_t& state1) {
+    const std::uint64_t product = kM0 * state0;  // mulhilo(M0, state[0], hi)
+    const std::uint32_t hi = static_cast<std::uint32_t>(product >> 32);
+    std::uint32_t lo = static_cast<std::uint32_t>(product);
+    lo = (lo << (h.right_bits - h.left_bits)) | state1 >> h.left_bits;
+    state0 = ((hi ^ key) ^ state1) & h.left_mask;
+    state1 = lo & h.right_mask;
+  }
+  // join: the domain index whose halves are (state0, state1).
+  EXTSHUFFLE_HOST_DEVICE static std::uint64_t join(const Halves& h, std::uint32_t state0,
+                                                   std::uint32_t state1) {
+    return (std::uint64_t{state0} << h.right_bits) | std::uint64_t{state1};
+  }
+
   VariablePhilox() = default;
 
   // Round keys are the first `rounds` words of the given stream.
@@ -65,20 +103,18 @@ class VariablePhilox {
   EXTSHUFFLE_HOST_DEVICE std::uint32_t right_bits() const { return right_bits_; }
   EXTSHUFFLE_HOST_DEVICE std::uint32_t left_mask() const { return left_mask_; }
   EXTSHUFFLE_HOST_DEVICE std::uint32_t right_mask() const { return right_mask_; }
+  EXTSHUFFLE_HOST_DEVICE Halves halves() const {
+    return Halves{left_bits_, right_bits_, left_mask_, right_mask_};
+  }
 
   // Listing 1 of the paper. `value` must lie in [0, domain_size()).
   EXTSHUFFLE_HOST_DEVICE std::uint64_t operator()(std::uint64_t value) const {
-    std::uint32_t state0 = static_cast<std::uint32_t>(value >> right_bits_);
-    std::uint32_t state1 = static_cast<std::uint32_t>(value & right_mask_);
-    for (int i = 0; i < rounds_; ++i) {
-      const std::uint64_t product = kM0 * state0;  // mulhilo(M0, state[0], hi)
-      const std::uint32_t hi = static_cast<std::uint32_t>(product >> 32);
-      std::uint32_t lo = static_cast<std::uint32_t>(product);
-      lo = (lo << (right_bits_ - left_bits_)) | state1 >> left_bits_;
-      state0 = ((hi ^ keys_[i]) ^ state1) & left_mask_;
-      state1 = lo & right_mask_;
-    }
-    return (std::uint64_t{state0} << right_bits_) | std::uint64_t{state1};
+    const Halves h = halves();
+    std::uint32_t state0 = 0;
+    std::uint32_t state1 = 0;
+    split(h, value, state0, state1);
+    for (int i = 0; i < rounds_; ++i) round(h, keys_[i], state0, state1);
+    return join(h, state0, state1);
   }
 
  private:

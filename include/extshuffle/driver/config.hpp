@@ -1,30 +1,37 @@
-// What one extshuffle run does, validated by the CLI before run() sees it.
+// What one extshuffle run does. The CLI's make_config() validates the
+// command line into it; run() checks what only it can (the budget against
+// the records, the input's format) and throws typed errors for the rest.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/formats/format_detection.hpp"
 
 namespace extshuffle::driver {
 
-// How the input is cut into records. kAuto: a .npy array by its magic,
-// --record-size for fixed-size records, else text by the file's extension
-// (.csv, .tsv, .jsonl, .ndjson, also under .gz/.zst), else lines.
-enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl };
+using Format = formats::Format;
+
+// Progress of the passes through disk: bytes read plus written so far, and
+// the schedule's expected total (done may pass it slightly). Called from a
+// background thread of the run, never concurrently with itself: once with
+// done_bytes 0 as the passes start, then about twice a second. It must not
+// throw.
+using ProgressCallback = std::function<void(std::uint64_t done_bytes, std::uint64_t total_bytes)>;
 
 struct Config {
   std::string input_path = "-";   // "-" = standard input
   std::string output_path = "-";  // "-" = standard output
   std::uint64_t seed = 0;
-  std::size_t record_size = 0;     // bytes per fixed-size record
+  std::size_t record_size = 0;     // bytes per fixed-size record; 0: not given (text, or a .npy's rows)
   std::uint64_t memory_bytes = 0;  // hard cap on peak RSS, less a small fixed allowance
-  std::string tmpdir;              // scratch directory
-  int threads = 0;                 // 0 = all cores
+  std::string tmpdir;              // scratch directory; empty: $TMPDIR, else /tmp
+  int threads = 1;                 // worker threads, positive (the CLI resolves "all cores"); never changes the output
   Format format = Format::kAuto;
   bool zero_terminated = false;  // -z: lines end with NUL
   std::int64_t header_lines = -1;  // --header[=N] kept on top; -1: 1 for CSV/TSV, else 0
@@ -39,9 +46,8 @@ struct Config {
   bool integer_range = false;
   std::uint64_t range_low = 0, range_high = 0;
   bool verify = false;  // --verify: fail unless the output is a permutation of the input
-  bool dry_run = false;
-  bool stats = false;
-  bool progress = false;
+  bool dry_run = false;  // describe the plan and the schedule; read the input's format only, write nothing
+  ProgressCallback progress;  // empty: no progress reports
 };
 
 }  // namespace extshuffle::driver

@@ -1,7 +1,10 @@
-// The library's entry point for one extshuffle run.
+// The library's entry point for one extshuffle run. It prints nothing: the
+// caller prints the dry-run text and the RESULT fields it returns, and draws
+// progress from Config::progress.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "extshuffle/driver/config.hpp"
@@ -22,15 +25,52 @@ struct RunStats {
   double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
 };
 
-// Shuffles config.input_path into config.output_path. Throws the typed
-// errors of errors.hpp; the output path is untouched unless it succeeds.
-RunStats run(const Config& config);
+struct RunResult {
+  RunStats stats;  // with config.dry_run only bytes_written (a spool of the input) is counted
+  // With config.dry_run: the plan (levels, constants) and the executor's
+  // schedule (passes, nodes, expected IO), three lines each ending in '\n'.
+  std::string dry_run_text;
+};
 
-// The number of records config.input_path holds, as run() would read them
-// (format detection included). A file, not standard input. Throws like run().
-std::uint64_t input_records(const Config& config);
+// An input opened, its format detected and its records counted: what run()
+// needs to read it, so that callers that must know the record count first
+// (aligned inputs) read each input's metadata once. Holds the input file and
+// the run's scratch file (with the spool of a compressed input) until run()
+// consumes it or it is destroyed. Move-only.
+class PreparedInput {
+ public:
+  PreparedInput(PreparedInput&&) noexcept;
+  PreparedInput& operator=(PreparedInput&&) noexcept;
+  ~PreparedInput();
+  std::uint64_t records() const;  // records to shuffle (header records of text not counted)
+  const std::string& path() const;
 
-// The one-line RESULT record of --stats (key=value pairs).
-std::string format_result_line(const RunStats& stats);
+  struct State;  // the library's own
+
+ private:
+  explicit PreparedInput(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  friend PreparedInput prepare_input(const Config& config);
+  friend RunResult run(const Config& config, PreparedInput input);
+  friend RunResult run(const Config& config);
+};
+
+// Opens config.input_path (copying standard input or a compressed file to
+// scratch space), detects its format and counts its records (one sequential
+// read for text, none for fixed-size records). Throws the typed errors of
+// extshuffle/errors.hpp: UsageError for options that do not fit the input
+// or a budget too small (BudgetError), InputError, IoError.
+PreparedInput prepare_input(const Config& config);
+
+// Shuffles `input`, prepared with this `config` (bar output_path), into
+// config.output_path; with config.dry_run, only describes what it would do.
+// The output path is untouched unless it succeeds. Throws like
+// prepare_input().
+RunResult run(const Config& config, PreparedInput input);
+
+// Shuffles config.input_path into config.output_path (or the generated items
+// of -e/-i). The output is opened first, so that a bad destination fails
+// before any work. Throws like prepare_input().
+RunResult run(const Config& config);
 
 }  // namespace extshuffle::driver

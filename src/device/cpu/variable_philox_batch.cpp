@@ -1,3 +1,7 @@
+// The batch evaluators of VariablePhilox for the CPU back end. Each restates
+// core::VariablePhilox::round (Listing 1) in its own arithmetic, as vector
+// code must; tests/device/variable_philox_batch_test.cpp holds every one that
+// this CPU runs to core, exhaustively at small widths and sampled up to 62.
 #include "variable_philox_batch.hpp"
 
 // GCC 12's AVX-512 headers build masked intrinsics on _mm512_undefined, which

@@ -60,63 +60,49 @@ inline constexpr int kBlockWarps = kBlockThreads / kWarpThreads;
 inline constexpr std::size_t kThreadCopyMaxBytes = 32;
 
 // VariablePhilox as plain data: no default member initialisers, so it can
-// live in __shared__ memory. Filled from the core class's accessors.
+// live in __shared__ memory. Filled from the core class's accessors; the
+// rounds themselves are core's (core::VariablePhilox::split/round/join).
 struct BijectionParams {
   std::uint32_t keys[core::kVariablePhiloxMaxRounds];
-  std::uint32_t left_bits;
-  std::uint32_t right_bits;
-  std::uint32_t left_mask;
-  std::uint32_t right_mask;
+  core::VariablePhilox::Halves halves;
   std::int32_t rounds;
 };
 
 __host__ __device__ inline BijectionParams make_bijection_params(const core::VariablePhilox& f) {
   BijectionParams p{};
   for (int r = 0; r < f.rounds(); ++r) p.keys[r] = f.key(r);
-  p.left_bits = f.left_bits();
-  p.right_bits = f.right_bits();
-  p.left_mask = f.left_mask();
-  p.right_mask = f.right_mask();
+  p.halves = f.halves();
   p.rounds = f.rounds();
   return p;
 }
 
 __host__ __device__ inline std::uint64_t domain_size(const BijectionParams& f) {
-  return std::uint64_t{1} << (f.left_bits + f.right_bits);
+  return std::uint64_t{1} << (f.halves.left_bits + f.halves.right_bits);
 }
 
-// values[j] = f(first + j) for j < kItems: Listing 1 of the paper exactly as
-// core::VariablePhilox::operator() computes it, with the rounds outermost so
-// one key load serves all items and the items' multiplies overlap.
+// values[j] = f(first + j) for j < kItems: core::VariablePhilox::operator()
+// with the rounds outermost, so one key load serves all items and the items'
+// multiplies overlap. Host and device, so tests/device/cuda_kernel_host_test.cu
+// can compare it with core on the CPU.
 template <int kItems>
 __host__ __device__ __forceinline__ void evaluate_bijection(const BijectionParams& f,
                                                             std::uint64_t first,
                                                             std::uint64_t (&values)[kItems]) {
+  using Philox = core::VariablePhilox;
+  const Philox::Halves halves = f.halves;  // registers, not shared memory, in the rounds
   std::uint32_t state0[kItems];
   std::uint32_t state1[kItems];
-  const std::uint32_t shift = f.right_bits - f.left_bits;
 EXTSHUFFLE_UNROLL
   for (int j = 0; j < kItems; ++j) {
-    const std::uint64_t value = first + static_cast<std::uint64_t>(j);
-    state0[j] = static_cast<std::uint32_t>(value >> f.right_bits);
-    state1[j] = static_cast<std::uint32_t>(value & f.right_mask);
+    Philox::split(halves, first + static_cast<std::uint64_t>(j), state0[j], state1[j]);
   }
   for (int r = 0; r < f.rounds; ++r) {
     const std::uint32_t key = f.keys[r];
 EXTSHUFFLE_UNROLL
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint64_t product = core::VariablePhilox::kM0 * state0[j];
-      const std::uint32_t hi = static_cast<std::uint32_t>(product >> 32);
-      std::uint32_t lo = static_cast<std::uint32_t>(product);
-      lo = (lo << shift) | state1[j] >> f.left_bits;
-      state0[j] = ((hi ^ key) ^ state1[j]) & f.left_mask;
-      state1[j] = lo & f.right_mask;
-    }
+    for (int j = 0; j < kItems; ++j) Philox::round(halves, key, state0[j], state1[j]);
   }
 EXTSHUFFLE_UNROLL
-  for (int j = 0; j < kItems; ++j) {
-    values[j] = (std::uint64_t{state0[j]} << f.right_bits) | std::uint64_t{state1[j]};
-  }
+  for (int j = 0; j < kItems; ++j) values[j] = Philox::join(halves, state0[j], state1[j]);
 }
 
 using BlockScanT = cub::BlockScan<std::uint32_t, kBlockThreads, cub::BLOCK_SCAN_WARP_SCANS>;

@@ -34,9 +34,11 @@ namespace k = kernels;
 
 // Jobs whose domain is larger than this run alone on kernel (a); the others
 // share one launch of kernel (b), one block per job walking its tiles in turn.
-// 2^17 covers leaves and chunks of up to 2^17 records (kLeafRecords is 2^16).
-// Provisional until chosen by bench/cuda_shuffle_bench.cu (shuffle_batch vs
-// shuffle_single lines).
+// The plan's chunks and largest leaves hold L = 2^20 records (core::kPlanV1),
+// so they take kernel (a); kernel (b) takes the smaller leaves and short last
+// chunks, up to 2^17 records. Provisional until chosen by
+// bench/cuda_shuffle_bench.cu (shuffle_batch vs shuffle_single lines), whose
+// kernel (b) line still uses leaves of 2^16.
 constexpr std::uint64_t kBatchMaxDomain = std::uint64_t{1} << 17;
 
 // Device memory left unplanned for the CUDA context's own needs and for

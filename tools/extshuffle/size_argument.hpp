@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace extshuffle::driver {
+namespace extshuffle::cli {
 
 // Returns bytes. Throws UsageError naming the argument when it is malformed,
 // zero or overflows 64 bits.
@@ -21,4 +21,4 @@ std::uint64_t parse_byte_count(const std::string& text, const std::string& optio
 std::uint64_t physical_memory_bytes();
 std::uint64_t default_memory_bytes();
 
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::cli

@@ -1,4 +1,4 @@
-#include "extshuffle/driver/size_argument.hpp"
+#include "size_argument.hpp"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <string>
 
-#include "extshuffle/driver/errors.hpp"
+#include "extshuffle/errors.hpp"
 
-namespace extshuffle::driver {
+namespace extshuffle::cli {
 namespace {
 
 [[noreturn]] void bad_size(const std::string& option, const std::string& text, const char* why) {
@@ -110,4 +110,4 @@ std::uint64_t default_memory_bytes() {
   return std::max<std::uint64_t>(limit, std::uint64_t{64} << 20);
 }
 
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::cli

@@ -1,0 +1,60 @@
+// How an input is cut into records, decided from the options and the input's
+// first bytes (DESIGN.md 2.5). The format is never guessed silently: a .npy
+// array is recognised by its magic, fixed-size records need --record-size,
+// text formats come from --format or the file's extension, and input that
+// looks binary without --record-size is refused rather than cut into lines.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "extshuffle/formats/record_syntax.hpp"
+
+namespace extshuffle::formats {
+
+// --format. kAuto: a .npy array by its magic, --record-size for fixed-size
+// records, else text by the file's extension (.csv, .tsv, .jsonl, .ndjson,
+// also under .gz/.zst), else lines.
+enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl };
+
+// The three ways records lie in an input.
+enum class RecordLayout { kFixed, kNpy, kText };
+
+struct DetectedFormat {
+  RecordLayout layout = RecordLayout::kFixed;
+  Format text_format = Format::kLines;  // kText only: kLines, kCsv, kTsv or kJsonl
+};
+
+// How many bytes of the input's start detect_format() looks at for NUL bytes.
+inline constexpr std::uint64_t kDetectionProbeBytes = 64 * 1024;
+
+// The text format a file name announces (under .gz, .zst, .zstd), or kAuto.
+Format format_by_extension(std::string_view path);
+
+// Decides the record layout. `requested`: --format; `record_size`:
+// --record-size in bytes, 0 when not given; `zero_terminated`: -z; `path`:
+// the input's name, whose extension may name a text format; `head`: the
+// input's first min(size, kDetectionProbeBytes) bytes; `display_name` names
+// the input in messages. Throws UsageError for --record-size with a text
+// format, --format binary without --record-size, and binary content (a NUL
+// byte in `head`) without --record-size or a text format. Cost: one scan of
+// `head`.
+DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
+                             std::string_view head, const std::string& display_name);
+
+// Where text records of `format` end: -z's NUL or a newline, with RFC 4180
+// quoting for CSV.
+RecordSyntax text_syntax(Format format, bool zero_terminated);
+
+// The header records kept on top when --header is not given: 1 for CSV and
+// TSV, 0 otherwise.
+std::uint64_t default_header_records(Format format);
+
+// The number of `record_size`-byte records in `bytes` bytes. Throws
+// InputError naming the size, the record size and the remainder when `bytes`
+// is not a multiple of `record_size` (> 0).
+std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size);
+
+}  // namespace extshuffle::formats

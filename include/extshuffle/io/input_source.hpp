@@ -1,0 +1,61 @@
+// The input as the executors read it (DESIGN.md 3, "io owns every byte on
+// disk"): the user's file, read in place at random offsets, or, for standard
+// input and compressed files, a spool of its bytes in the run's scratch
+// file, since neither a pipe nor a compressed stream can be read at random
+// offsets.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "extshuffle/io/block_file.hpp"
+
+namespace extshuffle::io {
+
+class InputSource {
+ public:
+  // Opens `path` ("-": standard input) and the run's scratch file in
+  // `scratch_directory` (see scratch_directory()). Standard input and files
+  // named *.gz, *.zst or *.zstd are copied (decompressed) into the scratch
+  // file first: one sequential read of the input and one write of its bytes,
+  // in 16 MiB of buffers. Throws IoError (missing or unreadable input, a bad
+  // scratch directory) and InputError (corrupt compressed data).
+  InputSource(const std::string& path, const std::string& scratch_directory);
+
+  // Where the records are read: the input file itself or its spool.
+  BlockFile& data() { return *data_; }
+  // The run's scratch file; bytes below scratch_offset() hold the spool.
+  BlockFile& scratch() { return *scratch_; }
+  std::uint64_t scratch_offset() const { return scratch_offset_; }
+  // Bytes of the (decompressed) input.
+  std::uint64_t bytes() const { return bytes_; }
+  // Whether the input was copied to scratch space (its bytes then count as written).
+  bool spooled() const { return spooled_; }
+  const std::string& path() const { return path_; }
+
+  // The first min(bytes(), wanted) bytes of the input. Cost: one read.
+  std::string read_head(std::uint64_t wanted);
+
+  // Throws InputError when an input read in place is no longer the size it
+  // had when it was opened (a writer appending to it, a truncation): the
+  // output would hold neither the old records nor the new ones. A spooled
+  // input was read whole at the start: nothing to check. Cost: one stat().
+  void check_unchanged() const;
+
+ private:
+  std::string path_;
+  std::unique_ptr<BlockFile> file_;
+  std::unique_ptr<BlockFile> scratch_;
+  BlockFile* data_ = nullptr;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t scratch_offset_ = 0;
+  std::uint64_t file_bytes_ = 0;  // the input file's size when opened
+  bool spooled_ = false;
+};
+
+// The scratch directory of a run: `tmpdir` (-T) when given, else $TMPDIR,
+// else /tmp.
+std::string scratch_directory(const std::string& tmpdir);
+
+}  // namespace extshuffle::io

@@ -1,0 +1,57 @@
+#include "input_layout.hpp"
+
+#include "extshuffle/formats/format_detection.hpp"
+#include "extshuffle/formats/npy_layout.hpp"
+#include "extshuffle/io/input_source.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+InputLayout text_layout(const Config& config, formats::Format format, io::InputSource& source,
+                        const std::string& name) {
+  InputLayout layout;
+  layout.text = true;
+  layout.syntax = formats::text_syntax(format, config.zero_terminated);
+  const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
+                                                              : formats::default_header_records(format);
+  const std::uint64_t bytes = source.bytes();
+  layout.text_count = count_text_records(source.data(), bytes, layout.syntax, header_lines, config.skip_empty, name,
+                                         config.verify ? &layout.digest : nullptr);
+  layout.records = layout.text_count.records;
+  layout.data_offset = layout.text_count.header_bytes;
+  layout.header = source.read_head(layout.data_offset);
+  // A file of only a header whose last line lacks its terminator gets one.
+  if (layout.data_offset == bytes && layout.text_count.add_terminator) layout.header += layout.syntax.terminator;
+  return layout;
+}
+
+}  // namespace
+
+InputLayout read_input_layout(const Config& config, io::InputSource& source) {
+  const std::string name = config.input_path == "-" ? "standard input" : "'" + config.input_path + "'";
+  std::string head = source.read_head(formats::kDetectionProbeBytes);
+  const formats::DetectedFormat detected = formats::detect_format(
+      config.format, config.record_size, config.zero_terminated, config.input_path, head, name);
+  InputLayout layout;
+  switch (detected.layout) {
+    case formats::RecordLayout::kText:
+      return text_layout(config, detected.text_format, source, name);
+    case formats::RecordLayout::kNpy: {
+      const std::uint64_t wanted = formats::npy_head_bytes(head, source.bytes());
+      if (wanted > head.size()) head = source.read_head(wanted);
+      const formats::NpyLayout npy = formats::npy_layout(head, source.bytes(), config.record_size, name);
+      layout.data_offset = npy.data_offset;
+      layout.record_size = npy.record_size;
+      layout.records = npy.records;
+      layout.header = npy.header;
+      return layout;
+    }
+    case formats::RecordLayout::kFixed:
+      break;
+  }
+  layout.record_size = config.record_size;
+  layout.records = formats::fixed_record_count(source.bytes(), config.record_size);
+  return layout;
+}
+
+}  // namespace extshuffle::driver

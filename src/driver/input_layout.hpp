@@ -1,0 +1,39 @@
+// Where an input's records are and how large (DESIGN.md 2.5): fixed-size
+// records from offset 0, the rows of a .npy array after its header, or text
+// records (lines, CSV) after the header lines; the output repeats the header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "extshuffle/driver/config.hpp"
+#include "extshuffle/driver/record_digest.hpp"
+#include "extshuffle/formats/record_syntax.hpp"
+#include "text_input.hpp"
+
+namespace extshuffle::io {
+class InputSource;
+}
+
+namespace extshuffle::driver {
+
+struct InputLayout {
+  std::uint64_t data_offset = 0;
+  std::size_t record_size = 0;  // 0 for text records
+  std::uint64_t records = 0;
+  std::string header;  // written to the output before the shuffled records
+  bool text = false;
+  formats::RecordSyntax syntax;
+  TextCount text_count;
+  RecordDigest digest;  // of the text records read, with --verify
+};
+
+// Detects the format of `source` (formats/format_detection.hpp) and lays out
+// its records: fixed-size and .npy records without reading more than the
+// header; text records by the counting pass (one sequential read, which
+// also digests them with config.verify). Throws UsageError, InputError,
+// IoError.
+InputLayout read_input_layout(const Config& config, io::InputSource& source);
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,64 @@
+#include "extshuffle/formats/format_detection.hpp"
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/npy_header.hpp"
+
+namespace extshuffle::formats {
+
+Format format_by_extension(std::string_view path) {
+  for (std::string_view compressed : {".gz", ".zst", ".zstd"}) {
+    if (path.ends_with(compressed)) path.remove_suffix(compressed.size());
+  }
+  if (path.ends_with(".csv")) return Format::kCsv;
+  if (path.ends_with(".tsv")) return Format::kTsv;
+  if (path.ends_with(".jsonl") || path.ends_with(".ndjson")) return Format::kJsonl;
+  return Format::kAuto;
+}
+
+DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
+                             std::string_view head, const std::string& display_name) {
+  // 1. A text format named by --format, by the extension (unless
+  //    --record-size says the records are binary) or by -z.
+  Format format = requested;
+  if (format == Format::kAuto && record_size == 0) format = format_by_extension(path);
+  if (zero_terminated && format == Format::kAuto) format = Format::kLines;
+  if (format != Format::kAuto && format != Format::kBinary) {
+    if (record_size != 0) throw UsageError("--record-size is for binary records, not text formats");
+    return {RecordLayout::kText, format};
+  }
+  // 2. A .npy array, by its magic.
+  if (starts_with_npy_magic(head)) return {RecordLayout::kNpy, Format::kLines};
+  // 3. Without --record-size: text lines, unless the bytes look binary.
+  if (record_size == 0) {
+    if (format == Format::kBinary) throw UsageError("--format binary needs --record-size BYTES");
+    if (head.find('\0') != std::string_view::npos) {
+      throw UsageError("input " + display_name +
+                       " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, or --format lines "
+                       "(or -z) to shuffle it as text");
+    }
+    return {RecordLayout::kText, Format::kLines};
+  }
+  return {RecordLayout::kFixed, Format::kLines};
+}
+
+RecordSyntax text_syntax(Format format, bool zero_terminated) {
+  RecordSyntax syntax;
+  syntax.terminator = zero_terminated ? '\0' : '\n';
+  syntax.quoted = format == Format::kCsv;
+  return syntax;
+}
+
+std::uint64_t default_header_records(Format format) {
+  return format == Format::kCsv || format == Format::kTsv ? 1 : 0;
+}
+
+std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size) {
+  if (bytes % record_size != 0) {
+    throw InputError("input size " + std::to_string(bytes) + " bytes is not a multiple of the record size " +
+                     std::to_string(record_size) + " (remainder " + std::to_string(bytes % record_size) +
+                     " bytes)");
+  }
+  return bytes / record_size;
+}
+
+}  // namespace extshuffle::formats

@@ -1,0 +1,71 @@
+// The CUDA kernels' bijection helpers, compiled by nvcc as host code and run
+// on the CPU, against core's VariablePhilox (the one definition). Needs nvcc
+// to build and no GPU to run, so CI catches drift between the kernel header
+// and core on machines without a device: every index of every width up to
+// 2^18 and samples at every width up to 62 (philox_cases.hpp), for the
+// permutation's 24 rounds under four seeds and for 0, 1, 7 and 32 rounds.
+// Deterministic comparisons: false-failure rate 0.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "device/cuda/bijective_shuffle_kernels.cuh"
+#include "device/philox_cases.hpp"
+
+namespace extshuffle::device::cuda::kernels {
+namespace {
+
+// The parameters a kernel receives hold core's keys, halves and rounds.
+TEST(CudaKernelHost, BijectionParamsCarryCoresBijection) {
+  for (std::uint32_t bits = 1; bits <= core::kMaxDomainBits; ++bits) {
+    for (int rounds : {0, 1, core::kVariablePhiloxRounds, core::kVariablePhiloxMaxRounds}) {
+      const core::VariablePhilox f(bits, core::Stream(bits, core::StreamAddress{}), rounds);
+      const BijectionParams p = make_bijection_params(f);
+      ASSERT_EQ(p.rounds, f.rounds());
+      for (int r = 0; r < rounds; ++r) ASSERT_EQ(p.keys[r], f.key(r)) << "round " << r;
+      ASSERT_EQ(p.halves.left_bits, f.left_bits());
+      ASSERT_EQ(p.halves.right_bits, f.right_bits());
+      ASSERT_EQ(p.halves.left_mask, f.left_mask());
+      ASSERT_EQ(p.halves.right_mask, f.right_mask());
+      ASSERT_EQ(domain_size(p), f.domain_size()) << "width " << bits;
+    }
+  }
+}
+
+// evaluate_bijection<kItemsPerThread> (what stage_tile calls) and a one-item
+// instance give f(first + j) for every index inside the domain. Items past
+// the domain's end are computed by the kernel too but discarded there, so
+// they are not compared.
+TEST(CudaKernelHost, EvaluateBijectionMatchesCore) {
+  std::uint64_t runs = 0;
+  testing::for_each_philox_run(kItemsPerThread, [&](const core::VariablePhilox& f,
+                                                    std::uint64_t first, std::uint32_t count) {
+    if (::testing::Test::HasFatalFailure()) return;
+    const BijectionParams p = make_bijection_params(f);
+    std::uint64_t values[kItemsPerThread];
+    evaluate_bijection<kItemsPerThread>(p, first, values);
+    for (std::uint32_t j = 0; j < count; ++j) {
+      ASSERT_EQ(values[j], f(first + j)) << "width " << f.domain_bits() << ", " << f.rounds()
+                                         << " rounds, index " << first + j;
+    }
+    std::uint64_t single[1];
+    evaluate_bijection<1>(p, first, single);
+    ASSERT_EQ(single[0], f(first)) << "width " << f.domain_bits() << ", index " << first;
+    ++runs;
+  });
+  EXPECT_GT(runs, 0u);
+}
+
+// Kernel (a) launches one block per tile: every index of the domain is in
+// exactly one tile.
+TEST(CudaKernelHost, TilesCoverTheDomain) {
+  for (std::uint32_t bits = 0; bits <= core::kMaxDomainBits; ++bits) {
+    const std::uint64_t domain = std::uint64_t{1} << bits;
+    const std::uint64_t tiles = tiles_for_domain(domain);
+    ASSERT_GE(tiles * kTileItems, domain) << "width " << bits;
+    ASSERT_LT((tiles - 1) * kTileItems, domain) << "width " << bits;
+  }
+}
+
+}  // namespace
+}  // namespace extshuffle::device::cuda::kernels

@@ -1,0 +1,139 @@
+#include "make_config.hpp"
+
+#include <omp.h>
+
+#include <cctype>
+#include <map>
+#include <optional>
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/errors.hpp"
+#include "size_argument.hpp"
+
+namespace extshuffle::cli {
+namespace {
+
+using driver::Config;
+
+// An unsigned decimal number that fills `text` exactly, or nothing.
+std::optional<std::uint64_t> parse_unsigned(const std::string& text, int base = 10) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0]))) {
+    return std::nullopt;
+  }
+  std::size_t used = 0;
+  try {
+    const std::uint64_t value = std::stoull(text, &used, base);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::uint64_t seed_of(const std::string& text) {
+  if (text.empty()) {
+    std::random_device entropy;
+    const std::uint64_t seed = (std::uint64_t{entropy()} << 32) | entropy();
+    spdlog::info("seed {} (repeat the run with --seed {})", seed, seed);
+    return seed;
+  }
+  const auto seed = parse_unsigned(text, 0);  // decimal, or 0x hex
+  if (!seed) throw UsageError("invalid --seed '" + text + "': expected an unsigned 64-bit number");
+  return *seed;
+}
+
+// -i LO-HI, decimal and inclusive; LO = HI + 1 is the empty range.
+void set_range(Config& config, const std::string& text) {
+  const auto dash = text.find('-');
+  std::optional<std::uint64_t> low, high;
+  if (dash != std::string::npos) {
+    low = parse_unsigned(text.substr(0, dash));
+    high = parse_unsigned(text.substr(dash + 1));
+  }
+  if (!low || !high || *high == UINT64_MAX || *high + 1 < *low) {
+    throw UsageError("invalid input range '" + text + "': expected LO-HI with LO <= HI + 1");
+  }
+  config.integer_range = true;
+  config.range_low = *low;
+  config.range_high = *high;
+}
+
+// Files: [INPUT [OUTPUT]], INPUT -o OUTPUT (either order), or INPUT1
+// INPUT2... with one -o each. With -e the operands are the items; with -i
+// there is no input.
+void set_files(const Options& o, Request& request) {
+  Config& config = request.config;
+  if (o.echo && !o.input_range.empty()) throw UsageError("-e and -i cannot be combined");
+  if (o.echo || !o.input_range.empty()) {
+    if (o.outputs.size() > 1) throw UsageError("-e and -i write one output");
+    if (o.echo) {
+      config.echo_items = o.operands;
+    } else {
+      if (!o.operands.empty()) throw UsageError("extra operand '" + o.operands[0] + "' with -i");
+      set_range(config, o.input_range);
+    }
+    request.inputs = {"-"};
+    request.outputs = {o.outputs.empty() ? "-" : o.outputs[0]};
+  } else if (o.outputs.size() > 1) {
+    if (o.operands.size() != o.outputs.size()) {
+      throw UsageError("give one INPUT per -o (" + std::to_string(o.outputs.size()) + " -o, " +
+                       std::to_string(o.operands.size()) + " inputs)");
+    }
+    for (const std::string& input : o.operands) {
+      if (input == "-") throw UsageError("standard input cannot be one of several inputs");
+    }
+    request.inputs = o.operands;
+    request.outputs = o.outputs;
+  } else {
+    if (o.operands.size() > 2) throw UsageError("too many files: give one -o per INPUT to shuffle several");
+    if (o.operands.size() == 2 && !o.outputs.empty()) throw UsageError("OUTPUT given twice (positional and -o)");
+    request.inputs = {o.operands.empty() ? "-" : o.operands[0]};
+    request.outputs = {o.operands.size() == 2 ? o.operands[1] : o.outputs.empty() ? "-" : o.outputs[0]};
+  }
+  config.input_path = request.inputs[0];
+  config.output_path = request.outputs[0];
+}
+
+}  // namespace
+
+Request make_config(const Options& o) {
+  Request request;
+  Config& config = request.config;
+  static const std::map<std::string, driver::Format> kFormats{
+      {"auto", driver::Format::kAuto}, {"binary", driver::Format::kBinary}, {"lines", driver::Format::kLines},
+      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl}};
+  config.format = kFormats.at(o.format);
+  config.zero_terminated = o.zero_terminated;
+  config.skip_empty = o.skip_empty;
+  if (o.header) {
+    const auto lines = parse_unsigned(*o.header);
+    if (!lines || *lines > INT64_MAX) {
+      throw UsageError("invalid --header '" + *o.header + "': expected --header or --header=N");
+    }
+    config.header_lines = static_cast<std::int64_t>(*lines);
+  }
+  config.echo = o.echo;
+  set_files(o, request);
+  config.seed = seed_of(o.seed);
+  if (!o.record_size.empty()) config.record_size = parse_byte_count(o.record_size, "--record-size");
+  if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
+  config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, physical_memory_bytes());
+  config.tmpdir = o.tmpdir;
+  // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
+  config.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  if (o.leaf_records != 0 || o.fanout != 0) {
+    if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
+    spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
+                 core::kPermutationVersion);
+    if (o.leaf_records != 0) config.constants.leaf_records = o.leaf_records;
+    if (o.fanout != 0) config.constants.max_fanout = o.fanout;
+  }
+  if (o.device == "cuda" || (o.device == "auto" && device::cuda_available())) config.device = device::Device::kCuda;
+  config.head_count = o.head_count;
+  config.verify = o.verify;
+  config.dry_run = o.dry_run;
+  return request;
+}
+
+}  // namespace extshuffle::cli

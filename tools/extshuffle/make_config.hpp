@@ -1,0 +1,29 @@
+// From the command line to the library's Config: every check that needs no
+// input (syntax of sizes, seeds, ranges; which operands are files), with the
+// defaults resolved (memory budget, thread count, seed).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extshuffle/driver/config.hpp"
+#include "options.hpp"
+
+namespace extshuffle::cli {
+
+struct Request {
+  driver::Config config;  // input_path and output_path: those of the first file pair
+  // The file pairs, in order: one INPUT and its OUTPUT, or several aligned
+  // inputs ("x.npy y.npy -o xs.npy -o ys.npy") shuffled by one permutation.
+  // With -e or -i: the one output, from input "-".
+  std::vector<std::string> inputs, outputs;
+};
+
+// Validates `options` and builds the request. Draws a random seed when none
+// is given (logged at info level so -v shows it) and warns when the testing
+// knobs change the permutation, through spdlog's default logger. Throws
+// UsageError with a one-line message. Cost: reads /proc and /sys for the
+// default memory budget; no input is opened.
+Request make_config(const Options& options);
+
+}  // namespace extshuffle::cli

@@ -1,0 +1,108 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/core/variable_philox.hpp"
+
+namespace extshuffle::cli {
+namespace {
+
+bool all_digits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "--header N": --header is a flag, so that "--header data.csv" leaves the
+// file an operand (CLI11 2.1 would give an optional value any word that
+// follows). N is then the operand right after the bare flag, which
+// parse_order() shows; digits there are the count, not a file.
+void take_header_count(const CLI::App& app, const CLI::Option* header, const CLI::Option* files,
+                       Options& options) {
+  if (!options.header || *options.header != "true") return;  // absent or --header=N
+  const auto order = app.parse_order();
+  std::size_t operands_before = 0, last_header = order.size();
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (order[k] == header) last_header = k;
+  }
+  for (std::size_t k = 0; k < last_header; ++k) operands_before += order[k] == files ? 1 : 0;
+  options.header = "1";
+  if (last_header + 1 >= order.size() || order[last_header + 1] != files) return;
+  const auto next = options.operands.begin() + static_cast<std::ptrdiff_t>(operands_before);
+  if (!all_digits(*next)) return;
+  options.header = *next;
+  options.operands.erase(next);
+}
+
+}  // namespace
+
+std::string version_text() {
+  return "extshuffle " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
+         std::to_string(core::kPermutationVersion) + " (VariablePhilox " + std::to_string(core::kVariablePhiloxRounds) +
+         " rounds, L = " + std::to_string(core::kPlanV1.leaf_records) + ", F = " +
+         std::to_string(core::kPlanV1.max_fanout) + ")";
+}
+
+std::optional<int> parse_options(int argc, char** argv, Options& options) {
+  CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
+               "even when it is far larger than memory.",
+               "extshuffle"};
+  app.get_formatter()->label("files", "[INPUT [OUTPUT]]");
+  app.footer("INPUT '-' or absent: standard input. OUTPUT absent: standard output.\n"
+             "The output depends only on the records, the format options and the seed.");
+  Options& o = options;
+  auto* files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with several -o: the inputs");
+  // One word per -o, so that "-o out.txt in.txt" (shuf's order) leaves in.txt an operand.
+  app.add_option("-o,--output", o.outputs,
+                 "write to FILE (may name the input); give one -o per INPUT to shuffle aligned files by one "
+                 "permutation")
+      ->allow_extra_args(false);
+  app.add_option("--seed", o.seed, "seed, any unsigned 64-bit number (default: random, shown with -v)");
+  app.add_option("--record-size", o.record_size, "bytes per fixed-size record (e.g. 8, 4K)");
+  app.add_option("-S,--memory", o.memory,
+                 "memory budget, sort's syntax: K, M, G, T or % (default: half of RAM or the cgroup limit)");
+  app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)");
+  app.add_option("-j,--threads", o.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--device", o.device, "where in-memory shuffles run: auto, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--leaf-records", o.leaf_records, "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
+  app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+  app.add_option("--format", o.format,
+                 "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
+                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl"}));
+  app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
+  std::string header_text;
+  auto* header = app.add_flag("--header", header_text,
+                              "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
+  app.add_flag("--skip-empty", o.skip_empty, "blank lines are not records: drop them");
+  app.add_flag("-e,--echo", o.echo, "shuffle the arguments, one per output line (as shuf -e)");
+  app.add_option("-i,--input-range", o.input_range, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
+  app.add_option("-n,--head-count", o.head_count,
+                 "output only the first K records of the full permutation (the same as its first K)");
+  app.add_flag("--verify", o.verify,
+               "check that the output holds exactly the input's records (a digest of each side) before "
+               "committing it");
+  app.add_flag("--dry-run", o.dry_run, "print the plan and the schedule, do nothing");
+  app.add_flag("--stats", o.stats, "print one machine-readable RESULT line on stderr");
+  app.add_flag("--progress", o.progress, "show progress on stderr even when it is not a terminal");
+  app.add_flag("-v,--verbose", o.verbose, "log what happens on stderr");
+  app.add_flag("-q,--quiet", o.quiet, "log errors only");
+  app.set_version_flag("--version", version_text());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "extshuffle: %s\n", e.what());
+    return 2;
+  }
+  if (header->count() > 0) o.header = header_text;
+  take_header_count(app, header, files, o);
+  return std::nullopt;
+}
+
+}  // namespace extshuffle::cli

@@ -1,0 +1,34 @@
+// The command line as typed, filled by CLI11: strings where make_config()
+// parses the syntax itself (sizes, seeds, ranges), so that every bad value
+// gets one message of ours.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace extshuffle::cli {
+
+struct Options {
+  std::vector<std::string> operands;  // [INPUT [OUTPUT]], the inputs with several -o, or -e's items
+  std::vector<std::string> outputs;   // one per -o
+  std::string seed, record_size, memory, tmpdir, input_range;
+  std::string device = "cpu", format = "auto";
+  std::optional<std::string> header;  // --header: its N as typed ("1" when bare); absent: the format's default
+  int threads = 0;                    // 0: all cores
+  std::uint64_t leaf_records = 0, fanout = 0;  // 0: the shipped constants
+  std::uint64_t head_count = UINT64_MAX;
+  bool zero_terminated = false, skip_empty = false, echo = false, verify = false, dry_run = false;
+  bool stats = false, progress = false, verbose = false, quiet = false;
+};
+
+// Fills `options` from the command line. Returns the exit code when the
+// process should end here: 0 after --help or --version (printed on stdout),
+// 2 after a parse error (printed as one line on stderr); nothing otherwise.
+std::optional<int> parse_options(int argc, char** argv, Options& options);
+
+// The --version text: the program's and the permutation's version.
+std::string version_text();
+
+}  // namespace extshuffle::cli

@@ -1,0 +1,32 @@
+// The progress line on stderr (when it is a terminal, or --progress): bytes
+// moved through disk so far, of the total expected, rate and ETA. The
+// library reports; this draws (Config::progress).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "extshuffle/driver/config.hpp"
+
+namespace extshuffle::cli {
+
+class ProgressDisplay {
+ public:
+  ProgressDisplay() = default;
+  ~ProgressDisplay() { clear(); }
+  ProgressDisplay(const ProgressDisplay&) = delete;
+  ProgressDisplay& operator=(const ProgressDisplay&) = delete;
+
+  // The callback for Config::progress; it draws on this display, which must
+  // outlive the run. The rate counts from a run's first report.
+  driver::ProgressCallback callback();
+  // Erases the line, if one was drawn (before other output on stderr).
+  void clear();
+
+ private:
+  void draw(std::uint64_t done_bytes, std::uint64_t total_bytes);
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool drawn_ = false;
+};
+
+}  // namespace extshuffle::cli
