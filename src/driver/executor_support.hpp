@@ -1,8 +1,6 @@
 // Arithmetic shared by the driver and the record layouts.
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -24,8 +22,6 @@ inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   return per_bucket;
 }
 
-// The worker threads a run uses: --threads, or 0 for all cores.
-inline int worker_threads(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
 
 // Runs scatter(j) for every bucket j in [0, p), the buckets split into
 // contiguous ranges across `threads` threads (each bucket's writer is used by

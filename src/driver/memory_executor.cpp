@@ -4,23 +4,11 @@
 #include <cstring>
 #include <vector>
 
-#include "extshuffle/core/matrix_row_sampler.hpp"
 #include "extshuffle/core/variable_philox.hpp"
 #include "executor_support.hpp"
+#include "matrix_rows.hpp"
 
 namespace extshuffle::driver {
-
-std::vector<std::uint64_t> sample_matrix(std::uint64_t seed, const core::Node& node,
-                                         const core::PlanConstants& constants) {
-  const std::uint64_t chunks = core::chunk_count(node.records, constants);
-  const std::uint64_t p = core::bucket_count(node.records, constants);
-  std::vector<std::uint64_t> rows(chunks * p);
-  core::MatrixRowSampler sampler(seed, node.id, node.records, constants);
-  for (std::uint64_t i = 0; i < chunks; ++i) {
-    sampler.next_row(std::span<std::uint64_t>(rows.data() + i * p, p));
-  }
-  return rows;
-}
 
 namespace {
 
@@ -28,7 +16,7 @@ namespace {
 // job is split across threads (which evaluates its bijection twice), and
 // small enough that input can still be arriving and output leaving.
 std::size_t batch_jobs(const ShuffleOptions& options) {
-  const int threads = worker_threads(options.threads);
+  const int threads = device::resolve_threads(options.threads);
   return 2 * static_cast<std::size_t>(std::max(threads, 1));
 }
 
@@ -52,7 +40,7 @@ void scatter_to_buckets(const core::Node& node, const std::byte* b, std::byte* a
       at += rows[i * p + j];
     }
   }
-  const int threads = worker_threads(options.threads);
+  const int threads = device::resolve_threads(options.threads);
   scatter_by_bucket_ranges(p, n * r >= tuning::kParallelScatterBytes ? threads : 1, [&](std::uint64_t j) {
     std::uint64_t cursor = core::bucket_first(n, p, j);
     for (std::uint64_t i = 0; i < chunks; ++i) {

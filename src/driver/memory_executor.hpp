@@ -29,10 +29,4 @@ using AwaitInput = std::function<void(std::uint64_t records)>;
 void run_node_in_memory(const core::Node& node, std::byte* records_in, std::byte* workspace,
                         const ShuffleOptions& options, const EmitOutput& emit, const AwaitInput& await_input = {});
 
-// Row i of the node's communication matrix for every chunk: rows[i * p + j]
-// (p = bucket_count). Sampling is sequential over rows (Gustedt, SampMat);
-// shared by both executors so they agree by construction.
-std::vector<std::uint64_t> sample_matrix(std::uint64_t seed, const core::Node& node,
-                                         const core::PlanConstants& constants);
-
 }  // namespace extshuffle::driver

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "executor_support.hpp"
-#include "extshuffle/core/matrix_row_sampler.hpp"
+#include "matrix_rows.hpp"
 #include "tuning.hpp"
 
 namespace extshuffle::driver {
@@ -14,7 +14,7 @@ PlanWalk::PlanWalk(const RecordLayout& layout, io::BucketStore& store, const Ext
                    const OutputSink& sink)
     : layout_(layout), store_(store), o_(options), output_(sink, options.output_records, stats_),
       memory_(device::allocate_host_memory(options.device, options.memory_bytes)),
-      ctx_{o_, stats_, output_, memory_.get(), worker_threads(options.threads)} {}
+      ctx_{o_, stats_, output_, memory_.get(), device::resolve_threads(options.threads)} {}
 
 ExternalStats PlanWalk::run(std::uint64_t records, const io::ByteExtents& data) {
   stats_.passes = run_node(core::Node{core::NodeId{0, 0}, records}, data, true);
@@ -62,7 +62,7 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
                                layout_.buckets_may_overflow(), ctx_.arena + layout.chunk_memory_bytes,
                                layout.bucket_buffer_bytes);
   {
-    core::MatrixRowSampler sampler(o_.seed, node.id, n, c);
+    ChunkRows rows(o_.seed, node, c);
     std::vector<std::uint64_t> row(p);
     std::vector<std::uint64_t> slice_starts;  // per chunk of a group: where each bucket's slice starts
     const auto groups = layout_.open_chunk_groups(node, data, root, layout.chunk_memory_bytes, ctx_);
@@ -72,7 +72,7 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
         // A chunk larger than the chunk memory: 1. its row, 2. its records
         // in shuffled order window by window, 3. cut into the row's slices.
         const std::uint64_t m = core::chunk_records(n, i, c);
-        sampler.next_row(row);
+        rows.next(row);
         std::uint64_t bucket = 0, left_in_slice = 0;
         groups->gather_chunk(i, m, core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m),
                              [&](const Window& w) {
@@ -102,7 +102,7 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
         PhaseTimer timer(stats_.seconds_scattering);
         slice_starts.resize(count * (p + 1));
         for (std::uint64_t g = 0; g < count; ++g) {
-          sampler.next_row(row);
+          rows.next(row);
           std::uint64_t* starts = slice_starts.data() + g * (p + 1);
           starts[0] = 0;
           for (std::uint64_t j = 0; j < p; ++j) starts[j + 1] = starts[j] + row[j];

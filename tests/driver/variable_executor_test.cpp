@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/driver/errors.hpp"
-#include "extshuffle/driver/reference_executor.hpp"
+#include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
+#include "support/plan_oracle.hpp"
 #include "support/text_records.hpp"
 
 namespace extshuffle::driver {
@@ -90,13 +90,10 @@ std::vector<std::uint64_t> record_indices(const std::string& text, char terminat
   return indices;
 }
 
-// The order P(seed, N) as the in-memory reference executor gives it to N
-// fixed-size records holding their indices.
+// The order P(seed, N) of the plan, from the independent oracle
+// (support/plan_oracle.hpp): the order N fixed-size records take.
 std::vector<std::uint64_t> fixed_size_order(std::uint64_t n, std::uint64_t seed, const PlanConstants& c) {
-  const auto input = testing::numbered_records(n, 8);
-  std::vector<std::byte> output(input.size());
-  shuffle_in_memory(input, output, 8, seed, ReferenceOptions{c, device::Device::kCpu, 2});
-  return testing::record_indices(output, 8);
+  return testing::oracle_order(n, seed, c);
 }
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
@@ -132,6 +129,18 @@ TEST(VariableExecutor, SameBytesAtOneTwoAndThreeLevelsAsFixedSizeRecords) {
     if (first_output.empty()) first_output = out.output;
     EXPECT_EQ(out.output, first_output) << "memory " << memory;
   }
+}
+
+// Three levels through scratch space (four passes): a larger input at the
+// smallest budget, against the oracle's order. Deterministic: false-failure
+// rate 0.
+TEST(VariableExecutor, SameBytesAtThreeDiskLevels) {
+  const PlanConstants c{64, 4};
+  const std::uint64_t n = 400003;
+  const std::string text = numbered_text(n, 50);
+  const Outcome out = run_variable(text, n, options_for(c, minimum_memory_bytes_variable(c), 7));
+  EXPECT_EQ(out.stats.passes, 4u);
+  ASSERT_EQ(record_indices(out.output), fixed_size_order(n, 7, c));
 }
 
 TEST(VariableExecutor, SameBytesForOneAndTwoThreads) {

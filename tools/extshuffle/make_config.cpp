@@ -1,7 +1,5 @@
 #include "make_config.hpp"
 
-#include <omp.h>
-
 #include <cctype>
 #include <map>
 #include <optional>
@@ -121,7 +119,7 @@ Request make_config(const Options& o) {
   config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, physical_memory_bytes());
   config.tmpdir = o.tmpdir;
   // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
-  config.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  config.threads = extshuffle::device::resolve_threads(o.threads);
   if (o.leaf_records != 0 || o.fanout != 0) {
     if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
     spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",

@@ -38,6 +38,12 @@ inline void shuffle_records(Device device, const ShuffleJob& job, std::size_t re
 }
 
 // True when the CUDA back end is compiled in and a GPU can be used.
+// The CPU worker threads a run uses: `requested` when positive, else every
+// core OpenMP may use (OMP_NUM_THREADS and the process's CPU affinity, so a
+// cgroup's cpuset, count). The one place "all cores" is decided: the CLI, the
+// driver and the CPU back end all ask here.
+int resolve_threads(int requested);
+
 bool cuda_available();
 // Why cuda_available() is false ("" when it is true).
 std::string cuda_unavailable_reason();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "extshuffle/device/shuffle_records.hpp"
 #include "variable_philox_batch.hpp"
 
 namespace extshuffle::device::cpu {
@@ -121,7 +122,7 @@ void shuffle_jobs(std::span<const ShuffleJob> jobs, std::size_t record_size, int
 }  // namespace
 
 void shuffle_records_cpu(std::span<const ShuffleJob> jobs, std::size_t record_size, int threads) {
-  if (threads <= 0) threads = omp_get_num_procs();
+  threads = resolve_threads(threads);
   switch (record_size) {
     case 1: return shuffle_jobs<FixedCopy<1>>(jobs, record_size, threads);
     case 2: return shuffle_jobs<FixedCopy<2>>(jobs, record_size, threads);
