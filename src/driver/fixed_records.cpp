@@ -12,7 +12,7 @@
 namespace extshuffle::driver {
 namespace {
 
-std::uint64_t half_budget(std::uint64_t budget) { return budget / 2 / 64 * 64; }
+std::uint64_t half_budget(std::uint64_t budget) { return budget / 2 / 64 * 64; }  // as fits_in_memory
 
 // Records so large that a chunk does not fit in memory are gathered by index
 // (DESIGN.md 2.3): the chunk's permutation and its inverse (8 bytes a
@@ -197,10 +197,6 @@ std::uint64_t FixedRecords::in_memory_bytes(std::uint64_t, std::uint64_t bytes, 
   return std::max<std::uint64_t>(2 * align_up(bytes, 64), 128);
 }
 
-bool FixedRecords::fits_in_memory(std::uint64_t, std::uint64_t bytes, std::uint64_t budget) const {
-  return bytes <= half_budget(budget);
-}
-
 void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, bool, RunContext& ctx) const {
   const std::uint64_t bytes = node.records * r_;
   std::byte* a = ctx.arena;
@@ -238,10 +234,6 @@ void FixedRecords::gather_leaf(const core::Node& node, const io::ByteExtents& da
 
 SplitLayout FixedRecords::split_layout(std::uint64_t p, std::uint64_t budget) const {
   return fixed_split(p, r_, o_.constants, budget).split;
-}
-
-std::uint64_t FixedRecords::bucket_region_bytes(std::uint64_t, std::uint64_t, std::uint64_t bucket_records) const {
-  return bucket_records * r_;  // the plan fixes every bucket's size: no slack, no overflow
 }
 
 std::unique_ptr<ChunkGroups> FixedRecords::open_chunk_groups(const core::Node& node, const io::ByteExtents& data,

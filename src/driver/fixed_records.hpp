@@ -22,13 +22,18 @@ class FixedRecords final : public RecordLayout {
 
   void check_budget(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
   std::uint64_t in_memory_bytes(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
-  bool fits_in_memory(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
+  // Half the budget: the node is held twice (memory_executor.hpp).
+  bool fits_in_memory(std::uint64_t, std::uint64_t bytes, std::uint64_t budget) const override {
+    return bytes <= budget / 2 / 64 * 64;
+  }
   void run_in_memory(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx) const override;
   void gather_leaf(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx,
                    const OnWindow& on_window) const override;
   SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override;
-  std::uint64_t bucket_region_bytes(std::uint64_t node_bytes, std::uint64_t n,
-                                    std::uint64_t bucket_records) const override;
+  // The plan fixes every bucket's size: no slack, no overflow.
+  std::uint64_t bucket_region_bytes(std::uint64_t, std::uint64_t, std::uint64_t bucket_records) const override {
+    return bucket_records * r_;
+  }
   bool buckets_may_overflow() const override { return false; }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
                                                  std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;

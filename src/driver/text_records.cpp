@@ -93,10 +93,6 @@ std::uint64_t TextRecords::in_memory_bytes(std::uint64_t records, std::uint64_t 
          8 * gather_batch_records(budget) + staging_bytes(budget);
 }
 
-bool TextRecords::fits_in_memory(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const {
-  return records < (std::uint64_t{1} << 32) && in_memory_bytes(records, bytes, budget) <= budget;
-}
-
 // 2.3, a node that fits: read it, find its records, shuffle their indices
 // with the plan (memory_executor.hpp) and gather the records in that order.
 void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, bool root,
@@ -206,10 +202,6 @@ TextSplit text_split(std::uint64_t p, const core::PlanConstants& c, std::uint64_
   s.space_bytes = std::min(align_down(left - s.arrays_bytes, 64), tuning::kMaxChunkSpace);
   s.split.chunk_memory_bytes = align_up(s.space_bytes, 64) + align_up(s.arrays_bytes, 64);
   return s;
-}
-
-SplitLayout TextRecords::split_layout(std::uint64_t p, std::uint64_t budget) const {
-  return text_split(p, o_.constants, budget).split;
 }
 
 std::uint64_t TextRecords::bucket_region_bytes(std::uint64_t node_bytes, std::uint64_t n,

@@ -13,6 +13,16 @@
 
 namespace extshuffle::driver {
 
+// How a streaming node of text records carves its chunk memory: the chunk
+// space (read ahead, records located in place) and the index arrays.
+struct TextSplit {
+  SplitLayout split;
+  std::uint64_t group_chunks = 1;
+  std::uint64_t space_bytes = 0;
+  std::uint64_t arrays_bytes = 0;
+};
+TextSplit text_split(std::uint64_t p, const core::PlanConstants& c, std::uint64_t budget);
+
 class TextRecords final : public RecordLayout {
  public:
   explicit TextRecords(const VariableOptions& options) : o_(options) {}
@@ -22,13 +32,23 @@ class TextRecords final : public RecordLayout {
   // space in the other (about 65 MiB for permutation version 1).
   static std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants);
 
+  // Only an input that does not fit is held to the minimum.
   void check_budget(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
+  // The node's bytes, 8-byte record offsets, two 4-byte index arrays, the
+  // gather batch's offsets and the output staging; at most 2^32 - 1 records.
   std::uint64_t in_memory_bytes(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
-  bool fits_in_memory(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
+  bool fits_in_memory(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override {
+    return records < (std::uint64_t{1} << 32) && in_memory_bytes(records, bytes, budget) <= budget;
+  }
+  // Finds the records (in bulk for plain terminators), shuffles their
+  // indices with the plan, gathers the bytes in batches on all threads.
   void run_in_memory(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx) const override;
   void gather_leaf(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx,
                    const OnWindow& on_window) const override;
-  SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override;
+  SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override {
+    return text_split(p, o_.constants, budget).split;
+  }
+  // The bucket's expected share of the node's bytes plus slack (tuning.hpp).
   std::uint64_t bucket_region_bytes(std::uint64_t node_bytes, std::uint64_t n,
                                     std::uint64_t bucket_records) const override;
   bool buckets_may_overflow() const override { return true; }
@@ -45,15 +65,6 @@ class TextRecords final : public RecordLayout {
   const VariableOptions& o_;
 };
 
-// How a streaming node of text records carves its chunk memory: the chunk
-// space (read ahead, records located in place) and the index arrays.
-struct TextSplit {
-  SplitLayout split;
-  std::uint64_t group_chunks = 1;
-  std::uint64_t space_bytes = 0;
-  std::uint64_t arrays_bytes = 0;
-};
-TextSplit text_split(std::uint64_t p, const core::PlanConstants& c, std::uint64_t budget);
 
 std::unique_ptr<ChunkGroups> open_text_chunk_groups(const core::Node& node, const io::ByteExtents& data,
                                                     const TextScan& scan, const TextSplit& layout,
