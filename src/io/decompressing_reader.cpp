@@ -1,0 +1,229 @@
+#include "extshuffle/io/compression.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
+#include "codec_support.hpp"
+
+namespace extshuffle::io {
+
+using namespace codec_support;
+
+// ---------------------------------------------------------------------------
+// DecompressingReader
+
+struct DecompressingReader::State {
+  // Where a gzip stream stands between read() calls.
+  enum class GzipPhase {
+    kBeforeFirst,  // nothing decoded yet: an empty file is an error
+    kInMember,     // inside a member: the end of input here is truncation
+    kBetween,      // after a member: another member, zero padding or the end
+    kPadding,      // inside trailing zero bytes: only zeros may follow
+    kDone,
+  };
+
+  int fd;
+  Codec codec;
+  std::string name;
+  AlignedBuffer input;
+  std::size_t input_pos = 0;
+  std::size_t input_end = 0;
+  bool input_eof = false;
+  std::uint64_t compressed_bytes = 0;
+  std::uint64_t produced_bytes = 0;
+
+  z_stream gzip{};
+  bool gzip_ready = false;
+  GzipPhase gzip_phase = GzipPhase::kBeforeFirst;
+
+  ZSTD_DCtx* zstd = nullptr;
+  std::size_t zstd_hint = 0;  // ZSTD_decompressStream's last result: 0 at a frame boundary
+  bool zstd_started = false;  // some input has been given to the decoder
+  bool zstd_frame_done = false;  // at least one frame decoded whole
+
+  State(int fd_in, Codec codec_in, std::string name_in)
+      : fd(fd_in), codec(codec_in), name(std::move(name_in)) {}
+
+  ~State() {
+    if (gzip_ready) inflateEnd(&gzip);
+    ZSTD_freeDCtx(zstd);
+  }
+
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw InputError("input '" + name + "' is not valid " + std::string(codec_name(codec)) + " data: " + reason);
+  }
+
+  // One read(2) into the empty input buffer; sets input_eof at the end.
+  void refill() {
+    for (;;) {
+      const ssize_t n = ::read(fd, input.get(), kBufferBytes);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw IoError("cannot read input", name, errno);
+      }
+      input_pos = 0;
+      input_end = static_cast<std::size_t>(n);
+      input_eof = n == 0;
+      compressed_bytes += static_cast<std::uint64_t>(n);
+      return;
+    }
+  }
+
+  bool input_empty() const { return input_pos == input_end; }
+
+  std::size_t read_plain(std::byte* to, std::size_t bytes) {
+    std::size_t done = 0;
+    while (done < bytes && !input_eof) {
+      const ssize_t n = ::read(fd, to + done, bytes - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw IoError("cannot read input", name, errno);
+      }
+      if (n == 0) input_eof = true;
+      done += static_cast<std::size_t>(n);
+      compressed_bytes += static_cast<std::uint64_t>(n);
+    }
+    return done;
+  }
+
+  std::size_t read_gzip(std::byte* to, std::size_t bytes) {
+    std::size_t done = 0;
+    while (done < bytes && gzip_phase != GzipPhase::kDone) {
+      if (input_empty() && !input_eof) refill();
+      // 1. Between members: the end, zero padding, or the next member's magic.
+      if (gzip_phase != GzipPhase::kInMember) {
+        if (input_empty()) {
+          if (gzip_phase == GzipPhase::kBeforeFirst) fail("unexpected end of stream");
+          gzip_phase = GzipPhase::kDone;
+          break;
+        }
+        const auto first = static_cast<unsigned char>(input[input_pos]);
+        if (gzip_phase == GzipPhase::kBeforeFirst) {
+          if (first != 0x1f) fail("not in gzip format");
+        } else if (first == 0 || gzip_phase == GzipPhase::kPadding) {
+          while (input_pos < input_end && input[input_pos] == std::byte{0}) ++input_pos;
+          if (input_pos < input_end) fail("trailing garbage after gzip data");
+          gzip_phase = GzipPhase::kPadding;
+          continue;
+        } else if (first != 0x1f) {
+          fail("trailing garbage after gzip data");
+        } else {
+          inflateReset(&gzip);
+        }
+        gzip_phase = GzipPhase::kInMember;
+      }
+      // 2. Inflate straight into the caller's buffer.
+      gzip.next_in = reinterpret_cast<Bytef*>(input.get() + input_pos);
+      gzip.avail_in = static_cast<uInt>(input_end - input_pos);
+      gzip.next_out = reinterpret_cast<Bytef*>(to + done);
+      gzip.avail_out = clamp_uint(bytes - done);
+      const uInt in_before = gzip.avail_in;
+      const uInt out_before = gzip.avail_out;
+      const int rc = inflate(&gzip, Z_NO_FLUSH);
+      input_pos = input_end - gzip.avail_in;
+      done += out_before - gzip.avail_out;
+      if (rc == Z_STREAM_END) {
+        gzip_phase = GzipPhase::kBetween;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        fail(gzip.msg ? gzip.msg : zError(rc));
+      } else if (in_before == gzip.avail_in && out_before == gzip.avail_out) {
+        // No progress (Z_BUF_ERROR): zlib needs input that is not there.
+        if (input_eof) fail("unexpected end of stream");
+        if (!input_empty()) fail("inflate made no progress");  // never seen; avoids spinning
+      }
+    }
+    return done;
+  }
+
+  std::size_t read_zstd(std::byte* to, std::size_t bytes) {
+    ZSTD_outBuffer out{to, bytes, 0};
+    while (out.pos < out.size) {
+      if (input_empty() && !input_eof) refill();
+      if (input_empty() && input_eof) {
+        if (!zstd_started) fail("unexpected end of stream");
+        if (zstd_hint == 0) break;  // every frame complete and flushed
+      }
+      zstd_started = true;
+      ZSTD_inBuffer in{input.get(), input_end, input_pos};
+      const std::size_t out_before = out.pos;
+      const std::size_t rc = ZSTD_decompressStream(zstd, &out, &in);
+      const bool consumed = in.pos != input_pos;
+      input_pos = in.pos;
+      if (ZSTD_isError(rc)) {
+        if (ZSTD_getErrorCode(rc) == ZSTD_error_prefix_unknown) {
+          fail(zstd_frame_done ? "trailing garbage after zstd data" : "not in zstd format");
+        }
+        fail(zstd_reason(rc));
+      }
+      zstd_hint = rc;
+      if (rc == 0) zstd_frame_done = true;
+      // Out of input mid-frame and the decoder had nothing left to flush.
+      if (input_empty() && input_eof && rc != 0 && !consumed && out.pos == out_before) {
+        fail("unexpected end of stream");
+      }
+    }
+    return out.pos;
+  }
+};
+
+DecompressingReader::DecompressingReader(int fd, Codec codec, std::string display_name)
+    : state_(std::make_unique<State>(fd, codec, std::move(display_name))) {
+  State& s = *state_;
+  if (codec == Codec::kNone) return;
+  s.input = allocate_aligned(kBufferBytes);
+  if (codec == Codec::kGzip) {
+    if (inflateInit2(&s.gzip, kGzipWindowBits) != Z_OK) throw std::bad_alloc();
+    s.gzip_ready = true;
+  } else {
+    s.zstd = ZSTD_createDCtx();
+    if (!s.zstd) throw std::bad_alloc();
+  }
+}
+
+DecompressingReader::~DecompressingReader() = default;
+DecompressingReader::DecompressingReader(DecompressingReader&&) noexcept = default;
+DecompressingReader& DecompressingReader::operator=(DecompressingReader&&) noexcept = default;
+
+std::size_t DecompressingReader::read(void* to, std::size_t bytes) {
+  State& s = *state_;
+  auto* out = static_cast<std::byte*>(to);
+  std::size_t done = 0;
+  switch (s.codec) {
+    case Codec::kNone:
+      done = s.read_plain(out, bytes);
+      break;
+    case Codec::kGzip:
+      done = s.read_gzip(out, bytes);
+      break;
+    case Codec::kZstd:
+      done = s.read_zstd(out, bytes);
+      break;
+  }
+  s.produced_bytes += done;
+  return done;
+}
+
+std::uint64_t DecompressingReader::compressed_bytes_read() const { return state_->compressed_bytes; }
+std::uint64_t DecompressingReader::bytes_read() const { return state_->produced_bytes; }
+Codec DecompressingReader::codec() const { return state_->codec; }
+
+std::size_t DecompressingReader::memory_bytes() const {
+  const State& s = *state_;
+  std::size_t bytes = s.input ? kBufferBytes : 0;
+  if (s.gzip_ready) bytes += sizeof(z_stream) + (std::size_t{1} << 15) + 7 * 1024;  // window + inflate_state
+  if (s.zstd) bytes += ZSTD_sizeof_DCtx(s.zstd);
+  return bytes;
+}
+
+}  // namespace extshuffle::io
