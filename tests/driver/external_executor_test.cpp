@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "extshuffle/driver/reference_executor.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
+#include "support/plan_oracle.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -38,11 +38,10 @@ Outcome run_external(const std::vector<std::byte>& input, std::size_t record_siz
   return outcome;
 }
 
+// What the plan says the output is: the independent oracle (support/plan_oracle.hpp).
 std::vector<std::byte> run_reference(const std::vector<std::byte>& input, std::size_t record_size,
                                      std::uint64_t seed, const PlanConstants& c) {
-  std::vector<std::byte> output(input.size());
-  shuffle_in_memory(input, output, record_size, seed, ReferenceOptions{c, device::Device::kCpu, 2});
-  return output;
+  return testing::oracle_shuffle(input, record_size, seed, c);
 }
 
 // Byte for byte against the reference, for the grid of N and record
