@@ -14,6 +14,16 @@ namespace extshuffle::driver {
 inline std::uint64_t align_down(std::uint64_t x, std::uint64_t a) { return x / a * a; }
 inline std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
 
+// The one way the arena is carved: `count` objects of T at `cursor`, which
+// moves past them to the next 64-byte boundary (a cache line, so buffers
+// used by different threads never share one).
+template <class T>
+T* carve(std::byte*& cursor, std::uint64_t count) {
+  T* at = reinterpret_cast<T*>(cursor);
+  cursor += align_up(count * sizeof(T), 64);
+  return at;
+}
+
 // Bytes per bucket buffer when p buckets share `share` bytes, two buffers each.
 inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   std::uint64_t per_bucket = std::min(tuning::kMaxBucketBuffer, share / (2 * p));

@@ -28,7 +28,7 @@ struct GatherLayout {
 
 GatherLayout gather_layout(std::uint64_t records, std::size_t record_size, std::uint64_t budget) {
   GatherLayout g;
-  g.index_bytes = align_up(records * 2 * sizeof(std::uint32_t), 64);
+  g.index_bytes = 2 * align_up(records * sizeof(std::uint32_t), 64);  // as carved below
   const std::uint64_t left = budget > g.index_bytes ? budget - g.index_bytes : 0;
   g.read_bytes = std::max<std::uint64_t>(1, std::min<std::uint64_t>(left / 8 / record_size,
                                                                      tuning::kMiB / record_size + 1)) *
@@ -72,9 +72,10 @@ FixedSplit fixed_split(std::uint64_t p, std::size_t r, const core::PlanConstants
 void gather_in_windows(const core::VariablePhilox& f, std::uint64_t m, const io::ByteExtents& data,
                        std::uint64_t start, const GatherLayout& g, std::byte* memory, std::size_t r,
                        RunContext& ctx, const OnWindow& on_window) {
-  auto* permutation = reinterpret_cast<std::uint32_t*>(memory);
-  std::uint32_t* inverse = permutation + m;
-  std::byte* read_buffer = memory + g.index_bytes;
+  std::byte* cursor = memory;
+  auto* permutation = carve<std::uint32_t>(cursor, m);
+  auto* inverse = carve<std::uint32_t>(cursor, m);
+  std::byte* read_buffer = cursor;
   std::byte* window = read_buffer + g.read_bytes;
   {
     PhaseTimer timer(ctx.stats.seconds_shuffling);
@@ -247,8 +248,8 @@ std::unique_ptr<ChunkGroups> FixedRecords::open_chunk_groups(const core::Node& n
 // are shuffled in one batch, other buckets one by one in RAM; outputs go out
 // in bucket order.
 void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first,
-                                         std::uint64_t end, std::byte* input, std::byte* output,
-                                         RunContext& ctx) const {
+                                         std::uint64_t end, std::span<const std::uint64_t>, std::byte* input,
+                                         std::byte* output, RunContext& ctx) const {
   const std::uint64_t base = core::bucket_first(node.records, p, first);
   std::vector<device::ShuffleJob> leaves;
   std::uint64_t pending_from = 0, pending_bytes = 0;  // output bytes of the batched leaves

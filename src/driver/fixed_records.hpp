@@ -37,9 +37,13 @@ class FixedRecords final : public RecordLayout {
   bool buckets_may_overflow() const override { return false; }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
                                                  std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;
-  bool groups_small_buckets() const override { return true; }
+  // A bucket's workspace is as large as its bytes (the shuffled copy).
+  bool runs_in_group(std::uint64_t, std::uint64_t bytes, std::uint64_t workspace_bytes) const override {
+    return bytes <= workspace_bytes;
+  }
   void run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
-                             std::byte* input, std::byte* output, RunContext& ctx) const override;
+                             std::span<const std::uint64_t> bucket_bytes, std::byte* input, std::byte* workspace,
+                             RunContext& ctx) const override;
 
  private:
   const ExternalOptions& o_;

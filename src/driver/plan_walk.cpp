@@ -130,18 +130,20 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
 
 // Consecutive buckets that fit in a third of the budget together are read
 // with one request, the next group while this one runs, and run from memory
-// as one batch (when the layout can); larger buckets run on their own.
+// with the last third as workspace; larger buckets run on their own.
 std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, io::BucketStore::Split& split) {
   const std::uint64_t third = align_down(o_.memory_bytes / tuning::kBucketGroupBudgetDivisor, 64);
   struct Group {
     std::uint64_t first, end;  // buckets [first, end)
     std::uint64_t bytes;
-    bool alone;                // too large to share, or the layout runs buckets one by one
+    bool alone;                // too large to run from a group: run_node() on its own
   };
+  std::vector<std::uint64_t> bucket_bytes(p);
   std::vector<Group> groups;
   for (std::uint64_t j = 0; j < p && output_.wanted(node.id.first + core::bucket_first(node.records, p, j)); ++j) {
     const std::uint64_t bytes = split.bucket(j).bytes;
-    if (!layout_.groups_small_buckets() || bytes > third) {
+    bucket_bytes[j] = bytes;
+    if (bytes > third || !layout_.runs_in_group(core::bucket_records(node.records, p, j), bytes, third)) {
       groups.push_back({j, j + 1, bytes, true});
     } else if (groups.empty() || groups.back().alone || groups.back().bytes + bytes > third) {
       groups.push_back({j, j + 1, bytes, false});
@@ -175,7 +177,9 @@ std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, io:
       }
       start_read(g + 1);
       stats_.nodes_in_memory += group.end - group.first;
-      layout_.run_buckets_in_memory(node, p, group.first, group.end, inputs[g % 2], output, ctx_);
+      layout_.run_buckets_in_memory(node, p, group.first, group.end,
+                                    std::span<const std::uint64_t>(bucket_bytes).subspan(group.first, group.end - group.first),
+                                    inputs[g % 2], output, ctx_);
     }
     for (std::uint64_t j = group.first; j < group.end; ++j) split.discard(j);
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/core/variable_philox.hpp"
@@ -92,13 +93,16 @@ class RecordLayout {
                                                          bool root, std::uint64_t chunk_memory_bytes,
                                                          RunContext& ctx) const = 0;
 
-  // Step 4 for small buckets: may consecutive small buckets be read with
-  // one request and run together from memory? Then run_buckets_in_memory
-  // runs buckets [first, end) of `node` whose bytes are at `input`, with
-  // `output` as large for workspace, their output to ctx.output.
-  virtual bool groups_small_buckets() const = 0;
+  // Step 4 for small buckets: consecutive buckets that each run in a
+  // group (records, bytes, with `workspace_bytes` of workspace) are read
+  // with one request and run together from memory by
+  // run_buckets_in_memory: buckets [first, end) of `node`, their bytes one
+  // after the other at `input` (bucket_bytes[j - first] each), `workspace`
+  // for the rest; their output goes to ctx.output in bucket order.
+  virtual bool runs_in_group(std::uint64_t records, std::uint64_t bytes, std::uint64_t workspace_bytes) const = 0;
   virtual void run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
-                                     std::byte* input, std::byte* output, RunContext& ctx) const = 0;
+                                     std::span<const std::uint64_t> bucket_bytes, std::byte* input,
+                                     std::byte* workspace, RunContext& ctx) const = 0;
 };
 
 }  // namespace extshuffle::driver

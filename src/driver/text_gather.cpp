@@ -8,16 +8,6 @@
 #include "tuning.hpp"
 
 namespace extshuffle::driver {
-namespace {
-
-template <class T>
-T* carve(std::byte*& cursor, std::uint64_t count) {
-  T* at = reinterpret_cast<T*>(cursor);
-  cursor += align_up(count * sizeof(T), 64);
-  return at;
-}
-
-}  // namespace
 
 std::uint64_t text_gather_arrays_bytes(std::uint64_t m) {
   return 2 * align_up(8 * (m + 1), 64) + align_up(8 * m, 64) + 2 * align_up(4 * m, 64);

@@ -29,12 +29,6 @@ std::uint64_t group_arrays_bytes(std::uint64_t leaf_records, std::uint64_t group
   return align_up(4 * leaf_records, 64) + align_up(group * 4 * (2 * leaf_records + 1), 64);
 }
 
-template <class T>
-T* carve(std::byte*& cursor, std::uint64_t count) {
-  T* at = reinterpret_cast<T*>(cursor);
-  cursor += align_up(count * sizeof(T), 64);
-  return at;
-}
 
 // Output of an in-RAM node: whole records staged and handed on together,
 // one larger than the staging buffer handed on alone.
@@ -97,29 +91,45 @@ std::uint64_t TextRecords::in_memory_bytes(std::uint64_t records, std::uint64_t 
 // with the plan (memory_executor.hpp) and gather the records in that order.
 void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, bool root,
                                 RunContext& ctx) const {
-  const TextScan s = scan(root);
-  const std::uint64_t n = node.records;
   std::byte* cursor = ctx.arena;
   std::byte* bytes = carve<std::byte>(cursor, data.bytes);
+  {
+    PhaseTimer timer(ctx.stats.seconds_reading);
+    io::ExtentReader(data).read_now(bytes, data.bytes);
+    ctx.stats.bytes_read += data.bytes;
+  }
+  run_loaded(node, bytes, data.bytes, root, cursor, ctx);
+}
+
+void TextRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first,
+                                        std::uint64_t end, std::span<const std::uint64_t> bucket_bytes,
+                                        std::byte* input, std::byte* workspace, RunContext& ctx) const {
+  const std::byte* at = input;
+  for (std::uint64_t j = first; j < end && !ctx.output.done(); ++j) {
+    run_loaded(core::bucket_node(node, p, j), at, bucket_bytes[j - first], false, workspace, ctx);
+    at += bucket_bytes[j - first];
+  }
+}
+
+void TextRecords::run_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool root,
+                             std::byte* workspace, RunContext& ctx) const {
+  const TextScan s = scan(root);
+  const std::uint64_t n = node.records;
+  std::byte* cursor = workspace;
   auto* offsets = carve<std::uint64_t>(cursor, n + 1);
   auto* a = carve<std::uint32_t>(cursor, n);
   auto* b = carve<std::uint32_t>(cursor, n);
   const std::uint64_t batch_records = gather_batch_records(o_.memory_bytes);
   auto* batch_offsets = carve<std::uint64_t>(cursor, batch_records);
   std::byte* staging = cursor;
-  {
-    PhaseTimer timer(ctx.stats.seconds_reading);
-    io::ExtentReader(data).read_now(bytes, data.bytes);
-    ctx.stats.bytes_read += data.bytes;
-  }
 
   PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
   const std::byte* at = bytes;
-  const std::byte* end = bytes + data.bytes;
+  const std::byte* end = bytes + size;
   if (s.plain_terminators()) {
     offsets[0] = 0;
     const auto* text = reinterpret_cast<const char*>(bytes);
-    if (formats::find_record_ends(text, text + data.bytes, o_.syntax.terminator, n, offsets + 1) < n) {
+    if (formats::find_record_ends(text, text + size, o_.syntax.terminator, n, offsets + 1) < n) {
       throw InputError(records_changed_message(n));
     }
     at = bytes + offsets[n];
@@ -132,7 +142,7 @@ void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& d
     }
   }
   if (at != end && (!s.filter_blank || s.next_record(at, end))) throw InputError(records_changed_message(n));
-  offsets[n] = data.bytes;
+  offsets[n] = size;
   for (std::uint32_t k = 0; k < n; ++k) a[k] = k;
 
   ShuffleOptions index_options = o_;

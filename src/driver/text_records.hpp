@@ -54,14 +54,22 @@ class TextRecords final : public RecordLayout {
   bool buckets_may_overflow() const override { return true; }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
                                                  std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;
-  // Text buckets run one by one: each is read into the arena it runs in.
-  bool groups_small_buckets() const override { return false; }
-  void run_buckets_in_memory(const core::Node&, std::uint64_t, std::uint64_t, std::uint64_t, std::byte*, std::byte*,
-                             RunContext&) const override {}
+  // A bucket's workspace: its record offsets, index arrays and staging.
+  bool runs_in_group(std::uint64_t records, std::uint64_t, std::uint64_t workspace_bytes) const override {
+    return records < (std::uint64_t{1} << 32) && in_memory_bytes(records, 0, o_.memory_bytes) <= workspace_bytes;
+  }
+  void run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
+                             std::span<const std::uint64_t> bucket_bytes, std::byte* input, std::byte* workspace,
+                             RunContext& ctx) const override;
 
   TextScan scan(bool root) const { return TextScan{o_.syntax, root && o_.skip_blank}; }
 
  private:
+  // A node whose `size` bytes are at `bytes`, run with the arrays carved
+  // from `workspace` on (in_memory_bytes less the bytes' own space).
+  void run_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool root,
+                  std::byte* workspace, RunContext& ctx) const;
+
   const VariableOptions& o_;
 };
 
