@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Two builds of extshuffle side by side in one run, case by case (A then B
+# for each case of bench/suite.sh, so both meet the same machine state):
+# the before/after figures of a change that must not slow anything down.
+#
+# usage: bench/compare_builds.sh BUILD_A BUILD_B [CASES]
+#   BUILD_A, BUILD_B  build directories (each with extshuffle and bench/*)
+#   CASES             comma-separated suite cases (default: all but scaling)
+# environment: REPEATS (default 3) and the rest as bench/suite.sh;
+#   OUT_PREFIX=bench/results/compare  results go to OUT_PREFIX_a.txt, _b.txt
+# Tabulate with: bench/compare_report.py OUT_PREFIX_a.txt OUT_PREFIX_b.txt
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 2 ] || { echo "usage: $0 BUILD_A BUILD_B [CASES]" >&2; exit 2; }
+build_a=$(realpath "$1")
+build_b=$(realpath "$2")
+cases=${3:-fixed8_1g,fixed8_8g,text_1g,text_4g,fixed4k_4g,threads}
+prefix=${OUT_PREFIX:-bench/results/compare}
+export REPEATS=${REPEATS:-3} TOOLS=extshuffle
+rm -f "${prefix}_a.txt" "${prefix}_b.txt"
+for c in ${cases//,/ }; do
+  BUILD_DIR=$build_a OUT=${prefix}_a.txt bench/suite.sh --cases "$c" --append
+  BUILD_DIR=$build_b OUT=${prefix}_b.txt bench/suite.sh --cases "$c" --append
+done

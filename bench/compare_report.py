@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Tabulates bench/compare_builds.sh: for each suite case, the median wall
+time, peak RSS and bytes read of build A and build B, and B's time as a ratio
+of A's (below 1: B is faster). Prints a Markdown table for docs/benchmarks.md.
+
+usage: bench/compare_report.py RESULTS_A RESULTS_B [LABEL_A LABEL_B]"""
+import statistics
+import sys
+
+from key_values import parse_fields
+
+
+def runs(path):
+    """{(case, threads): [fields of each ok extshuffle run]}"""
+    found = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("BENCH suite "):
+                continue
+            fields = parse_fields(line[len("BENCH suite "):])
+            if fields.get("tool") != "extshuffle" or fields.get("status") != "ok":
+                continue
+            found.setdefault((fields["case"], fields["threads"]), []).append(fields)
+    return found
+
+
+def median(rows, key):
+    return statistics.median(r[key] for r in rows)
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    a, b = runs(argv[1]), runs(argv[2])
+    label_a, label_b = (argv[3], argv[4]) if len(argv) >= 5 else ("A", "B")
+    print(f"| case | -j | runs | {label_a} s | {label_b} s | {label_b} / {label_a} | "
+          f"{label_a} peak RSS MiB | {label_b} peak RSS MiB | bytes read {label_a} / {label_b} |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(set(a) & set(b), key=lambda k: (k[0], k[1])):
+        ra, rb = a[key], b[key]
+        ta, tb = median(ra, "seconds"), median(rb, "seconds")
+        read_a = median(ra, "stats_bytes_read") if "stats_bytes_read" in ra[0] else 0
+        read_b = median(rb, "stats_bytes_read") if "stats_bytes_read" in rb[0] else 0
+        print(f"| {key[0]} | {key[1]} | {len(ra)}+{len(rb)} | {ta:.2f} | {tb:.2f} | {tb / ta:.3f} | "
+              f"{median(ra, 'peak_rss_bytes') / 2**20:.0f} | {median(rb, 'peak_rss_bytes') / 2**20:.0f} | "
+              f"{read_a / 2**30:.2f} / {read_b / 2**30:.2f} GiB |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
