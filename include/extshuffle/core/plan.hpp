@@ -20,8 +20,10 @@ struct PlanConstants {
   std::uint64_t max_fanout;    // F: a split node has at most F buckets
 };
 
-// Constants of permutation version 1, chosen by bench/plan_constants_bench
-// (docs/benchmarks.md, "Choosing L and F"). Changing them changes every
+// Constants of permutation version 1, chosen by bench/shuffle_bench (the
+// in-memory plan for L in 2^14..2^20 and F in 2^6..2^12; raw results in
+// bench/results/plan_constants.txt) and bench/hypergeometric_bench (a
+// matrix row's cost per record): docs/benchmarks.md, "Choosing L and F". Changing them changes every
 // permutation: that would be permutation version 2.
 inline constexpr PlanConstants kPlanV1{std::uint64_t{1} << 20, std::uint64_t{1} << 10};
 
