@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "generators.hpp"
+#include "labstats/statistics.hpp"
 #include "position_matrix.hpp"
-#include "support/statistics.hpp"
 
 namespace permlab {
 namespace {
@@ -123,7 +123,7 @@ TEST(Butterfly, SampledNetworkMatchesExactMatrix) {
     const double expected = exact.values[k] * samples;
     chi2 += (counts[k] - expected) * (counts[k] - expected) / expected;
   }
-  EXPECT_GT(extshuffle::testing::chi_square_p_value(chi2, (n - 1) * (n - 1)), 1e-6) << chi2;
+  EXPECT_GT(extshuffle::labstats::chi_square_p_value(chi2, (n - 1) * (n - 1)), 1e-6) << chi2;
   EXPECT_FALSE(r.pass);
   EXPECT_GT(r.bias_z, 30);  // 65 with this seed: B = 0.055 against a noise of 0.0029 +- 0.0008
   EXPECT_NEAR(r.bias, bias(exact), 0.01);

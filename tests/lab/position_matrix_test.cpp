@@ -1,5 +1,5 @@
 // Waechter's position matrix and bias B(M_n) as a test of the whole plan
-// (permlab/position_matrix.hpp).
+// (permlab/position_matrix.hpp), and the bias's noise (labstats/statistics.hpp).
 #include "position_matrix.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 
 #include "extshuffle/core/plan.hpp"
 #include "generators.hpp"
+#include "labstats/statistics.hpp"
 
 namespace permlab {
 namespace {
@@ -23,7 +24,7 @@ TEST(PositionMatrix, BiasNoiseMatchesTheBinomial) {
     e1 += p * d;
     e2 += p * d * d;
   }
-  const BiasNoise noise = bias_noise(2, 10);
+  const extshuffle::labstats::BiasNoise noise = extshuffle::labstats::bias_noise(2, 10);
   EXPECT_NEAR(noise.mean, 2 * e1, 1e-12);
   EXPECT_NEAR(noise.sd, std::sqrt(e2 - e1 * e1), 1e-12);
 }

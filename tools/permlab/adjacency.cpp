@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "labstats/statistics.hpp"
+
 namespace permlab {
 
 AdjacencyResult adjacency_of_counts(std::uint64_t n, std::uint64_t samples, std::uint64_t successions,
@@ -21,7 +23,7 @@ AdjacencyResult adjacency_of_counts(std::uint64_t n, std::uint64_t samples, std:
   r.z_successions = (static_cast<double>(successions) - r.expected) / r.sd;
   r.z_reversals = (static_cast<double>(reversals) - r.expected) / r.sd;
   const double z = std::max(std::fabs(r.z_successions), std::fabs(r.z_reversals));
-  r.p_value = std::min(1.0, 2 * std::erfc(z / std::sqrt(2.0)));
+  r.p_value = std::min(1.0, 2 * extshuffle::labstats::normal_two_sided_p_value(z));
   r.pass = r.p_value >= alpha;
   return r;
 }

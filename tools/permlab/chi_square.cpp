@@ -4,18 +4,18 @@
 #include <string>
 #include <vector>
 
-#include "support/permutations.hpp"
-#include "support/statistics.hpp"
+#include "labstats/permutations.hpp"
+#include "labstats/statistics.hpp"
 
 namespace permlab {
 
 double chi_square_critical_value(std::uint64_t dof, double alpha) {
   // The p-value falls monotonically in x; bracket, then bisect.
   double low = 0, high = static_cast<double>(dof) + 10.0;
-  while (extshuffle::testing::chi_square_p_value(high, dof) > alpha) high *= 2;
+  while (extshuffle::labstats::chi_square_p_value(high, dof) > alpha) high *= 2;
   for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
     const double mid = 0.5 * (low + high);
-    (extshuffle::testing::chi_square_p_value(mid, dof) > alpha ? low : high) = mid;
+    (extshuffle::labstats::chi_square_p_value(mid, dof) > alpha ? low : high) = mid;
   }
   return 0.5 * (low + high);
 }
@@ -28,9 +28,9 @@ ChiSquareResult chi_square_of_counts(std::span<const std::uint64_t> counts, doub
   }
   r.alpha = alpha;
   r.dof = counts.size() - 1;
-  r.statistic = extshuffle::testing::chi_square_statistic(
+  r.statistic = extshuffle::labstats::chi_square_statistic(
       counts, std::vector<double>(counts.size(), 1.0 / static_cast<double>(counts.size())));
-  r.p_value = extshuffle::testing::chi_square_p_value(r.statistic, r.dof);
+  r.p_value = extshuffle::labstats::chi_square_p_value(r.statistic, r.dof);
   r.critical_value = chi_square_critical_value(r.dof, alpha);
   r.pass = r.p_value >= alpha;
   return r;
@@ -47,7 +47,7 @@ ChiSquareResult chi_square_test(const GeneratorOptions& options, std::uint64_t n
     throw std::invalid_argument("chi2 pattern records 0, " + std::to_string(stride) + ", ..., " +
                                 std::to_string((k - 1) * stride) + " do not all exist among n = " + std::to_string(n));
   }
-  const std::uint64_t orders = extshuffle::testing::factorial(k);
+  const std::uint64_t orders = extshuffle::labstats::factorial(k);
   if (samples < 5 * orders) {
     throw std::invalid_argument("chi2 over " + std::to_string(orders) + " orders needs at least " +
                                 std::to_string(5 * orders) + " samples (5 per order)");
@@ -63,7 +63,7 @@ ChiSquareResult chi_square_test(const GeneratorOptions& options, std::uint64_t n
                       const std::uint64_t r = order[i];
                       if (r % stride == 0 && r / stride < k) pattern[seen++] = r / stride;
                     }
-                    ++counts[worker][extshuffle::testing::permutation_rank(std::span(pattern, seen))];
+                    ++counts[worker][extshuffle::labstats::permutation_rank(std::span(pattern, seen))];
                   });
   for (int w = 1; w < workers; ++w) {
     for (std::uint64_t c = 0; c < orders; ++c) counts[0][c] += counts[w][c];

@@ -23,7 +23,7 @@
 #include "extshuffle/core/variable_philox.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/driver/reference_executor.hpp"
-#include "support/permutations.hpp"
+#include "labstats/permutations.hpp"
 #include "variable_philox_inverse.hpp"
 
 namespace permlab {
@@ -40,10 +40,10 @@ core::PlanConstants plan_constants(const GeneratorOptions& o) {
 }
 
 // Numbered records as the real shuffle sees them: record i holds i.
-std::vector<std::byte> numbered_u64(std::uint64_t n) { return extshuffle::testing::numbered_records(n, 8); }
+std::vector<std::byte> numbered_u64(std::uint64_t n) { return extshuffle::labstats::numbered_records(n, 8); }
 
 void indices_to_order(std::span<const std::byte> records, std::size_t record_size, std::span<std::uint32_t> order) {
-  const auto indices = extshuffle::testing::record_indices(records, record_size);
+  const auto indices = extshuffle::labstats::record_indices(records, record_size);
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(indices[i]);
 }
 
@@ -149,7 +149,7 @@ class CliGenerator final : public Generator {
       throw std::runtime_error("cannot copy " + o.binary + ": " + error.message());
     }
     binary_ = (dir_ / "extshuffle").string();
-    const auto records = extshuffle::testing::numbered_records(n, o.record_size_bytes);
+    const auto records = extshuffle::labstats::numbered_records(n, o.record_size_bytes);
     std::ofstream(dir_ / "in.bin", std::ios::binary)
         .write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(records.size()));
   }

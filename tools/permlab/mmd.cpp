@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "labstats/statistics.hpp"
+
 namespace permlab {
 
 std::uint64_t count_inversions(std::span<const std::uint32_t> values, std::vector<std::uint32_t>& scratch) {
@@ -100,7 +102,7 @@ MmdResult mmd_from_sums(std::uint64_t n, std::uint64_t samples, double pair_kern
   r.hoeffding_threshold = std::sqrt(std::log(2 / alpha) / m);
   r.clt_threshold = sd * z_alpha;
   r.z = sd > 0 ? r.statistic / sd : 0;
-  r.p_value = std::erfc(std::fabs(r.z) / std::sqrt(2.0));
+  r.p_value = extshuffle::labstats::normal_two_sided_p_value(r.z);
   r.pass_hoeffding = std::fabs(r.statistic) < r.hoeffding_threshold;
   r.pass_clt = std::fabs(r.statistic) < r.clt_threshold;
   // 2. The first version's one-sample statistic (m terms).

@@ -5,29 +5,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "support/statistics.hpp"
+#include "labstats/statistics.hpp"
 
 namespace permlab {
-
-BiasNoise bias_noise(std::uint64_t n, std::uint64_t samples) {
-  // One cell: X ~ Binomial(S, p), p = 1/n; |X/S - p| summed over the pmf
-  // within 40 sd of the mean (the rest weighs < 1e-300).
-  const double s = static_cast<double>(samples), p = 1.0 / static_cast<double>(n);
-  const double mean = s * p, sd = std::sqrt(s * p * (1 - p));
-  const auto first = static_cast<std::uint64_t>(std::max(0.0, std::floor(mean - 40 * sd - 1)));
-  const auto last = static_cast<std::uint64_t>(std::min(s, std::ceil(mean + 40 * sd + 1)));
-  double e1 = 0, e2 = 0;
-  for (std::uint64_t k = first; k <= last; ++k) {
-    const double dk = static_cast<double>(k);
-    const double log_pmf = std::lgamma(s + 1) - std::lgamma(dk + 1) - std::lgamma(s - dk + 1) + dk * std::log(p) +
-                           (s - dk) * std::log1p(-p);
-    const double d = std::fabs(dk / s - p);
-    e1 += d * std::exp(log_pmf);
-    e2 += d * d * std::exp(log_pmf);
-  }
-  // B = (1/n) * (sum of n^2 cells): mean n * e1; variance (1/n^2) * n^2 * Var(cell).
-  return BiasNoise{static_cast<double>(n) * e1, std::sqrt(std::max(0.0, e2 - e1 * e1))};
-}
 
 PositionResult position_test_of_counts(std::uint64_t n, std::span<const std::uint64_t> counts, double alpha) {
   if (counts.size() != n * n) throw std::invalid_argument("position_test_of_counts: need n * n counts");
@@ -49,7 +29,7 @@ PositionResult position_test_of_counts(std::uint64_t n, std::span<const std::uin
       r.bias += std::fabs(x / s - 1.0 / static_cast<double>(n));
     }
     r.chi2 += row_chi2;
-    const double row_p = extshuffle::testing::chi_square_p_value(row_chi2, n - 1);
+    const double row_p = extshuffle::labstats::chi_square_p_value(row_chi2, n - 1);
     if (row_p < worst_row_p) {
       worst_row_p = row_p;
       r.worst_row = i;
@@ -57,9 +37,9 @@ PositionResult position_test_of_counts(std::uint64_t n, std::span<const std::uin
   }
   r.bias /= static_cast<double>(n);
   r.dof = (n - 1) * (n - 1);
-  r.p_value = extshuffle::testing::chi_square_p_value(r.chi2, r.dof);
+  r.p_value = extshuffle::labstats::chi_square_p_value(r.chi2, r.dof);
   r.worst_row_p_value = std::min(1.0, worst_row_p * static_cast<double>(n));
-  const BiasNoise noise = bias_noise(n, r.samples);
+  const extshuffle::labstats::BiasNoise noise = extshuffle::labstats::bias_noise(n, r.samples);
   r.expected_bias = noise.mean;
   r.bias_sd = noise.sd;
   r.bias_z = noise.sd > 0 ? (r.bias - noise.mean) / noise.sd : 0;

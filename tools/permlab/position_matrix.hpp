@@ -40,13 +40,6 @@ struct PositionResult {
   bool pass = true;
 };
 
-// E[B] and sd(B) under H0 for n records and S samples (binomial pmf, in logs).
-struct BiasNoise {
-  double mean = 0;
-  double sd = 0;
-};
-BiasNoise bias_noise(std::uint64_t n, std::uint64_t samples);
-
 // The test from counts: counts[i * n + j] = samples with record j at position i.
 PositionResult position_test_of_counts(std::uint64_t n, std::span<const std::uint64_t> counts, double alpha);
 
