@@ -3,7 +3,8 @@
 time, peak RSS and bytes read of build A and build B, and B's time as a ratio
 of A's (below 1: B is faster). Prints a Markdown table for docs/benchmarks.md.
 
-usage: bench/compare_report.py RESULTS_A RESULTS_B [LABEL_A LABEL_B]"""
+usage: bench/compare_report.py [--plot PNG] RESULTS_A RESULTS_B [LABEL_A LABEL_B]
+  --plot PNG  also draw each case's runs of A and B (wall seconds) into PNG"""
 import statistics
 import sys
 
@@ -28,7 +29,32 @@ def median(rows, key):
     return statistics.median(r[key] for r in rows)
 
 
+def plot(path, a, b, label_a, label_b, keys):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    for k, key in enumerate(keys):
+        for offset, runs_of, colour in ((-0.15, a, "tab:grey"), (0.15, b, "tab:blue")):
+            seconds = [r["seconds"] / median(a[key], "seconds") for r in runs_of[key]]
+            ax.scatter([k + offset] * len(seconds), seconds, color=colour, s=14)
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.set_xticks(range(len(keys)), [f"{c}\n-j {j}" for c, j in keys], fontsize=8)
+    ax.set_ylabel(f"wall time / median of {label_a}")
+    ax.scatter([], [], color="tab:grey", label=label_a)
+    ax.scatter([], [], color="tab:blue", label=label_b)
+    ax.legend(fontsize=8)
+    ax.set_title("every run of each case, as a ratio of the first build's median", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv):
+    plot_path = None
+    if len(argv) > 2 and argv[1] == "--plot":
+        plot_path = argv[2]
+        argv = [argv[0]] + argv[3:]
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -37,7 +63,8 @@ def main(argv):
     print(f"| case | -j | runs | {label_a} s | {label_b} s | {label_b} / {label_a} | "
           f"{label_a} peak RSS MiB | {label_b} peak RSS MiB | bytes read {label_a} / {label_b} |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(set(a) & set(b), key=lambda k: (k[0], k[1])):
+    keys = sorted(set(a) & set(b), key=lambda k: (k[0], k[1]))
+    for key in keys:
         ra, rb = a[key], b[key]
         ta, tb = median(ra, "seconds"), median(rb, "seconds")
         read_a = median(ra, "stats_bytes_read") if "stats_bytes_read" in ra[0] else 0
@@ -45,6 +72,8 @@ def main(argv):
         print(f"| {key[0]} | {key[1]} | {len(ra)}+{len(rb)} | {ta:.2f} | {tb:.2f} | {tb / ta:.3f} | "
               f"{median(ra, 'peak_rss_bytes') / 2**20:.0f} | {median(rb, 'peak_rss_bytes') / 2**20:.0f} | "
               f"{read_a / 2**30:.2f} / {read_b / 2**30:.2f} GiB |")
+    if plot_path:
+        plot(plot_path, a, b, label_a, label_b, keys)
     return 0
 
 
