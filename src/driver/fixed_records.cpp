@@ -190,7 +190,10 @@ std::uint64_t FixedRecords::minimum_memory_bytes(const core::PlanConstants& cons
 
 void FixedRecords::check_budget(std::uint64_t, std::uint64_t, std::uint64_t budget) const {
   const std::uint64_t minimum = minimum_memory_bytes(o_.constants, r_);
-  if (budget < minimum) throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K");
+  if (budget < minimum) {
+    throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K for records of " +
+                      std::to_string(r_) + " bytes");
+  }
 }
 
 std::uint64_t FixedRecords::in_memory_bytes(std::uint64_t, std::uint64_t bytes, std::uint64_t) const {

@@ -16,6 +16,7 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "fixed_records.hpp"
 #include "generated_run.hpp"
 #include "input_layout.hpp"
 #include "progress_meter.hpp"
@@ -100,11 +101,10 @@ void check_config(const Config& config) {
     throw UsageError("--dry-run needs an INPUT file, not standard input");
   }
   if (config.record_size == 0) return;
-  const std::uint64_t minimum = minimum_memory_bytes(config.constants, config.record_size);
-  if (config.memory_bytes < minimum) {
-    throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K for records of " +
-                      std::to_string(config.record_size) + " bytes");
-  }
+  ExternalOptions fixed;  // the layout's own rule, before any input is opened
+  fixed.record_size = config.record_size;
+  fixed.constants = config.constants;
+  FixedRecords(fixed).check_budget(0, 0, config.memory_bytes);
 }
 
 // Steps 4-6 of a run: shuffle the prepared input into `output` with the

@@ -32,8 +32,6 @@ class OutputLimiter {
     emitted_records_ += records;
     stats_.bytes_written += bytes;
   }
-  // Counts records handed on through write() in pieces (a staging buffer).
-  void count_records(std::uint64_t records) { emitted_records_ += records; }
 
   // Fixed-size records: cut at the limit here.
   void write_fixed(const std::byte* data, std::uint64_t bytes, std::size_t record_size) {

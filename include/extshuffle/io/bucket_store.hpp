@@ -64,7 +64,6 @@ class BucketStore {
  public:
   // Scratch space of `scratch` from `first_free` up is the store's.
   BucketStore(BlockFile& scratch, std::uint64_t first_free) : scratch_(scratch), top_(first_free) {}
-  BlockFile& scratch() { return scratch_; }
 
   // The buckets of one streaming node.
   class Split {
