@@ -2,15 +2,21 @@
 //  - one hypergeometric draw per regime (inversion, HRUA, and the public
 //    function that picks between them) over a range of means, which is how
 //    kHypergeometricInversionMaxMean was chosen (the crossover);
-//  - one full matrix row (MatrixRowSampler::next_row) for candidate (L, F),
-//    per row and per input record. The row cost per record must stay below
-//    ~5% of a 2 GB/s streaming pass, i.e. < 0.2 ns per 8-byte record.
+//  - the matrix rows of a whole node for candidate (L, F), drawn as the
+//    driver draws them (RecursiveMatrix::rows over consecutive groups of 16
+//    chunks), per row and per input record. The row cost per record must stay
+//    below ~5% of a 2 GB/s streaming pass, i.e. < 0.2 ns per 8-byte record;
+//  - the rows of one group of 16 chunks of a 2^51-record node (2^31 chunks)
+//    from a fresh matrix, starting at chunk 0, 2^10, 2^20 and 2^30: the cost
+//    of a range must grow with its length and the tree depth, not with where
+//    it starts (what each MPI rank or thread pays for its own rows).
 // Prints one line per measurement:
 //   BENCH philox ns_per_block=...
 //   BENCH hypergeometric regime=<inversion|hrua|auto> draws=.. white=.. black=.. mean=..
 //         ns_per_draw=.. draws_per_s=.. blocks_per_draw=..
 //   BENCH matrix_row leaf_records=L fanout=F records_per_cell=.. rows=.. ns_per_row=..
 //         ns_per_record=.. draws_per_row=..
+//   BENCH row_range first_chunk=.. chunks=16 node_chunks=.. splits=.. us=..
 // Single-threaded; times are this thread's CPU time, best of 3 (rows: of 2).
 // Total runtime ~25 s (--quick: ~3 s).
 #include <algorithm>
@@ -18,11 +24,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <span>
 #include <tuple>
 #include <vector>
 
 #include "extshuffle/core/hypergeometric.hpp"
-#include "extshuffle/core/matrix_row_sampler.hpp"
+#include "extshuffle/core/recursive_matrix.hpp"
 
 using namespace extshuffle;
 using core::Purpose;
@@ -97,24 +104,28 @@ void bench_draws(Regime regime, std::uint64_t draws, std::uint64_t white, std::u
   std::fflush(stdout);
 }
 
-// Rows of a node of 4 F chunks (F buckets of 4 L records), sampled in order
-// until `budget_s` has passed or the node is done; best of `repeats`.
+// Rows of a node of 4 F chunks (F buckets of 4 L records), drawn in groups
+// of 16 chunks until `budget_s` has passed or the node is done; best of
+// `repeats`.
 void bench_matrix_row(std::uint64_t leaf_records, std::uint64_t fanout, double budget_s, int repeats) {
   const core::PlanConstants c{leaf_records, fanout};
   const std::uint64_t n = 4 * leaf_records * fanout;
+  constexpr std::uint64_t kGroup = 16;
   double best_ns_per_row = 1e300;
   std::uint64_t rows_measured = 0;
   for (int r = 0; r < repeats; ++r) {
-    core::MatrixRowSampler sampler(3 + r, core::NodeId{0, 0}, n, c);
-    std::vector<std::uint64_t> row(sampler.bucket_count());
+    core::RecursiveMatrix matrix(3 + r, core::NodeId{0, 0}, n, c);
+    std::vector<std::uint64_t> rows_out(kGroup * matrix.bucket_count());
     std::uint64_t rows = 0;
     const double t0 = thread_cpu_seconds();
     double elapsed = 0;
-    while (rows < sampler.row_count() && elapsed < budget_s) {
-      for (int k = 0; k < 4 && rows < sampler.row_count(); ++k, ++rows) sampler.next_row(row);
+    while (rows < matrix.row_count() && elapsed < budget_s) {
+      const std::uint64_t end = std::min(matrix.row_count(), rows + kGroup);
+      matrix.rows(rows, end, std::span<std::uint64_t>(rows_out.data(), (end - rows) * matrix.bucket_count()));
+      rows = end;
       elapsed = thread_cpu_seconds() - t0;
     }
-    g_sink = g_sink + row[0];
+    g_sink = g_sink + rows_out[0];
     best_ns_per_row = std::min(best_ns_per_row, elapsed * 1e9 / rows);
     rows_measured = rows;
   }
@@ -123,6 +134,31 @@ void bench_matrix_row(std::uint64_t leaf_records, std::uint64_t fanout, double b
               static_cast<unsigned long long>(leaf_records), static_cast<unsigned long long>(fanout),
               static_cast<double>(leaf_records) / fanout, static_cast<unsigned long long>(rows_measured),
               best_ns_per_row, best_ns_per_row / leaf_records, static_cast<double>(fanout) / leaf_records);
+  std::fflush(stdout);
+}
+
+// The rows of chunks [first, first + 16) of a node of 2^31 + 5 chunks under
+// the shipped constants, from a fresh matrix (no cached path); best of
+// `repeats`.
+void bench_row_range(std::uint64_t first, int repeats) {
+  const core::PlanConstants c = core::kPlanV2;
+  const std::uint64_t node_chunks = (std::uint64_t{1} << 31) + 5;
+  const std::uint64_t n = node_chunks * c.leaf_records;
+  constexpr std::uint64_t kChunks = 16;
+  double best_s = 1e300;
+  std::uint64_t splits = 0;
+  for (int r = 0; r < repeats; ++r) {
+    core::RecursiveMatrix matrix(7 + r, core::NodeId{0, 0}, n, c);
+    std::vector<std::uint64_t> rows(kChunks * matrix.bucket_count());
+    const double t0 = thread_cpu_seconds();
+    matrix.rows(first, first + kChunks, rows);
+    best_s = std::min(best_s, thread_cpu_seconds() - t0);
+    splits = matrix.splits_drawn();
+    g_sink = g_sink + rows[0];
+  }
+  std::printf("BENCH row_range first_chunk=%llu chunks=%llu node_chunks=%llu splits=%llu us=%.0f\n",
+              static_cast<unsigned long long>(first), static_cast<unsigned long long>(kChunks),
+              static_cast<unsigned long long>(node_chunks), static_cast<unsigned long long>(splits), best_s * 1e6);
   std::fflush(stdout);
 }
 
@@ -157,6 +193,11 @@ int main(int argc, char** argv) {
       bench_matrix_row(std::uint64_t{1} << leaf_log, std::uint64_t{1} << fanout_log, quick ? 0.02 : 0.15,
                        quick ? 1 : 2);
     }
+  }
+  // 4. One chunk group's rows, wherever it starts in a huge node.
+  for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{1} << 10, std::uint64_t{1} << 20,
+                                    std::uint64_t{1} << 30}) {
+    bench_row_range(first, quick ? 1 : 3);
   }
   return g_sink == 42 ? 1 : 0;
 }

@@ -88,8 +88,10 @@ void run_node_in_memory(const core::Node& node, std::byte* a, std::byte* b, cons
     device::shuffle_records(options.device, jobs, r, options.threads);
   }
   // 1 and 3. Row i of the matrix says how many of chunk i's shuffled records
-  //    go to each bucket, in bucket order: scatter B -> A at the bucket cursors.
-  scatter_to_buckets(node, b, a, options, sample_matrix(options.seed, node, c));
+  //    go to each bucket, in bucket order (all rows drawn on all threads):
+  //    scatter B -> A at the bucket cursors.
+  scatter_to_buckets(node, b, a, options,
+                     sample_matrix(options.seed, node, c, device::resolve_threads(options.threads)));
   // 4. Each bucket is a node of its own; their outputs follow in bucket order.
   //    Buckets differ in size by one record at most, so they are all leaves or
   //    none: leaves are shuffled A -> B in batches, one job per thread, each

@@ -1,6 +1,7 @@
 #include "plan_walk.hpp"
 
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <vector>
 
@@ -63,7 +64,7 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
                                layout.bucket_buffer_bytes);
   {
     ChunkRows rows(o_.seed, node, c);
-    std::vector<std::uint64_t> row(p);
+    std::vector<std::uint64_t> group_rows;  // the rows of the current chunk group
     std::vector<std::uint64_t> slice_starts;  // per chunk of a group: where each bucket's slice starts
     const auto groups = layout_.open_chunk_groups(node, data, root, layout.chunk_memory_bytes, ctx_);
     for (std::uint64_t i = 0; i < chunks;) {
@@ -72,7 +73,8 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
         // A chunk larger than the chunk memory: 1. its row, 2. its records
         // in shuffled order window by window, 3. cut into the row's slices.
         const std::uint64_t m = core::chunk_records(n, i, c);
-        rows.next(row);
+        rows.draw(i, i + 1, group_rows);
+        const std::uint64_t* row = group_rows.data();
         std::uint64_t bucket = 0, left_in_slice = 0;
         groups->gather_chunk(i, m, core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m),
                              [&](const Window& w) {
@@ -91,18 +93,20 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
         continue;
       }
       {
-        // 2. Shuffle the group's chunks in one parallel batch.
+        // 2. Shuffle the group's chunks in one parallel batch, while 1. the
+        // group's rows of the matrix are drawn on a thread of their own.
         PhaseTimer timer(stats_.seconds_shuffling);
+        auto drawn = std::async(std::launch::async, [&] { rows.draw(i, i + count, group_rows); });
         groups->shuffle(i, count);
+        drawn.get();
       }
       {
-        // 1 and 3. Each chunk's row of the matrix (drawn in chunk order),
-        // then every chunk's slice appended to its bucket, bucket ranges on
+        // 3. Every chunk's slice appended to its bucket, bucket ranges on
         // all threads (a memory-bound copy; each bucket has one writer).
         PhaseTimer timer(stats_.seconds_scattering);
         slice_starts.resize(count * (p + 1));
         for (std::uint64_t g = 0; g < count; ++g) {
-          rows.next(row);
+          const std::uint64_t* row = group_rows.data() + g * p;
           std::uint64_t* starts = slice_starts.data() + g * (p + 1);
           starts[0] = 0;
           for (std::uint64_t j = 0; j < p; ++j) starts[j + 1] = starts[j] + row[j];

@@ -72,8 +72,8 @@ std::string describe_schedule(const InputLayout& layout, const Config& config, c
     std::snprintf(what, sizeof what, "%llu records of %zu bytes", static_cast<unsigned long long>(layout.records),
                   layout.record_size);
   }
-  const bool shipped = config.constants.leaf_records == core::kPlanV1.leaf_records &&
-                       config.constants.max_fanout == core::kPlanV1.max_fanout;
+  const bool shipped = config.constants.leaf_records == core::kPlanV2.leaf_records &&
+                       config.constants.max_fanout == core::kPlanV2.max_fanout;
   const std::string version =
       shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
   char text[1024];

@@ -29,7 +29,7 @@ class TextRecords final : public RecordLayout {
 
   // Smallest budget for an input that does not fit in it: bucket buffers of
   // 4 KiB at full fanout in one half; the gather arrays and a minimal chunk
-  // space in the other (about 65 MiB for permutation version 1).
+  // space in the other (about 65 MiB with the shipped L and F).
   static std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants);
 
   // Only an input that does not fit is held to the minimum.

@@ -234,7 +234,7 @@ TEST(FixedRecordsCli, DryRunPrintsThePlanAndWritesNothing) {
 TEST(FixedRecordsCli, VersionNamesThePermutationVersion) {
   const auto r = run_command(kBinary + " --version");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("permutation version 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("permutation version 2"), std::string::npos) << r.out;
   const auto help = run_command(kBinary + " --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--record-size"), std::string::npos);

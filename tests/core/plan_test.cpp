@@ -38,7 +38,7 @@ TEST(Plan, LevelsFollowTheConstants) {
   EXPECT_EQ(plan_levels(64, c), 2u);
   EXPECT_EQ(plan_levels(65, c), 3u);
   EXPECT_EQ(plan_levels(1000, c), 4u);
-  EXPECT_EQ(plan_levels(std::uint64_t{1} << 40, kPlanV1), plan_levels(std::uint64_t{1} << 40, kPlanV1));
+  EXPECT_EQ(plan_levels(std::uint64_t{1} << 40, kPlanV2), plan_levels(std::uint64_t{1} << 40, kPlanV2));
 }
 
 TEST(Plan, BucketNodesAreNamedByOutputPosition) {
@@ -54,8 +54,8 @@ TEST(Plan, BucketNodesAreNamedByOutputPosition) {
 TEST(Plan, RejectsWhatVersionOneCannotAddress) {
   EXPECT_THROW(check_plan(10, PlanConstants{0, 4}), std::invalid_argument);
   EXPECT_THROW(check_plan(10, PlanConstants{4, 1}), std::invalid_argument);
-  EXPECT_THROW(check_plan(std::uint64_t{1} << 57, kPlanV1), std::invalid_argument);
-  EXPECT_NO_THROW(check_plan(std::uint64_t{1} << 47, kPlanV1));  // chunk index < 2^32 for L >= 2^15
+  EXPECT_THROW(check_plan(std::uint64_t{1} << 57, kPlanV2), std::invalid_argument);
+  EXPECT_NO_THROW(check_plan(std::uint64_t{1} << 47, kPlanV2));  // chunk index < 2^32 for L >= 2^15
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ TEST(CudaExecutor, SameBytesAsTheCpuInRamAndThroughDisk) {
     }
   }
   const auto big = testing::numbered_records((1ull << 22) + 5, 8);
-  EXPECT_EQ(run_on(device::Device::kCuda, big, 8, core::kPlanV1, std::uint64_t{16} << 20),
-            run_on(device::Device::kCpu, big, 8, core::kPlanV1, std::uint64_t{16} << 20));
+  EXPECT_EQ(run_on(device::Device::kCuda, big, 8, core::kPlanV2, std::uint64_t{16} << 20),
+            run_on(device::Device::kCpu, big, 8, core::kPlanV2, std::uint64_t{16} << 20));
 }
 
 TEST(CudaExecutor, CliDeviceCudaEqualsDeviceCpu) {

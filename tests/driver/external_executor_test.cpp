@@ -124,9 +124,9 @@ TEST(ExternalExecutor, ShippedConstantsThroughARealScratchFile) {
     auto scratch = io::BlockFile::create_scratch(dir.string());
     // The scratch file is unlinked as soon as it is open: nothing to leave behind.
     EXPECT_TRUE(std::filesystem::is_empty(dir));
-    const Outcome out = run_external(input, 8, 1, core::kPlanV1, std::uint64_t{16} << 20, 2, scratch.get());
+    const Outcome out = run_external(input, 8, 1, core::kPlanV2, std::uint64_t{16} << 20, 2, scratch.get());
     EXPECT_EQ(out.stats.passes, 2u);
-    EXPECT_EQ(out.output, run_reference(input, 8, 1, core::kPlanV1));
+    EXPECT_EQ(out.output, run_reference(input, 8, 1, core::kPlanV2));
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir));
   std::filesystem::remove_all(dir);
@@ -145,7 +145,7 @@ TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
 }
 
 TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
-  const ExternalOptions options{{4096, 1, core::kPlanV1, device::Device::kCpu, 1}, std::uint64_t{16} << 20};
+  const ExternalOptions options{{4096, 1, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{16} << 20};
   const Schedule s = plan_schedule(32768, options);  // 128 MiB in one leaf
   EXPECT_TRUE(s.gather_by_index);
   EXPECT_EQ(s.passes, 1u);
@@ -153,7 +153,7 @@ TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
 }
 
 TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
-  EXPECT_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV1, device::Device::kCpu, 1}, 1024}),
+  EXPECT_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, 1024}),
                BudgetError);
 }
 

@@ -24,7 +24,7 @@ std::vector<std::uint64_t> shuffled_indices(std::uint64_t n, std::uint64_t seed,
 }
 
 TEST(ReferenceExecutor, OutputIsAPermutationAcrossLevels) {
-  for (const PlanConstants c : {PlanConstants{4, 2}, PlanConstants{16, 4}, core::kPlanV1}) {
+  for (const PlanConstants c : {PlanConstants{4, 2}, PlanConstants{16, 4}, core::kPlanV2}) {
     for (std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 5ull, 17ull, 1000ull, 100003ull, (1ull << 20) + 1}) {
       ASSERT_TRUE(testing::is_permutation_of_iota(shuffled_indices(n, 8, c)))
           << "n " << n << " L " << c.leaf_records << " F " << c.max_fanout;
@@ -53,12 +53,12 @@ TEST(ReferenceExecutor, MatchesTheOracle) {
 TEST(ReferenceExecutor, IdenticalForOneAndTwoThreads) {
   const PlanConstants c{64, 8};
   EXPECT_EQ(shuffled_indices(50000, 3, c, 12, 1), shuffled_indices(50000, 3, c, 12, 2));
-  EXPECT_EQ(shuffled_indices(3000000, 3, core::kPlanV1, 8, 1),
-            shuffled_indices(3000000, 3, core::kPlanV1, 8, 2));
+  EXPECT_EQ(shuffled_indices(3000000, 3, core::kPlanV2, 8, 1),
+            shuffled_indices(3000000, 3, core::kPlanV2, 8, 2));
 }
 
 TEST(ReferenceExecutor, SeedChangesThePermutation) {
-  EXPECT_NE(shuffled_indices(1000, 1, core::kPlanV1), shuffled_indices(1000, 2, core::kPlanV1));
+  EXPECT_NE(shuffled_indices(1000, 1, core::kPlanV2), shuffled_indices(1000, 2, core::kPlanV2));
 }
 
 // Chi-square over all n! orders of the whole plan with 3 levels.

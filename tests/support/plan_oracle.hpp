@@ -1,6 +1,7 @@
 // An independent oracle for the canonical plan (DESIGN.md 2.1-2.2): the
 // permutation P(seed, N) computed the plainest way, with vectors and
-// recursion, from core alone (the row sampler and the keyed bijection). It
+// recursion, from core's samplers alone (the multivariate hypergeometric draw
+// and the keyed bijection; the matrix's range tree is redone here). It
 // shares no code with the library's executors or device back ends, so a bug
 // in their scatter, batching, windows or compaction cannot hide on both sides
 // of a byte-for-byte comparison. Cost: about 4 bijection evaluations per
@@ -8,13 +9,14 @@
 // tests, far too slow for production.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
 
-#include "extshuffle/core/matrix_row_sampler.hpp"
+#include "extshuffle/core/multivariate_hypergeometric.hpp"
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/core/variable_philox.hpp"
 
@@ -34,6 +36,29 @@ inline std::vector<std::uint64_t> bijective_shuffle(std::span<const std::uint64_
   return output;
 }
 
+// Gustedt's RecMat as permutation version 2 defines it (docs/design.md):
+// rows [lo, hi) with column sums `sums` split at lo + the largest power of two
+// below hi - lo; the upper part's sums are MultiVarHyp of its records from
+// stream (node, kMatrixSplit, split), the lower part gets the rest. Writes
+// rows[i] for i in [lo, hi).
+inline void oracle_matrix(std::uint64_t seed, const core::Node& node, const core::PlanConstants& c,
+                          std::uint64_t lo, std::uint64_t hi, const std::vector<std::uint64_t>& sums,
+                          std::vector<std::vector<std::uint64_t>>& rows) {
+  if (hi - lo == 1) {
+    rows[lo] = sums;
+    return;
+  }
+  const std::uint64_t mid = lo + std::bit_floor(hi - lo - 1);
+  std::uint64_t upper_records = 0;
+  for (std::uint64_t i = mid; i < hi; ++i) upper_records += core::chunk_records(node.records, i, c);
+  std::vector<std::uint64_t> upper(sums.size()), lower(sums.size());
+  core::Stream stream(seed, core::StreamAddress{node.id, core::Purpose::kMatrixSplit, mid});
+  core::multivariate_hypergeometric(upper_records, sums, upper, stream);
+  for (std::size_t j = 0; j < sums.size(); ++j) lower[j] = sums[j] - upper[j];
+  oracle_matrix(seed, node, c, lo, mid, lower, rows);
+  oracle_matrix(seed, node, c, mid, hi, upper, rows);
+}
+
 // Appends to `order` the node's records (`records`, in the node's input
 // order) in the node's output order.
 inline void oracle_node(const core::Node& node, std::vector<std::uint64_t> records, std::uint64_t seed,
@@ -46,17 +71,19 @@ inline void oracle_node(const core::Node& node, std::vector<std::uint64_t> recor
     order.insert(order.end(), out.begin(), out.end());
     return;
   }
-  // A split (Gustedt, IOPerm): for each chunk in order, 1. its row of the
-  // communication matrix, 2. the chunk shuffled, 3. its first row[0] records
+  // A split (Gustedt, IOPerm): 1. the communication matrix, then for each
+  // chunk in order 2. the chunk shuffled, 3. its first row[0] records
   // to bucket 0, the next row[1] to bucket 1, ...; 4. each bucket recursively,
   // outputs in bucket order.
   const std::uint64_t p = core::bucket_count(n, c);
   std::vector<std::vector<std::uint64_t>> buckets(p);
-  core::MatrixRowSampler sampler(seed, node.id, n, c);
-  std::vector<std::uint64_t> row(p);
+  std::vector<std::uint64_t> bucket_sizes(p);
+  for (std::uint64_t j = 0; j < p; ++j) bucket_sizes[j] = core::bucket_records(n, p, j);
+  std::vector<std::vector<std::uint64_t>> matrix(core::chunk_count(n, c));
+  oracle_matrix(seed, node, c, 0, matrix.size(), bucket_sizes, matrix);
   for (std::uint64_t i = 0; i < core::chunk_count(n, c); ++i) {
     const std::uint64_t m = core::chunk_records(n, i, c);
-    sampler.next_row(row);
+    const std::vector<std::uint64_t>& row = matrix[i];
     const auto shuffled =
         bijective_shuffle(std::span<const std::uint64_t>(records).subspan(core::chunk_first(i, c), m),
                           core::shuffle_bijection(seed, {node.id, core::Purpose::kChunkShuffle, i}, m));

@@ -40,8 +40,8 @@ void take_header_count(const CLI::App& app, const CLI::Option* header, const CLI
 std::string version_text() {
   return "extshuffle " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
          std::to_string(core::kPermutationVersion) + " (VariablePhilox " + std::to_string(core::kVariablePhiloxRounds) +
-         " rounds, L = " + std::to_string(core::kPlanV1.leaf_records) + ", F = " +
-         std::to_string(core::kPlanV1.max_fanout) + ")";
+         " rounds, L = " + std::to_string(core::kPlanV2.leaf_records) + ", F = " +
+         std::to_string(core::kPlanV2.max_fanout) + ")";
 }
 
 std::optional<int> parse_options(int argc, char** argv, Options& options) {

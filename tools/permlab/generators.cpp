@@ -33,7 +33,7 @@ namespace core = extshuffle::core;
 namespace {
 
 core::PlanConstants plan_constants(const GeneratorOptions& o) {
-  core::PlanConstants c = core::kPlanV1;
+  core::PlanConstants c = core::kPlanV2;
   if (o.leaf_records != 0) c.leaf_records = o.leaf_records;
   if (o.fanout != 0) c.max_fanout = o.fanout;
   return c;

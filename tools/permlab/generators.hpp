@@ -25,7 +25,7 @@ struct GeneratorOptions {
   // runs through the inverse (variable_philox_inverse.hpp), e.g. 3 for the
   // paper's n = 5 experiment.
   std::uint32_t domain_bits = 0;
-  // plan and cli: plan constants; 0 = permutation version 1's value.
+  // plan and cli: plan constants; 0 = the shipped value (core::kPlanV2).
   std::uint64_t leaf_records = 0;
   std::uint64_t fanout = 0;
   // butterfly: "padded" or "omitted" (Waechter et al. 3.2), applications of

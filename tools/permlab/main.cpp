@@ -53,8 +53,8 @@ void add_generator_options(CLI::App* sub, Common& c) {
   sub->add_option("--rounds", g.rounds, "bijective: VariablePhilox rounds (1..32)")->capture_default_str();
   sub->add_option("--domain-bits", g.domain_bits,
                   "bijective: domain width in bits (default: the project's; others use the inverse, n <= 64)");
-  sub->add_option("--leaf-records", g.leaf_records, "plan, cli: leaf size L (default: permutation version 1)");
-  sub->add_option("--fanout", g.fanout, "plan, cli: maximum fanout F (default: permutation version 1)");
+  sub->add_option("--leaf-records", g.leaf_records, "plan, cli: leaf size L (default: the shipped constant)");
+  sub->add_option("--fanout", g.fanout, "plan, cli: maximum fanout F (default: the shipped constant)");
   sub->add_option("--variant", g.variant, "butterfly: padded or omitted")
       ->check(CLI::IsMember({"padded", "omitted"}))
       ->capture_default_str();

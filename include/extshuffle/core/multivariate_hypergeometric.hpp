@@ -22,7 +22,7 @@ namespace extshuffle::core {
 // time): given the draws left r and the balls left R, colour j gets
 // h(r, c_j, R - c_j) and the rest of the urn the remaining r - x_j.
 // Colours are visited in index order, so the result depends on that order
-// (part of permutation version 1 through the matrix rows).
+// (part of the permutation through the matrix's splits).
 // Cost: at most one hypergeometric draw per colour (~100 ns each), fewer when
 // the draws run out (the remaining colours get 0) or when the draws left equal
 // the balls left (the remaining colours are taken whole); no allocation.

@@ -13,19 +13,20 @@
 
 namespace extshuffle::core {
 
-inline constexpr int kPermutationVersion = 1;
+inline constexpr int kPermutationVersion = 2;
 
 struct PlanConstants {
   std::uint64_t leaf_records;  // L: a node of at most L records is a leaf; chunks hold L records
   std::uint64_t max_fanout;    // F: a split node has at most F buckets
 };
 
-// Constants of permutation version 1, chosen by bench/shuffle_bench (the
+// Constants of permutation versions 1 and 2 (version 2 changed only how the
+// communication matrix is drawn), chosen by bench/shuffle_bench (the
 // in-memory plan for L in 2^14..2^20 and F in 2^6..2^12; raw results in
 // bench/results/plan_constants.txt) and bench/hypergeometric_bench (a
 // matrix row's cost per record): docs/benchmarks.md, "Choosing L and F". Changing them changes every
-// permutation: that would be permutation version 2.
-inline constexpr PlanConstants kPlanV1{std::uint64_t{1} << 20, std::uint64_t{1} << 10};
+// permutation: that would be a new permutation version.
+inline constexpr PlanConstants kPlanV2{std::uint64_t{1} << 20, std::uint64_t{1} << 10};
 
 // Throws std::invalid_argument unless L >= 1, F >= 2 and N fits the stream
 // address space (first output position < 2^56, chunk index < 2^32).
@@ -35,7 +36,7 @@ inline void check_plan(std::uint64_t n, const PlanConstants& c) {
   }
   if (n > kMaxNodeFirst + 1 || (n > 0 && (n - 1) / c.leaf_records > kMaxStreamIndex)) {
     throw std::invalid_argument("record count " + std::to_string(n) +
-                                " exceeds what permutation version 1 addresses");
+                                " exceeds what permutation version " + std::to_string(kPermutationVersion) + " addresses");
   }
 }
 

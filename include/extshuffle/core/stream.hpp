@@ -23,11 +23,13 @@
 
 namespace extshuffle::core {
 
-// What a stream is for. Values are part of permutation version 1.
+// What a stream is for. Values are part of the permutation version (2).
+// Value 3 was version 1's matrix row stream (rows drawn in chunk order); it is
+// retired, not reused.
 enum class Purpose : std::uint32_t {
   kLeafShuffle = 1,   // keys of the bijective shuffle of a leaf node
   kChunkShuffle = 2,  // keys of the bijective shuffle of chunk `index` of a split node
-  kMatrixRow = 3,     // row `index` of a split node's communication matrix
+  kMatrixSplit = 4,   // the split at row `index` of a split node's communication matrix (recursive_matrix.hpp)
   kLab = 15,          // free streams for statistical experiments, never in the permutation
 };
 

@@ -16,10 +16,10 @@
 
 namespace extshuffle::core {
 
-inline constexpr int kVariablePhiloxRounds = 24;  // permutation version 1
+inline constexpr int kVariablePhiloxRounds = 24;  // permutation versions 1 and 2
 inline constexpr int kVariablePhiloxMaxRounds = 32;
 
-// Smallest domain width used for any n. Part of version 1. With halves of
+// Smallest domain width used for any n. Part of versions 1 and 2. With halves of
 // one or two bits the 24-round network mixes poorly: tools/permlab measured
 // the orders of 5 records on domains 2^4 and 2^5 as non-uniform with 10^7
 // samples (chi-square p ~ 1e-6 and 1e-36), while 2^6 and every wider domain

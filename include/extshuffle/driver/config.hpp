@@ -36,7 +36,7 @@ struct Config {
   bool zero_terminated = false;  // -z: lines end with NUL
   std::int64_t header_lines = -1;  // --header[=N] kept on top; -1: 1 for CSV/TSV, else 0
   bool skip_empty = false;         // --skip-empty: blank lines are not records
-  core::PlanConstants constants = core::kPlanV1;
+  core::PlanConstants constants = core::kPlanV2;
   device::Device device = device::Device::kCpu;
   std::uint64_t head_count = UINT64_MAX;  // -n: output only the first K records of the permutation
   // shuf's generated inputs, printed one per line instead of reading a file:

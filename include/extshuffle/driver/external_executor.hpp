@@ -41,7 +41,7 @@ struct ExternalStats {
 
 // Smallest --memory the executor accepts: 4 KiB, and enough to gather a
 // chunk by index (about 11 bytes per leaf record plus three records; about
-// 10.7 MiB for permutation version 1 and small records).
+// 10.7 MiB with the shipped L and F and small records).
 inline constexpr std::uint64_t kMinMemoryBytes = std::uint64_t{4} << 10;
 std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size);
 

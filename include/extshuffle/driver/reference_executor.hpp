@@ -13,7 +13,7 @@
 namespace extshuffle::driver {
 
 struct ReferenceOptions {
-  core::PlanConstants constants = core::kPlanV1;
+  core::PlanConstants constants = core::kPlanV2;
   device::Device device = device::Device::kCpu;
   int threads = 0;  // 0 = all cores; the result does not depend on it
 };

@@ -12,7 +12,7 @@ namespace extshuffle::driver {
 struct ShuffleOptions {
   std::size_t record_size = 0;
   std::uint64_t seed = 0;
-  core::PlanConstants constants = core::kPlanV1;
+  core::PlanConstants constants = core::kPlanV2;
   device::Device device = device::Device::kCpu;
   int threads = 0;  // 0 = all cores; never changes the output
 };

@@ -37,7 +37,7 @@ struct TextInput {
 };
 
 // Smallest --memory for variable-size records under `constants` when the
-// input does not fit in it (about 65 MiB for permutation version 1).
+// input does not fit in it (about 65 MiB with the shipped L and F).
 std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants);
 
 // Where the executor would run each node, computed without IO, taking every

@@ -35,7 +35,7 @@ namespace k = kernels;
 
 // Jobs whose domain is larger than this run alone on kernel (a); the others
 // share one launch of kernel (b), one block per job walking its tiles in turn.
-// The plan's chunks and largest leaves hold L = 2^20 records (core::kPlanV1),
+// The plan's chunks and largest leaves hold L = 2^20 records (core::kPlanV2),
 // so they take kernel (a); kernel (b) takes the smaller leaves and short last
 // chunks, up to 2^17 records. Provisional until chosen by
 // bench/cuda_shuffle_bench.cu (shuffle_batch vs shuffle_single lines), whose
