@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <string>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
@@ -37,24 +38,33 @@ std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch) {
   return size;
 }
 
+// The descriptor that /dev/stdin, /dev/fd/N or /proc/self/fd/N names, else -1.
+int descriptor_named(const std::string& path) {
+  if (path == "/dev/stdin") return 0;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+        path.find_first_not_of("0123456789", prefix.size()) == std::string::npos && path.size() - prefix.size() < 9) {
+      return std::stoi(path.substr(prefix.size()));
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 InputSource::InputSource(const std::string& path, const std::string& scratch_directory) : path_(path) {
   const Codec codec = codec_for_path(path);
-  const bool from_stdin = path == "-";
-  if (!from_stdin) {
-    file_ = BlockFile::open_input(path);
-    file_bytes_ = file_->size();
-  }
-  scratch_ = BlockFile::create_scratch(scratch_directory);
-  if (!from_stdin && codec == Codec::kNone) {
-    data_ = file_.get();
-    bytes_ = file_bytes_;
-    return;
-  }
+  // Standard input ("-") and every path that is not a regular file or a
+  // block device (a FIFO, /dev/stdin on a pipe, /dev/fd/N from bash's
+  // process substitution, a character device, a socket) can be read only
+  // once, in order: they are spooled like standard input. fstat, not the
+  // name, decides, so /dev/stdin redirected from a file is read in place.
   int fd = 0;
-  if (!from_stdin) {
+  if (path != "-") {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // A socket cannot be opened through /dev/stdin or /dev/fd/N (ENXIO):
+    // read the descriptor those names stand for instead.
+    if (fd < 0 && errno == ENXIO && descriptor_named(path) >= 0) fd = ::dup(descriptor_named(path));
     if (fd < 0) throw IoError("cannot open input", path, errno);
   }
   struct CloseFd {
@@ -63,7 +73,21 @@ InputSource::InputSource(const std::string& path, const std::string& scratch_dir
       if (fd > 0) ::close(fd);
     }
   } close_fd{fd};
-  DecompressingReader reader(fd, codec, from_stdin ? "standard input" : path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw IoError("cannot open input", path, errno);
+  if (S_ISDIR(st.st_mode)) throw IoError("cannot read input", path, EISDIR);
+  const bool in_place = path != "-" && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+  if (in_place) {
+    file_ = BlockFile::open_input(path);
+    file_bytes_ = file_->size();
+  }
+  scratch_ = BlockFile::create_scratch(scratch_directory);
+  if (in_place && codec == Codec::kNone) {
+    data_ = file_.get();
+    bytes_ = file_bytes_;
+    return;
+  }
+  DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path);
   bytes_ = spool(reader, *scratch_);
   data_ = scratch_.get();
   scratch_offset_ = (bytes_ + 4095) / 4096 * 4096;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -21,6 +22,24 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+// The file a write to `path` lands on, as shuf -o and sort -o see it:
+// symbolic links are followed (at most 40, as the kernel does), a relative
+// link target is taken from the link's directory, and a dangling link
+// yields its missing target, which is then created. Throws IoError (ELOOP).
+std::string final_target(const std::string& path) {
+  std::string current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    std::string target(PATH_MAX, '\0');
+    const ssize_t length = ::readlink(current.c_str(), target.data(), target.size());
+    if (length < 0) throw IoError("cannot write output", path, errno);
+    target.resize(static_cast<std::size_t>(length));
+    current = target.front() == '/' ? target : (std::filesystem::path(directory_of(current)) / target).string();
+  }
+  throw IoError("cannot write output", path, ELOOP);
+}
+
 }  // namespace
 
 OutputFile::OutputFile(const std::string& destination) : destination_(destination) {
@@ -28,11 +47,15 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
     fd_ = 1;
     return;
   }
+  // Through a symbolic link, the link's final target is written and
+  // renamed over, so the link stays a link.
+  target_ = final_target(destination);
   struct stat st {};
-  if (stat(destination.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw IoError("cannot write output", destination, EISDIR);
+  if (stat(target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
+    if (S_ISREG(st.st_mode)) replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
   }
-  const std::string directory = directory_of(destination);
+  const std::string directory = directory_of(target_);
   if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
   if (!S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, ENOTDIR);
   install_cleanup_handlers();
@@ -50,7 +73,7 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
     return;
   }
   // A hidden name in the same directory, so rename() is atomic.
-  const std::string base = std::filesystem::path(destination).filename().string();
+  const std::string base = std::filesystem::path(target_).filename().string();
   std::random_device entropy;
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
     char suffix[17];
@@ -139,12 +162,21 @@ void OutputFile::commit() {
   pending_[0].wait();
   pending_[1].wait();
   file_.reset();
+  // A replaced file's permissions (and, for root, its owner and group) carry
+  // over, as they do when sort -o truncates it in place; a new file keeps
+  // the 0666 & ~umask it was created with.
+  if (replaced_) {
+    if (::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
+      throw IoError("cannot set the owner of output", destination_, errno);
+    }
+    if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
+  }
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   if (temporary_.empty()) {
     // Name the anonymous file beside the destination, then rename it over
     // the destination (atomic); a name taken meanwhile means try another.
-    const std::string base = std::filesystem::path(destination_).filename().string();
+    const std::string base = std::filesystem::path(target_).filename().string();
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
     std::random_device entropy;
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
@@ -168,7 +200,7 @@ void OutputFile::commit() {
     throw IoError("cannot write output", destination_, errno);
   }
   fd_ = -1;
-  if (::rename(temporary_.c_str(), destination_.c_str()) != 0) {
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
     throw IoError("cannot rename output into place", destination_, errno);
   }
   committed_ = true;

@@ -22,7 +22,17 @@ namespace {
 
 using namespace extshuffle;
 
-void print_error(const char* message) { std::fprintf(stderr, "extshuffle: %s\n", message); }
+// Every message reads "extshuffle: <what>: <why>" on one line. Most carry
+// their <what> ("input 'x': ...", "invalid --memory '0': ..."); one that
+// does not gets the part of the run it concerns: the command line for usage
+// errors, the input for bad records, the run otherwise.
+void print_error(const std::string& message, const char* what) {
+  std::string line = message.find(": ") == std::string::npos ? std::string(what) + ": " + message : message;
+  for (char& c : line) {
+    if (c == '\n') c = ' ';
+  }
+  std::fprintf(stderr, "extshuffle: %s\n", line.c_str());
+}
 
 // --stats: one line of key=value pairs.
 std::string result_line(const driver::RunStats& s) {
@@ -102,11 +112,17 @@ int main(int argc, char** argv) {
     ::signal(SIGPIPE, SIG_DFL);
     ::raise(SIGPIPE);
     return 141;
+  } catch (const UsageError& e) {
+    print_error(e.what(), "command line");
+    return e.exit_code();
+  } catch (const InputError& e) {
+    print_error(e.what(), "input");
+    return e.exit_code();
   } catch (const Error& e) {
-    print_error(e.what());
+    print_error(e.what(), "run");
     return e.exit_code();
   } catch (const std::exception& e) {
-    print_error(e.what());
+    print_error(e.what(), "internal error");
     return 1;
   }
 }

@@ -8,6 +8,7 @@
 
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/memory_limit.hpp"
 #include "size_argument.hpp"
 
 namespace extshuffle::cli {
@@ -75,7 +76,7 @@ void set_files(const Options& o, Request& request) {
     request.outputs = {o.outputs.empty() ? "-" : o.outputs[0]};
   } else if (o.outputs.size() > 1) {
     if (o.operands.size() != o.outputs.size()) {
-      throw UsageError("give one INPUT per -o (" + std::to_string(o.outputs.size()) + " -o, " +
+      throw UsageError("-o: give one INPUT per -o (" + std::to_string(o.outputs.size()) + " -o, " +
                        std::to_string(o.operands.size()) + " inputs)");
     }
     for (const std::string& input : o.operands) {
@@ -116,7 +117,7 @@ Request make_config(const Options& o) {
   config.seed = seed_of(o.seed);
   if (!o.record_size.empty()) config.record_size = parse_byte_count(o.record_size, "--record-size");
   if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
-  config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, physical_memory_bytes());
+  config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
   config.tmpdir = o.tmpdir;
   // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
   config.threads = extshuffle::device::resolve_threads(o.threads);

@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <vector>
+
+#include "parse_error_message.hpp"
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/core/variable_philox.hpp"
@@ -61,7 +64,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   app.add_option("--seed", o.seed, "seed, any unsigned 64-bit number (default: random, shown with -v)");
   app.add_option("--record-size", o.record_size, "bytes per fixed-size record (e.g. 8, 4K)");
   app.add_option("-S,--memory", o.memory,
-                 "memory budget, sort's syntax: K, M, G, T or % (default: half of RAM or the cgroup limit)");
+                 "memory budget, sort's syntax: K, M, G, T or % (default: half of what the machine can give, its RAM "
+                 "or its cgroup limit; more than that is refused)");
   app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)");
   app.add_option("-j,--threads", o.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--device", o.device, "where in-memory shuffles run: auto, cpu or cuda")
@@ -79,8 +83,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   app.add_flag("--skip-empty", o.skip_empty, "blank lines are not records: drop them");
   app.add_flag("-e,--echo", o.echo, "shuffle the arguments, one per output line (as shuf -e)");
   app.add_option("-i,--input-range", o.input_range, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
-  app.add_option("-n,--head-count", o.head_count,
-                 "output only the first K records of the full permutation (the same as its first K)");
+  std::vector<std::string> head_counts;  // checked below: CLI11 would wrap "-3" around to 2^64 - 3
+  app.add_option("-n,--head-count", head_counts,
+                 "output only the first K records of the full permutation (the same as its first K); "
+                 "given several times, the smallest K counts (as in shuf)")
+      ->allow_extra_args(false);
   app.add_flag("--verify", o.verify,
                "check that the output holds exactly the input's records (a digest of each side) before "
                "committing it");
@@ -97,8 +104,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "extshuffle: %s\n", e.what());
+    std::fprintf(stderr, "extshuffle: %s\n", parse_error_message(e).c_str());
     return 2;
+  }
+  for (const std::string& text : head_counts) {
+    if (!all_digits(text) || text.size() > 19) {
+      std::fprintf(stderr, "extshuffle: invalid --head-count '%s': expected a whole number\n", text.c_str());
+      return 2;
+    }
+    o.head_count = std::min<std::uint64_t>(o.head_count, std::stoull(text));
   }
   if (header->count() > 0) o.header = header_text;
   take_header_count(app, header, files, o);

@@ -1,13 +1,11 @@
 #include "size_argument.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <string>
 
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/memory_limit.hpp"
 
 namespace extshuffle::cli {
 namespace {
@@ -53,7 +51,7 @@ int suffix_power(char c) {
 
 }  // namespace
 
-std::uint64_t parse_memory_size(const std::string& text, std::uint64_t physical_memory) {
+std::uint64_t parse_memory_size(const std::string& text, std::uint64_t usable_memory) {
   const std::string option = "--memory";
   std::size_t end = 0;
   const std::uint64_t value = leading_number(text, option, end);
@@ -62,7 +60,7 @@ std::uint64_t parse_memory_size(const std::string& text, std::uint64_t physical_
     bytes = scale(value, 1, option, text);  // sort -S: no suffix means KiB
   } else if (end + 1 == text.size() && text[end] == '%') {
     if (value > 100) bad_size(option, text, "more than 100%");
-    bytes = static_cast<std::uint64_t>(static_cast<long double>(physical_memory) * value / 100);
+    bytes = static_cast<std::uint64_t>(static_cast<long double>(usable_memory) * value / 100);
   } else if (end + 1 == text.size() && suffix_power(text[end]) >= 0) {
     bytes = scale(value, suffix_power(text[end]), option, text);
   } else if (end + 2 == text.size() && suffix_power(text[end]) > 0 &&
@@ -72,6 +70,12 @@ std::uint64_t parse_memory_size(const std::string& text, std::uint64_t physical_
     bad_size(option, text, "unknown suffix (use K, M, G, T or %)");
   }
   if (bytes == 0) bad_size(option, text, "must be positive");
+  // A budget the machine cannot give would be paged or killed once the input
+  // outgrows RAM; a silent cap would change the schedule asked for. Refuse.
+  if (bytes > usable_memory) {
+    throw UsageError("invalid --memory '" + text + "': more than the " + std::to_string(usable_memory >> 20) +
+                     " MiB this machine can give (its physical memory or its cgroup limit)");
+  }
   return bytes;
 }
 
@@ -88,26 +92,8 @@ std::uint64_t parse_byte_count(const std::string& text, const std::string& optio
   return bytes;
 }
 
-std::uint64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * page_size
-                                    : std::uint64_t{1} << 30;
-}
-
 std::uint64_t default_memory_bytes() {
-  std::uint64_t limit = physical_memory_bytes() / 2;
-  // cgroup v2, then v1; "max" or absurd values mean no limit.
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(path);
-    std::string word;
-    if (in >> word && !word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
-      const std::uint64_t cgroup = std::stoull(word);
-      if (cgroup > 0 && cgroup < limit) limit = cgroup;
-      break;
-    }
-  }
-  return std::max<std::uint64_t>(limit, std::uint64_t{64} << 20);
+  return std::max<std::uint64_t>(io::usable_memory_bytes() / 2, std::uint64_t{64} << 20);
 }
 
 }  // namespace extshuffle::cli

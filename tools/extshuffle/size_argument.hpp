@@ -1,6 +1,7 @@
 // Parsing of size arguments with sort(1)'s syntax: a number with an optional
 // suffix b (bytes), K, M, G, T, P, E (powers of 1024; K is the default unit
-// when no suffix is given, as in sort -S) or % (of physical memory).
+// when no suffix is given, as in sort -S) or % (of the memory the machine can
+// give: physical memory or the cgroup limit).
 #pragma once
 
 #include <cstdint>
@@ -9,16 +10,16 @@
 namespace extshuffle::cli {
 
 // Returns bytes. Throws UsageError naming the argument when it is malformed,
-// zero or overflows 64 bits.
-std::uint64_t parse_memory_size(const std::string& text, std::uint64_t physical_memory_bytes);
+// zero, overflows 64 bits or asks for more than `usable_memory_bytes` (the
+// physical memory or the cgroup limit, io/memory_limit.hpp); % is a share of
+// usable_memory_bytes.
+std::uint64_t parse_memory_size(const std::string& text, std::uint64_t usable_memory_bytes);
 
 // Parses a plain byte count for --record-size: digits with an optional
 // K/M/G suffix (powers of 1024). Throws UsageError.
 std::uint64_t parse_byte_count(const std::string& text, const std::string& option);
 
-// Physical memory, and the lesser of half of it and the cgroup memory limit:
-// the default --memory.
-std::uint64_t physical_memory_bytes();
+// The default --memory: half of what the machine can give, at least 64 MiB.
 std::uint64_t default_memory_bytes();
 
 }  // namespace extshuffle::cli

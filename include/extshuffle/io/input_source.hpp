@@ -16,9 +16,11 @@ namespace extshuffle::io {
 class InputSource {
  public:
   // Opens `path` ("-": standard input) and the run's scratch file in
-  // `scratch_directory` (see scratch_directory()). Standard input and files
-  // named *.gz, *.zst or *.zstd are copied (decompressed) into the scratch
-  // file first: one sequential read of the input and one write of its bytes,
+  // `scratch_directory` (see scratch_directory()). Standard input, inputs
+  // that cannot be read at offsets (FIFOs, pipes such as /dev/stdin or
+  // bash's <(...), character devices, sockets: anything but a regular file
+  // or a block device) and files named *.gz, *.zst or *.zstd are copied
+  // (decompressed) into the scratch file first: one sequential read of the input and one write of its bytes,
   // in 16 MiB of buffers. Throws IoError (missing or unreadable input, a bad
   // scratch directory) and InputError (corrupt compressed data).
   InputSource(const std::string& path, const std::string& scratch_directory);

@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <sys/types.h>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "extshuffle/io/aligned_buffer.hpp"
@@ -19,8 +21,10 @@ namespace extshuffle::io {
 class OutputFile {
  public:
   // "-" writes to standard output directly (sequential writes, nothing to
-  // rename). Otherwise checks the destination's directory and creates the
-  // temporary file there. Throws IoError / UsageError.
+  // rename). Otherwise follows the destination's symbolic links to the file
+  // they name (created if missing), checks its directory and creates the
+  // temporary file there; commit() gives it the replaced file's mode (and,
+  // for root, owner and group). Throws IoError / UsageError.
   explicit OutputFile(const std::string& destination);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
@@ -42,8 +46,16 @@ class OutputFile {
   void flush_buffer();
   void start_writeback(std::uint64_t settled);
 
-  std::string destination_;
-  std::string directory_;  // of the destination
+  // The mode, owner and group of the regular file the output replaces.
+  struct ReplacedFile {
+    mode_t mode;
+    uid_t owner;
+    gid_t group;
+  };
+  std::string destination_;  // as the user named it (messages)
+  std::string target_;       // what is replaced: the destination with its symbolic links followed
+  std::optional<ReplacedFile> replaced_;
+  std::string directory_;  // of the target
   std::string temporary_;  // the hidden name, once the output has one
   int fd_ = -1;  // standard output, or our descriptor of the temporary file (for fsync)
   std::unique_ptr<BlockFile> file_;

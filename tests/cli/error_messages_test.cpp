@@ -1,0 +1,92 @@
+// Every error path the CLI tests know, in one table: each prints exactly one
+// line "extshuffle: <what>: <why>" on stderr with no text of CLI11, STXXL or
+// the standard library, exits 2 (usage) or 1 (runtime), leaves the input as
+// it was and creates or changes no output file. Deterministic: the
+// false-failure rate is 0. EXTSHUFFLE_BINARY is set by CMake.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "support/command.hpp"
+
+namespace extshuffle::testing {
+namespace {
+
+const std::string kBinary = EXTSHUFFLE_BINARY;
+
+struct BadRun {
+  const char* arguments;  // IN, OUT, DIR, CSV, GZ are replaced by paths
+  int exit_code;
+};
+
+// Usage errors (2): the command line; runtime errors (1): the files.
+constexpr BadRun kBadRuns[] = {
+    {"-n A IN", 2},
+    {"-n -3 IN", 2},
+    {"--head-count IN", 2},
+    {"--bogus IN", 2},
+    {"-S", 2},
+    {"--seed", 2},
+    {"--seed 1 --seed 2 IN", 2},
+    {"--seed x IN", 2},
+    {"--threads x IN", 2},
+    {"--threads -1 IN", 2},
+    {"--format bogus IN", 2},
+    {"--device gpu IN", 2},
+    {"--record-size 0 IN", 2},
+    {"--record-size 8x IN", 2},
+    {"--memory 10Q IN", 2},
+    {"--memory 0 IN", 2},
+    {"--memory 1000T IN", 2},
+    {"--memory 101% IN", 2},
+    {"--header=x IN", 2},
+    {"--fanout 1 IN", 2},
+    {"-i 5-3", 2},
+    {"-i abc", 2},
+    {"IN OUT extra", 2},
+    {"-o a -o b -o c IN", 2},
+    {"--record-size 7 IN OUT", 1},
+    {"--record-size 8 missing.bin OUT", 1},
+    {"--record-size 8 DIR OUT", 1},
+    {"--record-size 8 IN DIR/missing/out.bin", 1},
+    {"--record-size 8 -T DIR/missing IN OUT", 1},
+    {"CSV OUT --format csv", 1},
+    {"GZ OUT", 1},
+};
+
+std::string substitute(std::string text, const std::string& word, const std::string& path) {
+  for (std::size_t at; (at = text.find(word)) != std::string::npos;) text.replace(at, word.size(), path);
+  return text;
+}
+
+TEST(ErrorMessages, EveryErrorIsOneLineOfOurOwn) {
+  TempDir dir;
+  const std::string in = (dir / "in.bin").string(), out = (dir / "out.bin").string();
+  const std::string csv = (dir / "bad.csv").string(), gz = (dir / "bad.gz").string();
+  std::string records(800, 'r');  // 100 records of 8 bytes
+  write_file(in, records);
+  write_file(csv, "a,b\n\"unterminated,1\n");
+  write_file(gz, "not gzip data");
+  const std::regex ours("^extshuffle: [^\n]+: [^\n]+\n$");
+  const char* foreign[] = {"stxxl", "STXXL", "iostream error", "CLI11", "basic_string", "std::", "At Most",
+                           "Could not convert", "terminate called", "not in {", "required but", "what():"};
+  for (const BadRun& run : kBadRuns) {
+    std::string arguments = substitute(run.arguments, "DIR", dir.path().string());
+    arguments = substitute(substitute(substitute(substitute(arguments, "IN", in), "OUT", out), "CSV", csv), "GZ", gz);
+    const CommandResult r = run_command(kBinary + " " + arguments + " --seed 1");
+    SCOPED_TRACE(std::string("extshuffle ") + run.arguments + ": " + r.err);
+    EXPECT_EQ(r.exit_code, run.exit_code);
+    EXPECT_TRUE(std::regex_match(r.err, ours)) << "not one line of the form extshuffle: <what>: <why>";
+    for (const char* fragment : foreign) EXPECT_EQ(r.err.find(fragment), std::string::npos) << fragment;
+    EXPECT_EQ(read_file(in), records) << "input changed";
+    EXPECT_FALSE(std::filesystem::exists(out)) << "output created";
+    EXPECT_EQ(r.out, "");
+  }
+  // Only the files written above remain: no temporary output, no scratch.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 3);
+}
+
+}  // namespace
+}  // namespace extshuffle::testing
