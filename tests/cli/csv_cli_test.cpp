@@ -14,7 +14,7 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kBinary = extshuffle_binary();
 // The testing knobs (2 and 3 disk levels on a few MB), with one thread for
 // speed on busy machines; lines_cli_test checks that -j does not matter.
 const std::string kKnobs = " --leaf-records 256 --fanout 8 -j 1 ";

@@ -14,7 +14,7 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kBinary = extshuffle_binary();
 
 struct BadRun {
   const char* arguments;  // IN, OUT, DIR, CSV, GZ are replaced by paths

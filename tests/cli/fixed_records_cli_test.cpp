@@ -13,7 +13,7 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kBinary = extshuffle_binary();
 
 std::string records_u64(std::uint64_t n) {
   const auto data = numbered_records(n, 8);

@@ -16,7 +16,7 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kBinary = extshuffle_binary();
 // The testing knobs: with L = 256, F = 8 and a few hundred KiB of budget,
 // 2 and 3 levels of the plan go through disk on a few MB of lines. One
 // thread: the knobs make thousands of tiny nodes, each a parallel step whose

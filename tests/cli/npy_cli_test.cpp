@@ -12,7 +12,7 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kBinary = extshuffle_binary();
 const std::string kDict = "{'descr': '<f8', 'fortran_order': False, 'shape': (%ROWS%, 3), }";
 
 std::string rows_of_24_bytes(std::uint64_t rows) {

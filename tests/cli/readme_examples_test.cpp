@@ -16,8 +16,8 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
-const std::filesystem::path kSourceDir = EXTSHUFFLE_SOURCE_DIR;
+const std::string kBinary = extshuffle_binary();
+const std::filesystem::path kSourceDir = extshuffle_source_dir();
 
 // The commands of the section that starts with `heading`: each line of each
 // fenced code block that is not blank and not a comment, lines ending in a

@@ -18,7 +18,7 @@
 namespace extshuffle::testing {
 namespace {
 
-const std::string kBinary = EXTSHUFFLE_BINARY;
+const std::string kBinary = extshuffle_binary();
 
 std::string numbered_lines(int n) {
   std::string text;

@@ -46,7 +46,7 @@ TEST(CudaExecutor, CliDeviceCudaEqualsDeviceCpu) {
   testing::TempDir dir;
   const auto data = testing::numbered_records((1ull << 21) + 3, 8);
   testing::write_file(dir / "in.bin", std::string(reinterpret_cast<const char*>(data.data()), data.size()));
-  const std::string base = std::string(EXTSHUFFLE_BINARY) + " --record-size 8 --seed 4 -S 12M -T " +
+  const std::string base = testing::extshuffle_binary() + " --record-size 8 --seed 4 -S 12M -T " +
                            dir.path().string() + " " + (dir / "in.bin").string() + " ";
   ASSERT_EQ(testing::run_command(base + (dir / "cpu.bin").string() + " --device cpu").exit_code, 0);
   ASSERT_EQ(testing::run_command(base + (dir / "gpu.bin").string() + " --device cuda").exit_code, 0);

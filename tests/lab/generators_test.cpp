@@ -3,6 +3,7 @@
 // and must equal the in-RAM plan for the same seed and constants (in RAM and
 // through the streaming executor).
 #include "generators.hpp"
+#include "support/command.hpp"
 
 #include <gtest/gtest.h>
 
@@ -79,7 +80,7 @@ TEST(Generators, CliEqualsThePlanInRam) {
   for (const auto& [record_size, memory] : {std::pair<std::size_t, std::string>{8, "1M"}, {64, "8K"}}) {
     GeneratorOptions cli;
     cli.kind = "cli";
-    cli.binary = EXTSHUFFLE_BINARY;
+    cli.binary = extshuffle::testing::extshuffle_binary();
     cli.leaf_records = 16;
     cli.fanout = 4;
     cli.record_size_bytes = record_size;

@@ -45,6 +45,26 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// A path the black-box tests need (the binary, the fault shim, the source
+// tree): the environment variable `variable` when it is set and not empty, so
+// that tests run from a relocated bundle find their files, else `built_in`
+// (the build tree's path, compiled in by CMake).
+inline std::string configured_path(const char* variable, const char* built_in) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? std::string(value) : std::string(built_in);
+}
+
+#ifdef EXTSHUFFLE_BINARY
+// The extshuffle binary under test: $EXTSHUFFLE_BINARY, else the build's.
+inline std::string extshuffle_binary() { return configured_path("EXTSHUFFLE_BINARY", EXTSHUFFLE_BINARY); }
+#endif
+#ifdef EXTSHUFFLE_SOURCE_DIR
+// The source tree (README, data/): $EXTSHUFFLE_SOURCE_DIR, else the build's.
+inline std::string extshuffle_source_dir() {
+  return configured_path("EXTSHUFFLE_SOURCE_DIR", EXTSHUFFLE_SOURCE_DIR);
+}
+#endif
+
 inline CommandResult run_command(const std::string& command) {
   TempDir capture;
   const std::string full = "bash -c '" + command + "' >" + (capture / "out").string() + " 2>" +
