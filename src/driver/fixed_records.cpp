@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "executor_support.hpp"
+#include "extshuffle/core/recursive_matrix.hpp"
 #include "extshuffle/errors.hpp"
 #include "memory_executor.hpp"
 #include "tuning.hpp"
@@ -111,9 +112,10 @@ void gather_in_windows(const core::VariablePhilox& f, std::uint64_t m, const io:
 // while this one is shuffled and scattered.
 class FixedChunkGroups final : public ChunkGroups {
  public:
-  FixedChunkGroups(const core::Node& node, const io::ByteExtents& data, const FixedSplit& layout,
-                   const ExternalOptions& o, RunContext& ctx)
-      : node_(node), data_(data), layout_(layout), o_(o), ctx_(ctx), r_(o.record_size), reader_(data) {
+  FixedChunkGroups(const core::Node& node, const io::ByteExtents& data, std::uint64_t first_chunk,
+                   std::uint64_t end_chunk, const FixedSplit& layout, const ExternalOptions& o, RunContext& ctx)
+      : node_(node), data_(data), first_chunk_(first_chunk), end_chunk_(end_chunk), layout_(layout), o_(o), ctx_(ctx),
+        r_(o.record_size), reader_(data) {
     const std::uint64_t group_bytes = layout.group_chunks * o.constants.leaf_records * r_;
     for (int b = 0; b < 3; ++b) buffers_[b] = ctx.arena + b * group_bytes;
     if (!layout.split.chunks_gathered) start_read(0);
@@ -125,10 +127,10 @@ class FixedChunkGroups final : public ChunkGroups {
       PhaseTimer timer(ctx_.stats.seconds_reading);
       reader_.finish();
     }
-    const std::uint64_t g = i / layout_.group_chunks;
+    const std::uint64_t g = (i - first_chunk_) / layout_.group_chunks;
     input_ = buffers_[g % 2];
     start_read(g + 1);
-    return std::min(layout_.group_chunks, chunks() - i);
+    return std::min(layout_.group_chunks, end_chunk_ - i);
   }
 
   void shuffle(std::uint64_t i, std::uint64_t count) override {
@@ -143,35 +145,38 @@ class FixedChunkGroups final : public ChunkGroups {
     device::shuffle_records(o_.device, jobs_, r_, ctx_.threads);
   }
 
-  void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::BucketWriter& writer) const override {
-    writer.append(buffers_[2] + (g * o_.constants.leaf_records + k0) * r_, (k1 - k0) * r_);
+  void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const override {
+    bucket.append(buffers_[2] + (g * o_.constants.leaf_records + k0) * r_, (k1 - k0) * r_);
   }
 
   void gather_chunk(std::uint64_t i, std::uint64_t m, const core::VariablePhilox& f,
                     const OnWindow& on_window) override {
-    gather_in_windows(f, m, data_, core::chunk_first(i, o_.constants) * r_, layout_.gather, ctx_.arena, r_, ctx_,
+    gather_in_windows(f, m, data_, byte_offset(i), layout_.gather, ctx_.arena, r_, ctx_,
                       on_window);
   }
 
   void finish() override {}
 
  private:
-  std::uint64_t chunks() const { return core::chunk_count(node_.records, o_.constants); }
+  // Where chunk i starts in data_ (which starts with chunk first_chunk_).
+  std::uint64_t byte_offset(std::uint64_t i) const {
+    return (core::chunk_first(i, o_.constants) - core::chunk_first(first_chunk_, o_.constants)) * r_;
+  }
 
   // Group g's bytes into its read buffer (one read in flight at a time).
   void start_read(std::uint64_t g) {
-    const std::uint64_t first_chunk = g * layout_.group_chunks;
-    if (first_chunk >= chunks()) return;
-    const std::uint64_t first = core::chunk_first(first_chunk, o_.constants);
-    const std::uint64_t last_chunk = std::min(chunks(), first_chunk + layout_.group_chunks);
-    const std::uint64_t end = last_chunk == chunks() ? node_.records : core::chunk_first(last_chunk, o_.constants);
-    reader_.seek(first * r_);
-    reader_.start(buffers_[g % 2], (end - first) * r_);
-    ctx_.stats.bytes_read += (end - first) * r_;
+    const std::uint64_t first = first_chunk_ + g * layout_.group_chunks;
+    if (first >= end_chunk_) return;
+    const std::uint64_t last = std::min(end_chunk_, first + layout_.group_chunks);
+    const std::uint64_t bytes = core::chunk_range_records(node_.records, first, last, o_.constants) * r_;
+    reader_.seek(byte_offset(first));
+    reader_.start(buffers_[g % 2], bytes);
+    ctx_.stats.bytes_read += bytes;
   }
 
   core::Node node_;
   const io::ByteExtents& data_;
+  std::uint64_t first_chunk_, end_chunk_;
   FixedSplit layout_;
   const ExternalOptions& o_;
   RunContext& ctx_;
@@ -241,8 +246,9 @@ SplitLayout FixedRecords::split_layout(std::uint64_t p, std::uint64_t budget) co
 }
 
 std::unique_ptr<ChunkGroups> FixedRecords::open_chunk_groups(const core::Node& node, const io::ByteExtents& data,
-                                                             bool, std::uint64_t, RunContext& ctx) const {
-  return std::make_unique<FixedChunkGroups>(node, data, fixed_split(core::bucket_count(node.records, o_.constants), r_,
+                                                             bool, std::uint64_t first_chunk, std::uint64_t end_chunk,
+                                                             std::uint64_t, RunContext& ctx) const {
+  return std::make_unique<FixedChunkGroups>(node, data, first_chunk, end_chunk, fixed_split(core::bucket_count(node.records, o_.constants), r_,
                                                                     o_.constants, o_.memory_bytes),
                                             o_, ctx);
 }

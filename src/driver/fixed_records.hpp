@@ -36,6 +36,7 @@ class FixedRecords final : public RecordLayout {
   }
   bool buckets_may_overflow() const override { return false; }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
+                                                 std::uint64_t first_chunk, std::uint64_t end_chunk,
                                                  std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;
   // A bucket's workspace is as large as its bytes (the shuffled copy).
   bool runs_in_group(std::uint64_t, std::uint64_t bytes, std::uint64_t workspace_bytes) const override {

@@ -49,7 +49,6 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   const core::PlanConstants& c = o_.constants;
   const std::uint64_t n = node.records;
   const std::uint64_t p = core::bucket_count(n, c);
-  const std::uint64_t chunks = core::chunk_count(n, c);
   const SplitLayout layout = layout_.split_layout(p, o_.memory_bytes);
   ++stats_.nodes_on_disk;
 
@@ -62,74 +61,83 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   io::BucketStore::Split split(store_, region_bytes, std::span<const bool>(kept.get(), p),
                                layout_.buckets_may_overflow(), ctx_.arena + layout.chunk_memory_bytes,
                                layout.bucket_buffer_bytes);
-  {
-    ChunkRows rows(o_.seed, node, c);
-    std::vector<std::uint64_t> group_rows;  // the rows of the current chunk group
-    std::vector<std::uint64_t> slice_starts;  // per chunk of a group: where each bucket's slice starts
-    const auto groups = layout_.open_chunk_groups(node, data, root, layout.chunk_memory_bytes, ctx_);
-    for (std::uint64_t i = 0; i < chunks;) {
-      const std::uint64_t count = groups->next(i);
-      if (count == 0) {
-        // A chunk larger than the chunk memory: 1. its row, 2. its records
-        // in shuffled order window by window, 3. cut into the row's slices.
-        const std::uint64_t m = core::chunk_records(n, i, c);
-        rows.draw(i, i + 1, group_rows);
-        const std::uint64_t* row = group_rows.data();
-        std::uint64_t bucket = 0, left_in_slice = 0;
-        groups->gather_chunk(i, m, core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m),
-                             [&](const Window& w) {
-                               PhaseTimer timer(stats_.seconds_scattering);
-                               for (std::uint64_t k = w.first; k < w.end;) {
-                                 while (left_in_slice == 0) left_in_slice = row[bucket++];
-                                 const std::uint64_t take = std::min(left_in_slice, w.end - k);
-                                 split.writer(bucket - 1).append(w.bytes + w.offset(k), w.offset(k + take) - w.offset(k));
-                                 k += take;
-                                 left_in_slice -= take;
-                               }
-                               stats_.bytes_written += split.take_written_bytes();
-                               ctx_.publish_progress();
-                             });
-        ++i;
-        continue;
-      }
-      {
-        // 2. Shuffle the group's chunks in one parallel batch, while 1. the
-        // group's rows of the matrix are drawn on a thread of their own.
-        PhaseTimer timer(stats_.seconds_shuffling);
-        auto drawn = std::async(std::launch::async, [&] { rows.draw(i, i + count, group_rows); });
-        groups->shuffle(i, count);
-        drawn.get();
-      }
-      {
-        // 3. Every chunk's slice appended to its bucket, bucket ranges on
-        // all threads (a memory-bound copy; each bucket has one writer).
-        PhaseTimer timer(stats_.seconds_scattering);
-        slice_starts.resize(count * (p + 1));
-        for (std::uint64_t g = 0; g < count; ++g) {
-          const std::uint64_t* row = group_rows.data() + g * p;
-          std::uint64_t* starts = slice_starts.data() + g * (p + 1);
-          starts[0] = 0;
-          for (std::uint64_t j = 0; j < p; ++j) starts[j + 1] = starts[j] + row[j];
-        }
-        scatter_by_bucket_ranges(p, ctx_.threads, [&](std::uint64_t j) {
-          for (std::uint64_t g = 0; g < count; ++g) {
-            const std::uint64_t* starts = slice_starts.data() + g * (p + 1);
-            if (starts[j + 1] > starts[j]) groups->append_slice(g, starts[j], starts[j + 1], split.writer(j));
-          }
-        });
-      }
-      stats_.bytes_written += split.take_written_bytes();
-      ctx_.publish_progress();
-      i += count;
-    }
-    groups->finish();
-  }
+  LocalBuckets buckets(split);
+  scatter_chunks(node, data, root, 0, core::chunk_count(n, c), buckets);
   {
     PhaseTimer timer(stats_.seconds_writing);
     stats_.bytes_written += split.finish();
   }
   // 4. Each bucket in turn; the last level writes the output in order.
   return run_buckets(node, p, split) + 1;
+}
+
+void PlanWalk::scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, bool root,
+                              std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets) {
+  const core::PlanConstants& c = o_.constants;
+  const std::uint64_t n = node.records;
+  const std::uint64_t p = core::bucket_count(n, c);
+  const SplitLayout layout = layout_.split_layout(p, o_.memory_bytes);
+  ChunkRows rows(o_.seed, node, c);
+  std::vector<std::uint64_t> group_rows;    // the rows of the current chunk group
+  std::vector<std::uint64_t> slice_starts;  // per chunk of a group: where each bucket's slice starts
+  const auto groups =
+      layout_.open_chunk_groups(node, chunk_data, root, first_chunk, end_chunk, layout.chunk_memory_bytes, ctx_);
+  for (std::uint64_t i = first_chunk; i < end_chunk;) {
+    const std::uint64_t count = groups->next(i);
+    if (count == 0) {
+      // A chunk larger than the chunk memory: 1. its row, 2. its records
+      // in shuffled order window by window, 3. cut into the row's slices.
+      const std::uint64_t m = core::chunk_records(n, i, c);
+      rows.draw(i, i + 1, group_rows);
+      const std::uint64_t* row = group_rows.data();
+      std::uint64_t bucket = 0, left_in_slice = 0;
+      groups->gather_chunk(i, m, core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m),
+                           [&](const Window& w) {
+                             PhaseTimer timer(stats_.seconds_scattering);
+                             for (std::uint64_t k = w.first; k < w.end;) {
+                               while (left_in_slice == 0) left_in_slice = row[bucket++];
+                               const std::uint64_t take = std::min(left_in_slice, w.end - k);
+                               targets.bucket(bucket - 1).append(w.bytes + w.offset(k), w.offset(k + take) - w.offset(k));
+                               k += take;
+                               left_in_slice -= take;
+                             }
+                             stats_.bytes_written += targets.group_done();
+                             ctx_.publish_progress();
+                           });
+      ++i;
+      continue;
+    }
+    {
+      // 2. Shuffle the group's chunks in one parallel batch, while 1. the
+      // group's rows of the matrix are drawn on a thread of their own.
+      PhaseTimer timer(stats_.seconds_shuffling);
+      auto drawn = std::async(std::launch::async, [&] { rows.draw(i, i + count, group_rows); });
+      groups->shuffle(i, count);
+      drawn.get();
+    }
+    {
+      // 3. Every chunk's slice appended to its bucket, bucket ranges on
+      // all threads (a memory-bound copy; each bucket has one writer).
+      PhaseTimer timer(stats_.seconds_scattering);
+      slice_starts.resize(count * (p + 1));
+      for (std::uint64_t g = 0; g < count; ++g) {
+        const std::uint64_t* row = group_rows.data() + g * p;
+        std::uint64_t* starts = slice_starts.data() + g * (p + 1);
+        starts[0] = 0;
+        for (std::uint64_t j = 0; j < p; ++j) starts[j + 1] = starts[j] + row[j];
+      }
+      scatter_by_bucket_ranges(p, ctx_.threads, [&](std::uint64_t j) {
+        for (std::uint64_t g = 0; g < count; ++g) {
+          const std::uint64_t* starts = slice_starts.data() + g * (p + 1);
+          if (starts[j + 1] > starts[j]) groups->append_slice(g, starts[j], starts[j + 1], targets.bucket(j));
+        }
+      });
+    }
+    stats_.bytes_written += targets.group_done();
+    ctx_.publish_progress();
+    i += count;
+  }
+  groups->finish();
 }
 
 // Consecutive buckets that fit in a third of the budget together are read

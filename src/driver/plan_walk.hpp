@@ -14,6 +14,7 @@
 
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/io/bucket_store.hpp"
+#include "bucket_targets.hpp"
 #include "record_layout.hpp"
 #include "run_context.hpp"
 
@@ -26,6 +27,22 @@ class PlanWalk {
 
   // Runs the plan of `records` records whose bytes are `data`; returns what it did.
   ExternalStats run(std::uint64_t records, const io::ByteExtents& data);
+
+  // The pieces of run() that a distributed run (src/mpi) puts together
+  // itself: steps 1-3 of the split of `node` for its chunks [first_chunk,
+  // end_chunk), whose bytes `chunk_data` holds (starting with chunk
+  // first_chunk), cut by their rows into `targets`; `root` as for run_node.
+  // The chunk memory is the first split_layout(p).chunk_memory_bytes of the
+  // arena, the rest is the targets' to use.
+  void scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, bool root, std::uint64_t first_chunk,
+                      std::uint64_t end_chunk, BucketTargets& targets);
+  // Runs `node` (a bucket of a split made elsewhere, or the root) from its
+  // bytes, its output to the sink in order; returns the passes through disk
+  // on its deepest path.
+  std::uint32_t run_subtree(const core::Node& node, const io::ByteExtents& data) {
+    return run_node(node, data, node.id.depth == 0);
+  }
+  const ExternalStats& stats() const { return stats_; }
 
  private:
   // Runs `node`; returns the passes through disk on its deepest path.

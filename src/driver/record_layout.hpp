@@ -18,6 +18,7 @@
 #include "extshuffle/core/variable_philox.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/io/byte_sink.hpp"
 #include "run_context.hpp"
 
 namespace extshuffle::driver {
@@ -55,7 +56,7 @@ class ChunkGroups {
   virtual void shuffle(std::uint64_t i, std::uint64_t count) = 0;
   // 3. Appends positions [k0, k1) of shuffled chunk g of the group to
   //    `writer`. Called from several threads, one per bucket range.
-  virtual void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::BucketWriter& writer) const = 0;
+  virtual void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const = 0;
   // Chunk i (m records) in shuffled order, window by window, through the
   // whole chunk memory; reading resumes after it.
   virtual void gather_chunk(std::uint64_t i, std::uint64_t m, const core::VariablePhilox& f,
@@ -89,9 +90,11 @@ class RecordLayout {
   virtual std::uint64_t bucket_region_bytes(std::uint64_t node_bytes, std::uint64_t n,
                                             std::uint64_t bucket_records) const = 0;
   virtual bool buckets_may_overflow() const = 0;
+  // Chunks [first_chunk, end_chunk) of `node`, whose bytes `data` holds
+  // (starting with chunk first_chunk).
   virtual std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data,
-                                                         bool root, std::uint64_t chunk_memory_bytes,
-                                                         RunContext& ctx) const = 0;
+                                                         bool root, std::uint64_t first_chunk, std::uint64_t end_chunk,
+                                                         std::uint64_t chunk_memory_bytes, RunContext& ctx) const = 0;
 
   // Step 4 for small buckets: consecutive buckets that each run in a
   // group (records, bytes, with `workspace_bytes` of workspace) are read

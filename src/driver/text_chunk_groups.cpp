@@ -16,9 +16,10 @@ namespace {
 
 class TextChunkGroups final : public ChunkGroups {
  public:
-  TextChunkGroups(const core::Node& node, const io::ByteExtents& data, const TextScan& scan, const TextSplit& layout,
-                  const VariableOptions& o, RunContext& ctx)
-      : node_(node), data_(data), scan_(scan), layout_(layout), o_(o), ctx_(ctx), reader_(data) {
+  TextChunkGroups(const core::Node& node, const io::ByteExtents& data, std::uint64_t end_chunk, const TextScan& scan,
+                  const TextSplit& layout, const VariableOptions& o, RunContext& ctx)
+      : node_(node), data_(data), end_chunk_(end_chunk), scan_(scan), layout_(layout), o_(o), ctx_(ctx),
+        reader_(data) {
     space_ = ctx.arena;
     arrays_ = ctx.arena + align_up(layout.space_bytes, 64);
     start_read();
@@ -26,7 +27,6 @@ class TextChunkGroups final : public ChunkGroups {
 
   std::uint64_t next(std::uint64_t i) override {
     const core::PlanConstants& c = o_.constants;
-    const std::uint64_t chunks = core::chunk_count(node_.records, c);
     release_group();
     for (;;) {
       finish_read();
@@ -34,7 +34,7 @@ class TextChunkGroups final : public ChunkGroups {
       // Find the records of up to G whole chunks in what has been read.
       group_.clear();
       const std::byte* at = space_ + begin_;
-      for (std::uint64_t g = 0; g < layout_.group_chunks && i + g < chunks; ++g) {
+      for (std::uint64_t g = 0; g < layout_.group_chunks && i + g < end_chunk_; ++g) {
         const std::uint64_t m = core::chunk_records(node_.records, i + g, c);
         auto* offsets = reinterpret_cast<std::uint32_t*>(arrays_ + align_up(4 * c.leaf_records, 64)) +
                         g * (2 * c.leaf_records + 1);
@@ -90,13 +90,13 @@ class TextChunkGroups final : public ChunkGroups {
     device::shuffle_records(o_.device, jobs_, sizeof(std::uint32_t), ctx_.threads);
   }
 
-  void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::BucketWriter& writer) const override {
+  void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const override {
     const GroupChunk& chunk = group_[g];
     for (std::uint64_t k = k0; k < k1; ++k) {
       if (k + 16 < k1) __builtin_prefetch(chunk.base + chunk.offsets[chunk.permutation[k + 16]]);
       const std::uint32_t e = chunk.permutation[k];
       const std::byte* record = chunk.base + chunk.offsets[e];
-      writer.append(record, scan_.record_length(record, chunk.offsets[e + 1] - chunk.offsets[e]));
+      bucket.append(record, scan_.record_length(record, chunk.offsets[e + 1] - chunk.offsets[e]));
     }
   }
 
@@ -165,6 +165,7 @@ class TextChunkGroups final : public ChunkGroups {
 
   core::Node node_;
   const io::ByteExtents& data_;
+  std::uint64_t end_chunk_;
   TextScan scan_;
   TextSplit layout_;
   const VariableOptions& o_;
@@ -182,9 +183,10 @@ class TextChunkGroups final : public ChunkGroups {
 }  // namespace
 
 std::unique_ptr<ChunkGroups> open_text_chunk_groups(const core::Node& node, const io::ByteExtents& data,
-                                                    const TextScan& scan, const TextSplit& layout,
-                                                    const VariableOptions& o, RunContext& ctx) {
-  return std::make_unique<TextChunkGroups>(node, data, scan, layout, o, ctx);
+                                                    std::uint64_t end_chunk, const TextScan& scan,
+                                                    const TextSplit& layout, const VariableOptions& o,
+                                                    RunContext& ctx) {
+  return std::make_unique<TextChunkGroups>(node, data, end_chunk, scan, layout, o, ctx);
 }
 
 }  // namespace extshuffle::driver

@@ -221,8 +221,9 @@ std::uint64_t TextRecords::bucket_region_bytes(std::uint64_t node_bytes, std::ui
 }
 
 std::unique_ptr<ChunkGroups> TextRecords::open_chunk_groups(const core::Node& node, const io::ByteExtents& data,
-                                                            bool root, std::uint64_t, RunContext& ctx) const {
-  return open_text_chunk_groups(node, data, scan(root),
+                                                            bool root, std::uint64_t, std::uint64_t end_chunk,
+                                                            std::uint64_t, RunContext& ctx) const {
+  return open_text_chunk_groups(node, data, end_chunk, scan(root),
                                 text_split(core::bucket_count(node.records, o_.constants), o_.constants, o_.memory_bytes),
                                 o_, ctx);
 }

@@ -53,6 +53,7 @@ class TextRecords final : public RecordLayout {
                                     std::uint64_t bucket_records) const override;
   bool buckets_may_overflow() const override { return true; }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
+                                                 std::uint64_t first_chunk, std::uint64_t end_chunk,
                                                  std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;
   // A bucket's workspace: its record offsets, index arrays and staging.
   bool runs_in_group(std::uint64_t records, std::uint64_t, std::uint64_t workspace_bytes) const override {
@@ -75,7 +76,8 @@ class TextRecords final : public RecordLayout {
 
 
 std::unique_ptr<ChunkGroups> open_text_chunk_groups(const core::Node& node, const io::ByteExtents& data,
-                                                    const TextScan& scan, const TextSplit& layout,
-                                                    const VariableOptions& o, RunContext& ctx);
+                                                    std::uint64_t end_chunk, const TextScan& scan,
+                                                    const TextSplit& layout, const VariableOptions& o,
+                                                    RunContext& ctx);
 
 }  // namespace extshuffle::driver

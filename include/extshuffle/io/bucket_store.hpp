@@ -16,6 +16,7 @@
 
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/io/byte_sink.hpp"
 
 namespace extshuffle::io {
 
@@ -26,7 +27,7 @@ inline constexpr std::uint64_t kScratchAlign = 4096;
 // behind asynchronously while the other fills. Writers of different buckets
 // may be used by different threads at once: the only thing they share is the
 // overflow top, taken with an atomic add.
-class BucketWriter {
+class BucketWriter final : public ByteSink {
  public:
   // `overflow_top` (null when the region cannot overflow) is the first free
   // byte of scratch space, shared by the split's writers. A writer that is
@@ -34,7 +35,7 @@ class BucketWriter {
   BucketWriter(BlockFile& scratch, std::uint64_t region_offset, std::uint64_t region_bytes,
                std::atomic<std::uint64_t>* overflow_top, std::byte* buffers, std::uint64_t buffer_bytes, bool kept);
 
-  void append(const std::byte* data, std::uint64_t bytes);
+  void append(const std::byte* data, std::uint64_t bytes) override;
   // Writes what is buffered; the write completes in the background.
   void flush();
   // Flushes and waits for every write.
