@@ -3,54 +3,49 @@
 #include <cstring>
 
 namespace extshuffle::formats {
-namespace {
-
-enum class FieldState { kStart, kUnquoted, kQuoted, kQuoteInQuoted };
-
-RecordScan scan_quoted(const char* begin, const char* end, const RecordSyntax& syntax) {
-  FieldState state = FieldState::kStart;
-  for (const char* p = begin; p < end; ++p) {
-    const char c = *p;
-    switch (state) {
-      case FieldState::kStart:
-      case FieldState::kUnquoted:
-      case FieldState::kQuoteInQuoted:
-        if (c == syntax.terminator) return {p + 1, false};
-        if (c == syntax.delimiter) {
-          state = FieldState::kStart;
-        } else if (c == '"' && state == FieldState::kStart) {
-          state = FieldState::kQuoted;
-        } else if (c == '"' && state == FieldState::kQuoteInQuoted) {
-          state = FieldState::kQuoted;  // "" inside a quoted field
-        } else {
-          state = FieldState::kUnquoted;
-        }
-        break;
-      case FieldState::kQuoted:
-        if (c == '"') {
-          state = FieldState::kQuoteInQuoted;
-        } else {
-          // Skip to the next quote: the terminator and delimiters are data here.
-          const void* quote = std::memchr(p, '"', static_cast<std::size_t>(end - p));
-          if (!quote) return {nullptr, true};
-          p = static_cast<const char*>(quote) - 1;
-        }
-        break;
-    }
+const char* find_record_end(const char* begin, const char* end, const RecordSyntax& syntax, QuoteState& state) {
+  if (!syntax.quoted) {
+    const void* terminator = std::memchr(begin, syntax.terminator, static_cast<std::size_t>(end - begin));
+    return terminator ? static_cast<const char*>(terminator) + 1 : nullptr;
   }
-  return {nullptr, state == FieldState::kQuoted};
+  const char* p = begin;
+  const char* terminator = nullptr;  // the next terminator at or after p, once looked up
+  while (p < end) {
+    if (state == QuoteState::kQuoted) {
+      // The terminator and delimiters are data here: skip to the next quote.
+      const void* quote = std::memchr(p, '"', static_cast<std::size_t>(end - p));
+      if (!quote) return nullptr;
+      p = static_cast<const char*>(quote) + 1;
+      state = QuoteState::kQuoteInQuoted;
+      continue;
+    }
+    if (!terminator || terminator < p) {
+      const void* found = std::memchr(p, syntax.terminator, static_cast<std::size_t>(end - p));
+      terminator = found ? static_cast<const char*>(found) : end;
+    }
+    // Outside quotes only a quote changes more than the field: up to the
+    // next quote (or the terminator), the last byte decides the state.
+    const void* found = std::memchr(p, '"', static_cast<std::size_t>(terminator - p));
+    const char* stop = found ? static_cast<const char*>(found) : terminator;
+    if (stop > p) state = stop[-1] == syntax.delimiter ? QuoteState::kFieldStart : QuoteState::kUnquoted;
+    if (!found) {
+      if (terminator == end) return nullptr;
+      state = QuoteState::kFieldStart;
+      return terminator + 1;
+    }
+    // A quote opens a field at its start and after a closing quote (""),
+    // and is an ordinary character inside an unquoted field, as Python's
+    // csv module reads it.
+    state = state == QuoteState::kUnquoted ? QuoteState::kUnquoted : QuoteState::kQuoted;
+    p = stop + 1;
+  }
+  return nullptr;
 }
 
-}  // namespace
-
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax) {
-  const auto size = static_cast<std::size_t>(end - begin);
-  const void* terminator = std::memchr(begin, syntax.terminator, size);
-  if (!syntax.quoted) return {terminator ? static_cast<const char*>(terminator) + 1 : nullptr, false};
-  // Most CSV records hold no quote before their terminator: memchr decides.
-  const char* stop = terminator ? static_cast<const char*>(terminator) : end;
-  if (!std::memchr(begin, '"', static_cast<std::size_t>(stop - begin))) return {terminator ? stop + 1 : nullptr, false};
-  return scan_quoted(begin, end, syntax);
+  QuoteState state = QuoteState::kFieldStart;
+  const char* record_end = find_record_end(begin, end, syntax, state);
+  return {record_end, !record_end && state == QuoteState::kQuoted};
 }
 
 bool is_blank_record(const char* begin, const char* end) {

@@ -317,6 +317,40 @@ TEST(RecursiveMatrix, RangesCostTheirPathAndTheirInside) {
   }
 }
 
+// Column sums of a range are the sums of its rows, from the two boundary
+// paths alone: at most 2 x depth splits, however long the range.
+TEST(RecursiveMatrix, ColumnSumsOfARangeCostItsTwoPaths) {
+  Stream pick(13, StreamAddress{NodeId{0, 0}, Purpose::kLab, 42});
+  for (const auto& [n, c] : {std::pair<std::uint64_t, PlanConstants>{1, {1, 2}}, {37, {4, 3}}, {1000, {1, 7}},
+                             {65537 * 3 + 1, {3, 16}}}) {
+    const NodeId node{2, 77};
+    RecursiveMatrix whole(9, node, n, c), reused(9, node, n, c);
+    const std::uint64_t p = whole.bucket_count(), rows = whole.row_count();
+    const std::uint64_t depth = row_tree_depth(rows);
+    std::vector<std::uint64_t> all(rows * p);
+    whole.rows(0, rows, all);
+    for (int t = 0; t < 100; ++t) {
+      const std::uint64_t first = pick.next_below(rows);
+      const std::uint64_t end = first + 1 + pick.next_below(rows - first);
+      std::vector<std::uint64_t> expected(p, 0), fresh_sums(p, 0), reused_sums(p, 0);
+      for (std::uint64_t i = first; i < end; ++i) {
+        for (std::uint64_t j = 0; j < p; ++j) expected[j] += all[i * p + j];
+      }
+      RecursiveMatrix fresh(9, node, n, c);
+      fresh.column_sums(first, end, fresh_sums);
+      reused.column_sums(first, end, reused_sums);
+      ASSERT_EQ(fresh_sums, expected) << "n " << n << " rows [" << first << ", " << end << ")";
+      ASSERT_EQ(reused_sums, expected) << "n " << n << " rows [" << first << ", " << end << ")";
+      EXPECT_LE(fresh.splits_drawn(), 2 * depth) << "n " << n << " rows [" << first << ", " << end << ")";
+    }
+  }
+  RecursiveMatrix matrix(1, NodeId{0, 0}, 10, PlanConstants{2, 4});
+  std::vector<std::uint64_t> three(3);
+  EXPECT_THROW(matrix.column_sums(0, 6, three), std::out_of_range);
+  EXPECT_THROW(matrix.column_sums(2, 2, three), std::out_of_range);
+  EXPECT_THROW(matrix.column_sums(0, 5, three), std::invalid_argument);
+}
+
 TEST(RecursiveMatrix, SplitsAreAddressedBySeedNodeAndBoundary) {
   const PlanConstants c{64, 16};
   const std::uint64_t n = 5000;

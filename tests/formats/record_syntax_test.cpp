@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace extshuffle::formats {
 namespace {
@@ -134,6 +136,69 @@ TEST(ScanRecord, LongRecordWithQuotesFarFromTheStart) {
   const std::string text = field + ",\"" + field + "\n" + field + "\"\nnext\n";
   EXPECT_EQ(record_length(text, kCsv), static_cast<long>(3 * field.size() + 5));
   EXPECT_EQ(record_length(text, kLines), static_cast<long>(2 * field.size() + 3));
+}
+
+// The quoting rules written out byte by byte, as RFC 4180 and Python's csv
+// module read them: the reference for the resumable scan below.
+QuoteState step(QuoteState state, char c, const RecordSyntax& syntax, bool& record_ends) {
+  record_ends = false;
+  switch (state) {
+    case QuoteState::kQuoted:
+      return c == '"' ? QuoteState::kQuoteInQuoted : QuoteState::kQuoted;
+    case QuoteState::kFieldStart:
+    case QuoteState::kUnquoted:
+    case QuoteState::kQuoteInQuoted:
+      if (c == syntax.terminator) {
+        record_ends = true;
+        return QuoteState::kFieldStart;
+      }
+      if (c == syntax.delimiter) return QuoteState::kFieldStart;
+      if (c == '"' && state != QuoteState::kUnquoted) return QuoteState::kQuoted;
+      return QuoteState::kUnquoted;
+  }
+  return state;
+}
+
+// find_record_end from every starting state, resumed across random buffer
+// cuts, finds the same record ends and the same final state as the byte by
+// byte reference, on random text over the syntax's own characters.
+TEST(FindRecordEnd, ResumesFromAnyStateAcrossAnyCuts) {
+  std::uint64_t x = 12345;
+  auto next = [&] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(x >> 33);
+  };
+  const char alphabet[] = {'a', ',', '"', '\n', 'b', '"'};
+  for (const RecordSyntax& syntax : {kCsv, kLines}) {
+    for (int trial = 0; trial < 2000; ++trial) {
+      std::string text(next() % 40, ' ');
+      for (char& c : text) c = alphabet[next() % sizeof alphabet];
+      for (int s = 0; s < 4; ++s) {
+        const auto start = static_cast<QuoteState>(s);
+        if (!syntax.quoted && start != QuoteState::kFieldStart) continue;
+        std::vector<std::size_t> expected_ends;
+        QuoteState expected = start;
+        for (std::size_t k = 0; k < text.size(); ++k) {
+          bool ends = false;
+          expected = syntax.quoted ? step(expected, text[k], syntax, ends) : expected;
+          if (!syntax.quoted) ends = text[k] == syntax.terminator;
+          if (ends) expected_ends.push_back(k + 1);
+        }
+        std::vector<std::size_t> ends;
+        QuoteState state = start;
+        const char* p = text.data();
+        const char* const end = text.data() + text.size();
+        while (p < end) {
+          const char* cut = p + next() % (static_cast<std::size_t>(end - p) + 1);
+          const char* found = find_record_end(p, cut, syntax, state);
+          if (found) ends.push_back(static_cast<std::size_t>(found - text.data()));
+          p = found ? found : cut;
+        }
+        EXPECT_EQ(ends, expected_ends) << text << " from state " << s;
+        EXPECT_EQ(state, expected) << text << " from state " << s;
+      }
+    }
+  }
 }
 
 TEST(IsBlankRecord, WhitespaceOnlyRecordsAreBlank) {

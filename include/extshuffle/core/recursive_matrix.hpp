@@ -108,6 +108,25 @@ class RecursiveMatrix {
     visit(0, row_count_, root_sums_.data(), 0, first, end, out.data());
   }
 
+  // Adds to out[j] the column sums of rows [first, end): how many records of
+  // chunks first..end-1 go to bucket j. A range of the tree wholly inside
+  // [first, end) contributes the sums its parent's split gave it, so only the
+  // ranges on the two root-to-boundary paths are split: at most
+  // 2 x row_tree_depth(R) draws, whatever end - first is. (An MPI rank learns
+  // how many records it sends to each bucket this way, before any row.)
+  // Throws like rows(), and std::invalid_argument unless out.size() == p.
+  void column_sums(std::uint64_t first, std::uint64_t end, std::span<std::uint64_t> out) {
+    if (first >= end || end > row_count_) {
+      throw std::out_of_range("recursive matrix: column sums of rows [" + std::to_string(first) + ", " +
+                              std::to_string(end) + ") of a matrix of " + std::to_string(row_count_) + " rows");
+    }
+    if (out.size() != bucket_count()) {
+      throw std::invalid_argument("recursive matrix: room for " + std::to_string(out.size()) + " column sums, " +
+                                  std::to_string(bucket_count()) + " columns");
+    }
+    add_sums(0, row_count_, root_sums_.data(), 0, first, end, out.data());
+  }
+
   // Multivariate hypergeometric draws (splits) made so far by this object.
   std::uint64_t splits_drawn() const { return splits_drawn_; }
 
@@ -127,9 +146,32 @@ class RecursiveMatrix {
       return;
     }
     const std::uint64_t mid = row_split(lo, hi);
+    const Level& level = split(lo, hi, sums, depth);
+    if (first < mid) visit(lo, mid, level.lower.data(), depth + 1, first, end, out);
+    if (end > mid) visit(mid, hi, level.upper.data(), depth + 1, first, end, out);
+  }
+
+  // As visit(), adding the column sums of the wanted rows to `out`.
+  void add_sums(std::uint64_t lo, std::uint64_t hi, const std::uint64_t* sums, std::uint32_t depth,
+                std::uint64_t first, std::uint64_t end, std::uint64_t* out) {
+    if (first <= lo && hi <= end) {
+      for (std::size_t j = 0; j < root_sums_.size(); ++j) out[j] += sums[j];
+      return;
+    }
+    const std::uint64_t mid = row_split(lo, hi);
+    const Level& level = split(lo, hi, sums, depth);
+    if (first < mid) add_sums(lo, mid, level.lower.data(), depth + 1, first, end, out);
+    if (end > mid) add_sums(mid, hi, level.upper.data(), depth + 1, first, end, out);
+  }
+
+  // The split of [lo, hi) (two or more rows) with column sums `sums`: the
+  // upper part's column sums are drawn, the lower part's follow. Kept per
+  // depth, so a range split before is not drawn again.
+  const Level& split(std::uint64_t lo, std::uint64_t hi, const std::uint64_t* sums, std::uint32_t depth) {
+    const std::size_t p = root_sums_.size();
     Level& level = levels_[depth];
     if (level.lo != lo || level.hi != hi) {
-      // Split: the upper part's column sums are drawn, the lower part's follow.
+      const std::uint64_t mid = row_split(lo, hi);
       Stream stream(seed_, StreamAddress{node_, Purpose::kMatrixSplit, mid});
       multivariate_hypergeometric(chunk_range_records(node_records_, mid, hi, constants_),
                                   std::span<const std::uint64_t>(sums, p), level.upper, stream);
@@ -138,8 +180,7 @@ class RecursiveMatrix {
       level.hi = hi;
       ++splits_drawn_;
     }
-    if (first < mid) visit(lo, mid, level.lower.data(), depth + 1, first, end, out);
-    if (end > mid) visit(mid, hi, level.upper.data(), depth + 1, first, end, out);
+    return level;
   }
 
   std::uint64_t seed_;

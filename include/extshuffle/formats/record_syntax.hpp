@@ -29,6 +29,22 @@ struct RecordScan {
 // when the record holds no quote, a byte-by-byte state machine otherwise.
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax);
 
+// Where a CSV scan stands inside a record: at the start of a field, inside an
+// unquoted field, inside a quoted field, or just after a quote inside a quoted
+// field (its closing quote, or the first of "").
+enum class QuoteState : unsigned char { kFieldStart, kUnquoted, kQuoted, kQuoteInQuoted };
+
+// Continues a scan that stands in `state` at `begin` (kFieldStart at a
+// record's start): returns one past the next terminator that ends a record
+// (`state` is then kFieldStart), or nullptr when [begin, end) holds none
+// (`state` is then the state at `end`). So a scan can go on across buffers,
+// and start anywhere in an input from an assumed state (an MPI rank that
+// reads from the middle of a file tries each). Without quoting every
+// terminator ends a record. The one definition of the quoting rules:
+// scan_record() is this from kFieldStart. Cost: memchr speed outside quoted
+// fields, memchr for the closing quote inside them.
+const char* find_record_end(const char* begin, const char* end, const RecordSyntax& syntax, QuoteState& state);
+
 // Is the record [begin, end) (terminator included) blank: nothing but spaces,
 // tabs and a carriage return before its terminator? (--skip-empty)
 bool is_blank_record(const char* begin, const char* end);
