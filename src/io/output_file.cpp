@@ -22,10 +22,8 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The file a write to `path` lands on, as shuf -o and sort -o see it:
-// symbolic links are followed (at most 40, as the kernel does), a relative
-// link target is taken from the link's directory, and a dangling link
-// yields its missing target, which is then created. Throws IoError (ELOOP).
+}  // namespace
+
 std::string final_target(const std::string& path) {
   std::string current = path;
   for (int hops = 0; hops < 40; ++hops) {
@@ -39,8 +37,6 @@ std::string final_target(const std::string& path) {
   }
   throw IoError("cannot write output", path, ELOOP);
 }
-
-}  // namespace
 
 OutputFile::OutputFile(const std::string& destination) : destination_(destination) {
   if (destination == "-") {

@@ -47,10 +47,10 @@ std::string version_text() {
          std::to_string(core::kPlanV2.max_fanout) + ")";
 }
 
-std::optional<int> parse_options(int argc, char** argv, Options& options) {
+std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program) {
   CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
                "even when it is far larger than memory.",
-               "extshuffle"};
+               program};
   app.get_formatter()->label("files", "[INPUT [OUTPUT]]");
   app.footer("INPUT '-' or absent: standard input. OUTPUT absent: standard output.\n"
              "The output depends only on the records, the format options and the seed.");
@@ -104,12 +104,12 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "extshuffle: %s\n", parse_error_message(e).c_str());
+    std::fprintf(stderr, "%s: %s\n", program, parse_error_message(e).c_str());
     return 2;
   }
   for (const std::string& text : head_counts) {
     if (!all_digits(text) || text.size() > 19) {
-      std::fprintf(stderr, "extshuffle: invalid --head-count '%s': expected a whole number\n", text.c_str());
+      std::fprintf(stderr, "%s: invalid --head-count '%s': expected a whole number\n", program, text.c_str());
       return 2;
     }
     o.head_count = std::min<std::uint64_t>(o.head_count, std::stoull(text));

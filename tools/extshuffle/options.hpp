@@ -25,8 +25,9 @@ struct Options {
 
 // Fills `options` from the command line. Returns the exit code when the
 // process should end here: 0 after --help or --version (printed on stdout),
-// 2 after a parse error (printed as one line on stderr); nothing otherwise.
-std::optional<int> parse_options(int argc, char** argv, Options& options);
+// 2 after a parse error (printed as one line on stderr, after `program`);
+// nothing otherwise.
+std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program = "extshuffle");
 
 // The --version text: the program's and the permutation's version.
 std::string version_text();

@@ -70,6 +70,12 @@ class OutputFile {
   std::uint64_t writeback_started_ = 0;  // bytes before this were handed to sync_file_range
 };
 
+// The file a write to `path` lands on, as shuf -o and sort -o see it:
+// symbolic links are followed (at most 40, as the kernel does), a relative
+// link target is taken from the link's directory, and a dangling link
+// yields its missing target, which is then created. Throws IoError (ELOOP).
+std::string final_target(const std::string& path);
+
 // Thrown when standard output is a pipe whose reader has gone (head -n):
 // the run ends quietly.
 class BrokenPipe : public std::exception {

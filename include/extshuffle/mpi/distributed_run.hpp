@@ -1,0 +1,75 @@
+// One extshuffle run on the P ranks of an MPI job (extshuffle-mpi): Gustedt's
+// ParPerm over the root split of the canonical plan, so the output is byte
+// for byte that of extshuffle on one machine, for every P, budget and thread
+// count (docs/design.md, "Several machines"; docs/mpi.md). The input and the
+// output are on a file system every rank sees; each rank's scratch space
+// (-T) is its own. Every call here is collective.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "extshuffle/driver/config.hpp"
+#include "extshuffle/driver/run.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+
+namespace extshuffle::mpi {
+
+// What one rank did (--stats prints one RANK line per rank).
+struct RankStats {
+  std::uint64_t rank = 0;
+  std::uint64_t chunks = 0, buckets = 0;  // top-level chunks scattered, buckets owned
+  std::uint64_t splits_drawn = 0;         // matrix splits drawn for the counts (the rows are the driver's)
+  std::uint64_t rounds = 0, sub_rounds = 0;
+  std::uint64_t bytes_sent = 0, bytes_received = 0;  // records' bytes over MPI
+  std::uint64_t count_bytes_sent = 0;                // the counts' bytes over MPI
+  std::uint64_t bytes_read = 0, bytes_written = 0;   // input, scratch and output
+  std::uint64_t output_bytes = 0;
+  std::uint64_t peak_rss_bytes = 0;
+  double seconds_counting = 0;    // opening the input, counting text records, the counts
+  double seconds_scattering = 0;  // steps 1-3 of the root's split, exchange included
+  double seconds_exchanging = 0;  // of which: the rounds of counts and bytes
+  double seconds_buckets = 0;     // this rank's buckets, through the driver, to its output range
+  double seconds_committing = 0;  // fsync, agreement, rename
+  double seconds = 0;
+};
+
+struct DistributedResult {
+  // The job's totals: records and bytes as one run; bytes read and written
+  // summed over the ranks; seconds and peak RSS the largest of any rank.
+  driver::RunStats stats;
+  // Every rank's stats on rank 0; this rank's alone on the others.
+  std::vector<RankStats> ranks;
+};
+
+// An input opened on every rank, its format detected, its records counted
+// and its top-level chunks split among the ranks. Move-only.
+class DistributedInput {
+ public:
+  DistributedInput(DistributedInput&&) noexcept;
+  DistributedInput& operator=(DistributedInput&&) noexcept;
+  ~DistributedInput();
+  std::uint64_t records() const;
+
+  struct State;  // the library's own
+
+ private:
+  explicit DistributedInput(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  friend DistributedInput prepare_input(const driver::Config& config, Communicator& comm);
+  friend DistributedResult run(const driver::Config& config, DistributedInput input, Communicator& comm);
+};
+
+// Checks what extshuffle-mpi supports (UsageError for standard input or
+// output, compressed files, generated inputs, and the options it does not
+// take), opens config.input_path on every rank, and counts its records
+// (text: each rank its byte range). Throws RankFailure, the same on every
+// rank (rank_failure.hpp).
+DistributedInput prepare_input(const driver::Config& config, Communicator& comm);
+
+// Shuffles `input` into config.output_path. The destination is untouched
+// unless every rank succeeds. Throws RankFailure on every rank.
+DistributedResult run(const driver::Config& config, DistributedInput input, Communicator& comm);
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,44 @@
+#include "distribution.hpp"
+
+#include <algorithm>
+
+#include "extshuffle/core/recursive_matrix.hpp"
+
+namespace extshuffle::mpi {
+
+int Distribution::owner(std::uint64_t bucket) const {
+  const auto after = std::upper_bound(bucket_begin.begin(), bucket_begin.end(), bucket);
+  return static_cast<int>(after - bucket_begin.begin()) - 1;
+}
+
+std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks) {
+  std::vector<std::uint64_t> begin(ranks + 1);
+  for (int r = 0; r <= ranks; ++r) {
+    begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(chunks) * static_cast<unsigned>(r) /
+                                          static_cast<unsigned>(ranks));
+  }
+  return begin;
+}
+
+Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::PlanConstants& constants,
+                        std::vector<std::uint64_t> chunk_begin, Communicator& comm) {
+  Distribution d;
+  d.root = core::Node{core::NodeId{0, 0}, records};
+  d.chunks = core::chunk_count(records, constants);
+  d.buckets = core::bucket_count(records, constants);
+  d.ranks = comm.size();
+  d.chunk_begin = std::move(chunk_begin);
+  d.bucket_begin = even_chunk_split(d.buckets, d.ranks);
+  // The counts first (ParPerm's matrix, summed over each rank's rows).
+  std::vector<std::uint64_t> mine(d.buckets, 0);
+  const std::uint64_t first = d.chunk_begin[comm.rank()], end = d.chunk_begin[comm.rank() + 1];
+  if (first < end) {
+    core::RecursiveMatrix matrix(seed, d.root.id, records, constants);
+    matrix.column_sums(first, end, mine);
+    d.splits_drawn = matrix.splits_drawn();
+  }
+  d.sent = comm.all_gather(mine);
+  return d;
+}
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,44 @@
+// Who does what in a distributed run: Gustedt's ParPerm over the root split
+// of the canonical plan (docs/design.md, "Several machines"). Rank r scatters
+// the root's chunks [chunk_begin[r], chunk_begin[r + 1]) and owns its buckets
+// [bucket_begin[r], bucket_begin[r + 1]); before any record moves, each rank
+// draws the column sums of its own chunks' rows (RecMat: its two boundary
+// paths, O(log R) draws) and the ranks exchange them, so that every receiver
+// knows how many records each rank sends to each of its buckets, and where
+// in the bucket they go, before the first byte arrives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+
+namespace extshuffle::mpi {
+
+struct Distribution {
+  core::Node root;
+  std::uint64_t chunks = 0;   // R, the root's chunks
+  std::uint64_t buckets = 0;  // p, the root's buckets
+  int ranks = 1;
+  std::vector<std::uint64_t> chunk_begin;   // ranks + 1 entries
+  std::vector<std::uint64_t> bucket_begin;  // ranks + 1 entries: p d / P
+  // sent[s * buckets + j]: records rank s's chunks give bucket j.
+  std::vector<std::uint64_t> sent;
+  std::uint64_t splits_drawn = 0;  // by this rank, for its column sums
+
+  int owner(std::uint64_t bucket) const;
+  std::uint64_t first_bucket(int rank) const { return bucket_begin[rank]; }
+  std::uint64_t end_bucket(int rank) const { return bucket_begin[rank + 1]; }
+  std::uint64_t sent_by(int rank, std::uint64_t bucket) const { return sent[rank * buckets + bucket]; }
+};
+
+// The even split of R chunks (fixed-size records: equal bytes per rank).
+std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
+
+// The distribution of a root of `records` records (not a leaf) whose chunks
+// the ranks scatter as `chunk_begin` says. Collective.
+Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::PlanConstants& constants,
+                        std::vector<std::uint64_t> chunk_begin, Communicator& comm);
+
+}  // namespace extshuffle::mpi

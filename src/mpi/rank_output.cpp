@@ -1,0 +1,52 @@
+#include "rank_output.hpp"
+
+#include <algorithm>
+
+namespace extshuffle::mpi {
+
+RankOutput::RankOutput(const Distribution& d, int rank, std::size_t record_size, const formats::RecordSyntax& syntax,
+                       std::uint64_t head_count, std::uint64_t header_bytes)
+    : d_(d), rank_(rank), record_size_(record_size), syntax_(syntax), head_count_(head_count),
+      header_bytes_(header_bytes) {}
+
+std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm) {
+  if (record_size_ > 0) {
+    const std::uint64_t first = std::min(d_.first_bucket(rank_), d_.buckets);
+    const std::uint64_t position = first < d_.buckets ? core::bucket_first(d_.root.records, d_.buckets, first) : 0;
+    return header_bytes_ + position * record_size_;
+  }
+  return header_bytes_ + comm.exclusive_sum(bucket_bytes);
+}
+
+void RankOutput::start_bucket(std::uint64_t j) {
+  const std::uint64_t first = core::bucket_first(d_.root.records, d_.buckets, j);
+  wanted_ = head_count_ > first ? head_count_ - first : 0;
+  whole_bucket_ = wanted_ >= core::bucket_records(d_.root.records, d_.buckets, j);
+}
+
+void RankOutput::write(RangeWriter& writer, const std::byte* data, std::uint64_t bytes) {
+  if (whole_bucket_) {
+    writer.write(data, bytes);
+    return;
+  }
+  std::uint64_t take = 0;
+  if (record_size_ > 0) {
+    const std::uint64_t records = std::min<std::uint64_t>(bytes / record_size_, wanted_);
+    take = records * record_size_;
+    wanted_ -= records;
+  } else {
+    // Text: count whole records up to the cut.
+    const auto* begin = reinterpret_cast<const char*>(data);
+    const char* p = begin;
+    formats::QuoteState state = formats::QuoteState::kFieldStart;
+    while (wanted_ > 0 && p < begin + bytes) {
+      const char* end = formats::find_record_end(p, begin + bytes, syntax_, state);
+      p = end ? end : begin + bytes;
+      --wanted_;
+    }
+    take = static_cast<std::uint64_t>(p - begin);
+  }
+  writer.write(data, take);
+}
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,38 @@
+#include "received_buckets.hpp"
+
+#include <span>
+
+namespace extshuffle::mpi {
+
+ReceivedBuckets::ReceivedBuckets(io::BucketStore& store, const Distribution& d, int rank,
+                                 const driver::RecordLayout& layout, std::uint64_t data_bytes,
+                                 std::uint64_t output_records, std::byte* buffers, std::uint64_t buffer_bytes)
+    : first_(d.first_bucket(rank)), end_(d.end_bucket(rank)), ranks_(d.ranks), output_records_(output_records) {
+  const std::uint64_t n = d.root.records, pairs = ReceivedBuckets::pairs(d, rank);
+  std::vector<std::uint64_t> region_bytes(pairs);
+  std::unique_ptr<bool[]> pair_kept(new bool[pairs]);
+  kept_.reset(new bool[end_ - first_]);
+  for (std::uint64_t j = first_; j < end_; ++j) {
+    kept_[j - first_] = core::bucket_first(n, d.buckets, j) < output_records;
+    for (int s = 0; s < ranks_; ++s) {
+      region_bytes[pair(s, j)] = layout.bucket_region_bytes(data_bytes, n, d.sent_by(s, j));
+      pair_kept[pair(s, j)] = kept_[j - first_];
+    }
+  }
+  split_ = std::make_unique<io::BucketStore::Split>(store, region_bytes, std::span<const bool>(pair_kept.get(), pairs),
+                                                     layout.buckets_may_overflow(), buffers, buffer_bytes);
+}
+
+io::ByteExtents ReceivedBuckets::bucket(std::uint64_t j) const {
+  io::ByteExtents all;
+  for (int s = 0; s < ranks_; ++s) {
+    for (const io::Extent& e : split_->bucket(pair(s, j)).extents) all.append(e);
+  }
+  return all;
+}
+
+void ReceivedBuckets::discard(std::uint64_t j) {
+  for (int s = 0; s < ranks_; ++s) split_->discard(pair(s, j));
+}
+
+}  // namespace extshuffle::mpi

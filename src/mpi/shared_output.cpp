@@ -1,0 +1,164 @@
+#include "shared_output.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/cleanup_registry.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+namespace extshuffle::mpi {
+namespace {
+
+std::string hidden_name(const std::string& target) {
+  const std::filesystem::path path(target);
+  const std::string directory = path.parent_path().empty() ? "." : path.parent_path().string();
+  return directory + "/." + path.filename().string() + ".extshuffle-mpi-partial";
+}
+
+std::uint64_t inode_of(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+std::uint64_t inode_at(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+}  // namespace
+
+SharedOutput::SharedOutput(const std::string& destination)
+    : destination_(destination), target_(io::final_target(destination)), hidden_(hidden_name(target_)) {}
+
+std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destination) {
+  std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
+  output->owner_ = true;
+  struct stat st {};
+  if (::stat(output->target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
+    if (S_ISREG(st.st_mode)) output->replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+  }
+  io::install_cleanup_handlers();
+  // A new hidden file, exclusively; one already there is either a killed
+  // job's (unlocked: remove it and try again) or a running job's (locked).
+  for (int attempt = 0; attempt < 100 && output->fd_ < 0; ++attempt) {
+    output->cleanup_slot_ = io::register_cleanup_path(output->hidden_);
+    const int fd = ::open(output->hidden_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);  // another job opened it first: it is that job's now
+        throw IoError("cannot write output (another job is writing it)", destination, EBUSY);
+      }
+      output->fd_ = fd;
+      break;
+    }
+    io::forget_cleanup_path(output->cleanup_slot_);
+    output->cleanup_slot_ = -1;
+    if (errno != EEXIST) throw IoError("cannot write output", destination, errno);
+    const int stale = ::open(output->hidden_.c_str(), O_RDWR | O_CLOEXEC);
+    if (stale < 0) continue;  // gone meanwhile: try again
+    if (::flock(stale, LOCK_EX | LOCK_NB) != 0) {
+      ::close(stale);
+      throw IoError("cannot write output (another job is writing it: its partial output '" + output->hidden_ +
+                        "' is locked)",
+                    destination, EBUSY);
+    }
+    if (inode_of(stale) == inode_at(output->hidden_)) ::unlink(output->hidden_.c_str());
+    ::close(stale);
+  }
+  if (output->fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
+  output->inode_ = inode_of(output->fd_);
+  output->file_ = io::BlockFile::open_output(output->hidden_, destination);
+  return output;
+}
+
+std::unique_ptr<SharedOutput> SharedOutput::join(const std::string& destination, std::uint64_t inode) {
+  std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
+  io::install_cleanup_handlers();
+  output->cleanup_slot_ = io::register_cleanup_path(output->hidden_);
+  output->fd_ = ::open(output->hidden_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (output->fd_ < 0) throw IoError("cannot open the partial output", output->hidden_, errno);
+  output->inode_ = inode_of(output->fd_);
+  if (output->inode_ != inode) {
+    throw IoError("cannot open the partial output (not the file rank 0 created: is the directory shared?)",
+                  output->hidden_, ESTALE);
+  }
+  output->file_ = io::BlockFile::open_output(output->hidden_, destination);
+  return output;
+}
+
+SharedOutput::~SharedOutput() {
+  file_.reset();
+  if (owner_ && !committed_ && inode_ != 0 && inode_at(hidden_) == inode_) ::unlink(hidden_.c_str());
+  if (fd_ >= 0) ::close(fd_);
+  io::forget_cleanup_path(cleanup_slot_);
+}
+
+void SharedOutput::sync() {
+  if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
+}
+
+void SharedOutput::commit() {
+  file_.reset();
+  if (replaced_) {
+    if (::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
+      throw IoError("cannot set the owner of output", destination_, errno);
+    }
+    if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
+  }
+  if (inode_at(hidden_) != inode_) {
+    throw IoError("cannot rename output into place (its partial output was replaced meanwhile)", destination_, ESTALE);
+  }
+  io::forget_cleanup_path(cleanup_slot_);
+  cleanup_slot_ = -1;
+  if (::rename(hidden_.c_str(), target_.c_str()) != 0) {
+    throw IoError("cannot rename output into place", destination_, errno);
+  }
+  committed_ = true;
+}
+
+void SharedOutput::forget() {
+  committed_ = true;
+  io::forget_cleanup_path(cleanup_slot_);
+  cleanup_slot_ = -1;
+}
+
+RangeWriter::RangeWriter(io::BlockFile& file, std::uint64_t offset)
+    : file_(file), offset_(offset), buffers_(io::allocate_aligned(2 * kBufferBytes)),
+      buffer_{buffers_.get(), buffers_.get() + kBufferBytes} {}
+
+void RangeWriter::write(const std::byte* data, std::uint64_t bytes) {
+  while (bytes > 0) {
+    const std::uint64_t take = std::min(bytes, kBufferBytes - fill_);
+    std::memcpy(buffer_[current_] + fill_, data, take);
+    fill_ += take;
+    data += take;
+    bytes -= take;
+    if (fill_ == kBufferBytes) flush();
+  }
+}
+
+void RangeWriter::flush() {
+  if (fill_ == 0) return;
+  pending_[current_] = file_.write(buffer_[current_], offset_ + written_, fill_);
+  written_ += fill_;
+  fill_ = 0;
+  current_ ^= 1;
+  pending_[current_].wait();  // the other buffer must be free before it fills
+}
+
+void RangeWriter::finish() {
+  flush();
+  pending_[0].wait();
+  pending_[1].wait();
+}
+
+}  // namespace extshuffle::mpi

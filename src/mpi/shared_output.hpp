@@ -1,0 +1,97 @@
+// The output of a distributed run: one file on the shared file system,
+// written by every rank at its own offset, under a hidden name beside the
+// destination until every rank has written and fsynced its range; then rank
+// 0 renames it over the destination, so the destination never holds a
+// partial file.
+//
+// The hidden name is fixed by the destination, ".<name>.extshuffle-mpi-partial"
+// (an anonymous O_TMPFILE cannot be opened from other machines), so a file
+// left behind by a job whose every rank was killed (SIGKILL, a lost node) is
+// removed by the next run that writes the same destination. Rank 0 holds an
+// flock on it while the job runs: a second job writing the same destination
+// at the same time is refused rather than allowed to take over the first
+// one's file. SIGINT, SIGTERM and SIGHUP remove it on every rank
+// (io/cleanup_registry.hpp).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/block_file.hpp"
+
+namespace extshuffle::mpi {
+
+class SharedOutput {
+ public:
+  // Rank 0: checks the destination, removes a stale hidden file, creates
+  // and locks a new one. Throws IoError (a bad directory, a concurrent job).
+  static std::unique_ptr<SharedOutput> create(const std::string& destination);
+  // The other ranks, once rank 0 has created it: opens the hidden file,
+  // which must be the inode rank 0 created. Throws IoError.
+  static std::unique_ptr<SharedOutput> join(const std::string& destination, std::uint64_t inode);
+  ~SharedOutput();  // rank 0: removes the hidden file unless committed
+  SharedOutput(const SharedOutput&) = delete;
+  SharedOutput& operator=(const SharedOutput&) = delete;
+
+  std::uint64_t inode() const { return inode_; }
+  const std::string& hidden_path() const { return hidden_; }
+  // Writes this rank's bytes; a rank's output is one contiguous range.
+  io::BlockFile& file() { return *file_; }
+  // What this rank wrote reaches the disk (fsync): every rank, before the
+  // commit. Throws IoError.
+  void sync();
+  // Rank 0, once every rank has synced: the replaced file's mode (and, for
+  // root, its owner and group), then the rename over the destination.
+  // Throws IoError.
+  void commit();
+  // Every rank, once the commit is agreed: nothing is left to remove.
+  void forget();
+
+ private:
+  struct ReplacedFile {
+    mode_t mode;
+    uid_t owner;
+    gid_t group;
+  };
+  explicit SharedOutput(const std::string& destination);
+  std::string destination_;  // as the user named it (messages)
+  std::string target_;       // its symbolic links followed: what the rename replaces
+  std::string hidden_;
+  std::optional<ReplacedFile> replaced_;
+  int fd_ = -1;  // rank 0: holds the lock; every rank: for fsync
+  bool owner_ = false;  // rank 0
+  std::uint64_t inode_ = 0;
+  std::unique_ptr<io::BlockFile> file_;
+  int cleanup_slot_ = -1;
+  bool committed_ = false;
+};
+
+// A rank's contiguous range of the output, from `offset` on, written behind
+// through two buffers of kBufferBytes taking turns (requests of at most
+// 8 MiB, far below the 1 GiB the issue allows).
+class RangeWriter {
+ public:
+  RangeWriter(io::BlockFile& file, std::uint64_t offset);
+  void write(const std::byte* data, std::uint64_t bytes);
+  // Writes what is buffered and waits for every write. Throws IoError.
+  void finish();
+  std::uint64_t bytes_written() const { return written_ + fill_; }
+
+ private:
+  static constexpr std::uint64_t kBufferBytes = std::uint64_t{8} << 20;
+  void flush();
+  io::BlockFile& file_;
+  std::uint64_t offset_;
+  io::AlignedBuffer buffers_;
+  std::byte* buffer_[2];
+  std::uint64_t fill_ = 0, written_ = 0;
+  int current_ = 0;
+  io::PendingIo pending_[2];
+};
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,60 @@
+// The counting pass over text input, split across the ranks (Gustedt's
+// ParPerm needs the record count N and each rank's chunks before any
+// exchange). Rank r reads bytes [F r / P, F (r + 1) / P) of the F-byte
+// input and counts the records that start there: a record starts at byte 0
+// and after every terminator that ends a record, so a record belongs to the
+// rank in whose range its start lies. An exclusive sum of the counts gives
+// every record its global index, hence the header (the first H records), N
+// and the top-level chunks (chunk c = data records [c L, (c + 1) L)): rank r
+// scatters the chunks whose first record starts in its range.
+//
+// CSV (quoted newlines): whether a terminator ends a record depends on the
+// quoting state where the rank's range begins, which only the ranks before
+// it know. Each rank scans its range from all four states
+// (formats::QuoteState) at once, the scans merging as soon as they agree,
+// and the ranks compose their results in rank order: exact for every input,
+// including quotes inside unquoted fields, which a parity count of quotes
+// would get wrong. Lines, TSV and JSONL count terminators at memchr speed.
+//
+// The result is what the single-machine counting pass (driver/text_input.cpp)
+// finds: the same N, header bytes and missing final terminator, and the same
+// error for an unterminated quoted field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+
+namespace extshuffle::io {
+class BlockFile;
+}
+
+namespace extshuffle::mpi {
+
+struct TextSplit {
+  std::uint64_t records = 0;       // N: records after the header
+  std::uint64_t header_bytes = 0;  // the header records' bytes, at the start of the input
+  bool add_terminator = false;     // the input's last record (or header line) lacks its terminator
+  // P + 1 entries: rank r scatters chunks [chunk_begin[r], chunk_begin[r + 1])
+  // of the root, whose bytes are [data_begin[r], data_begin[r + 1]).
+  std::vector<std::uint64_t> chunk_begin;
+  std::vector<std::uint64_t> data_begin;
+};
+
+// Splits the `bytes`-byte text input in `file` across the ranks of `comm`.
+// `header_records` lines are the header; chunks hold `leaf_records` records.
+// Throws InputError naming `display_name` for an unterminated quoted field
+// (on every rank: the result is collective). Cost per rank: one read of its
+// range, and a second look at up to one chunk's records from its start.
+// Collective.
+TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+                           std::uint64_t header_records, std::uint64_t leaf_records, const std::string& display_name,
+                           Communicator& comm);
+
+// The byte range of the input that rank `rank` of `ranks` counts.
+std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks);
+
+}  // namespace extshuffle::mpi

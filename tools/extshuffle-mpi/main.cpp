@@ -1,0 +1,163 @@
+// extshuffle-mpi: extshuffle's command line on the ranks of an MPI job
+// (mpirun -np P extshuffle-mpi in out --seed S -S 4G -T /local/scratch).
+// The same options (the shared extshuffle_cli library) and the same output,
+// byte for byte, for every P. Rank 0 parses first and alone prints help,
+// the version, parse errors, the RESULT line and the job's error; the ranks
+// agree on every failure (extshuffle/mpi/rank_failure.hpp), so the job ends
+// with one line naming the rank that failed and why: exit code 0 success,
+// 1 runtime failure, 2 usage error.
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <string>
+#include <vector>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+#include "extshuffle/mpi/distributed_run.hpp"
+#include "extshuffle/mpi/rank_failure.hpp"
+#include "make_config.hpp"
+#include "options.hpp"
+
+namespace {
+
+using namespace extshuffle;
+
+constexpr const char* kProgram = "extshuffle-mpi";
+
+// key=value pairs on one line, for --stats.
+class StatsLine {
+ public:
+  explicit StatsLine(const char* kind) : line_(kind) {}
+  StatsLine& add(const char* key, std::uint64_t value) { return put(key, std::to_string(value)); }
+  StatsLine& add(const char* key, double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", seconds);
+    return put(key, text);
+  }
+  const std::string& str() const { return line_; }
+
+ private:
+  StatsLine& put(const char* key, const std::string& value) {
+    line_ += std::string(" ") + key + "=" + value;
+    return *this;
+  }
+  std::string line_;
+};
+
+// --stats: the job's RESULT line (as extshuffle's, plus the ranks and the
+// bytes they exchanged), then one RANK line per rank.
+void print_stats(const mpi::DistributedResult& result, int ranks) {
+  const driver::RunStats& s = result.stats;
+  std::uint64_t sent = 0, counts = 0;
+  for (const mpi::RankStats& r : result.ranks) {
+    sent += r.bytes_sent;
+    counts += r.count_bytes_sent;
+  }
+  StatsLine job("RESULT");
+  job.add("records", s.records).add("bytes", s.bytes).add("levels", std::uint64_t{s.levels});
+  job.add("passes", std::uint64_t{s.passes}).add("seconds", s.seconds).add("bytes_read", s.bytes_read);
+  job.add("bytes_written", s.bytes_written).add("peak_rss_bytes", s.peak_rss_bytes);
+  job.add("ranks", static_cast<std::uint64_t>(ranks)).add("bytes_sent", sent).add("count_bytes_sent", counts);
+  std::fprintf(stderr, "%s\n", job.str().c_str());
+  for (const mpi::RankStats& r : result.ranks) {
+    StatsLine rank("RANK");
+    rank.add("rank", r.rank).add("chunks", r.chunks).add("buckets", r.buckets).add("splits_drawn", r.splits_drawn);
+    rank.add("rounds", r.rounds).add("sub_rounds", r.sub_rounds).add("bytes_sent", r.bytes_sent);
+    rank.add("bytes_received", r.bytes_received).add("count_bytes_sent", r.count_bytes_sent);
+    rank.add("bytes_read", r.bytes_read).add("bytes_written", r.bytes_written).add("output_bytes", r.output_bytes);
+    rank.add("peak_rss_bytes", r.peak_rss_bytes).add("seconds", r.seconds);
+    rank.add("seconds_counting", r.seconds_counting).add("seconds_scattering", r.seconds_scattering);
+    rank.add("seconds_exchanging", r.seconds_exchanging).add("seconds_buckets", r.seconds_buckets);
+    rank.add("seconds_committing", r.seconds_committing);
+    std::fprintf(stderr, "%s\n", rank.str().c_str());
+  }
+}
+
+// Logging on stderr through spdlog (rank 0 alone below errors, so that -v
+// is read once); std::cerr, which only STXXL writes to, muted unless -v.
+void set_up_logging(const cli::Options& options, int rank) {
+  auto logger = spdlog::stderr_color_mt("extshuffle");
+  logger->set_pattern(std::string(kProgram) + ": %v");
+  logger->set_level(options.quiet || rank != 0 ? spdlog::level::err
+                    : options.verbose          ? spdlog::level::debug
+                                               : spdlog::level::warn);
+  spdlog::set_default_logger(logger);
+  if (!options.verbose) std::cerr.rdbuf(nullptr);
+}
+
+int run_cli(int argc, char** argv, mpi::Communicator& comm) {
+  // 1. Rank 0 parses alone first: help, the version and parse errors are
+  // printed once; the others then parse the same words, silently.
+  cli::Options options;
+  std::uint64_t verdict = 0;  // 0: go on; else the exit code + 1
+  if (comm.rank() == 0) {
+    if (const auto exit_code = cli::parse_options(argc, argv, options, kProgram)) verdict = *exit_code + 1;
+  }
+  verdict = comm.broadcast(verdict, 0);
+  if (verdict != 0) return static_cast<int>(verdict - 1);
+  if (comm.rank() != 0) cli::parse_options(argc, argv, options, kProgram);
+  set_up_logging(options, comm.rank());
+
+  cli::Request request;
+  mpi::checkpoint(comm, [&] { request = cli::make_config(options); });
+  driver::Config& config = request.config;
+  // One seed for all: a random one is rank 0's. The default budget and
+  // thread count are shared by the ranks of a machine.
+  config.seed = comm.broadcast(config.seed, 0);
+  const int neighbours = comm.ranks_on_this_machine();
+  if (options.memory.empty()) config.memory_bytes /= static_cast<std::uint64_t>(neighbours);
+  if (options.threads == 0) config.threads = std::max(1, config.threads / neighbours);
+
+  // 2. Every input prepared (counted) before any output: aligned inputs
+  // must hold as many records each.
+  std::vector<mpi::DistributedInput> inputs;
+  for (const std::string& path : request.inputs) {
+    config.input_path = path;
+    inputs.push_back(mpi::prepare_input(config, comm));
+    if (inputs.back().records() != inputs.front().records()) {
+      mpi::checkpoint(comm, [&] {
+        throw InputError("inputs differ in record count: '" + request.inputs[0] + "' has " +
+                         std::to_string(inputs.front().records()) + ", '" + path + "' has " +
+                         std::to_string(inputs.back().records()));
+      });
+    }
+  }
+  // 3. Each input shuffled into its output.
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    config.input_path = request.inputs[k];
+    config.output_path = request.outputs[k];
+    const mpi::DistributedResult result = mpi::run(config, std::move(inputs[k]), comm);
+    if (options.stats && comm.rank() == 0) print_stats(result, comm.size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A closed pipe shows up as EPIPE from write(), never as a signal.
+  ::signal(SIGPIPE, SIG_IGN);
+  mpi::Session session(argc, argv);
+  mpi::Communicator comm;
+  try {
+    return run_cli(argc, argv, comm);
+  } catch (const mpi::RankFailure& e) {
+    // Agreed on by every rank: rank 0 says it once.
+    if (comm.rank() == 0) {
+      if (e.exit_code() == 2) {
+        std::fprintf(stderr, "%s: %s\n", kProgram, e.what());
+      } else {
+        std::fprintf(stderr, "%s: rank %d: %s\n", kProgram, e.rank(), e.what());
+      }
+    }
+    return e.exit_code();
+  } catch (...) {
+    // Outside any checkpoint: the other ranks cannot be told; end the job.
+    mpi::abort_job(std::current_exception());
+  }
+}
