@@ -24,10 +24,8 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 // single-machine implementation has no distributed counterpart yet.
 void check_supported(const driver::Config& config) {
   if (config.threads < 1) throw UsageError("invalid thread count " + std::to_string(config.threads));
-  const auto refuse = [](const std::string& what, const std::string& why) {
-    throw UsageError(what + ": " + why + " under MPI");
-  };
-  if (config.echo || config.integer_range) refuse("-e, -i", "generated input is not supported (use extshuffle)");
+  const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
+  if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
   if (config.input_path == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
   if (config.output_path == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (io::codec_for_path(config.input_path) != io::Codec::kNone) {
@@ -41,9 +39,9 @@ void check_supported(const driver::Config& config) {
       !S_ISDIR(st.st_mode)) {
     refuse("input '" + config.input_path + "'", "a pipe or a device is read once, in order: it cannot be split across ranks");
   }
-  if (config.skip_empty) refuse("--skip-empty", "not supported");
-  if (config.verify) refuse("--verify", "not supported");
-  if (config.dry_run) refuse("--dry-run", "not supported (extshuffle --dry-run prints the plan)");
+  if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
+  if (config.verify) refuse("--verify", "not supported by extshuffle-mpi");
+  if (config.dry_run) refuse("--dry-run", "not supported by extshuffle-mpi (extshuffle --dry-run prints the plan)");
 }
 
 }  // namespace

@@ -152,8 +152,9 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       ExchangeBudget budget;
       MappedMemory pool, receive;
       checkpoint(comm, [&] {
-        scatter.emplace(config, in, config.memory_bytes / 2, device::Device::kCpu);
-        budget = plan_exchange_budget(*scatter->layout, d, me, config.memory_bytes);
+        const Walker rules(config, in, config.memory_bytes, device::Device::kCpu);
+        budget = plan_exchange_budget(*rules.layout, d, me, config.memory_bytes);
+        scatter.emplace(config, in, budget.scatter_arena_bytes, device::Device::kCpu);
         pool = MappedMemory(budget.pool_bytes);
         receive = MappedMemory(budget.receive_bytes);
         writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);

@@ -27,8 +27,16 @@ ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Di
   const std::uint64_t own = d.end_bucket(rank) - d.first_bucket(rank), remote = d.buckets - own;
   // Half the budget is the scatter walk's; its chunk memory is what the
   // driver's rule gives a split of that budget (about a quarter of -S).
-  b.scatter_arena_bytes = budget / 2;
-  b.chunk_memory_bytes = layout.split_layout(d.buckets, b.scatter_arena_bytes).chunk_memory_bytes;
+  // Near the layout's smallest budget, two thirds (a third of -S).
+  for (const std::uint64_t arena : {budget / 2, budget / 3 * 2}) {
+    try {
+      b.chunk_memory_bytes = layout.split_layout(d.buckets, arena).chunk_memory_bytes;
+      b.scatter_arena_bytes = arena;
+      break;
+    } catch (const BudgetError&) {
+      if (arena != budget / 2) throw;
+    }
+  }
   // The pool holds what one group of chunks (at most the chunk memory)
   // scatters to other ranks, with one block of slack per bucket.
   if (remote > 0) {

@@ -17,9 +17,6 @@ using formats::QuoteState;
 
 constexpr std::uint64_t kNone = UINT64_MAX;
 constexpr int kStates = 4;  // the values of formats::QuoteState
-// Pieces of the range read at a time, the next while this one is scanned
-// (as the single-machine counting pass reads).
-constexpr std::size_t kPieceBytes = std::size_t{8} << 20;
 
 // What a rank's range holds when the scan enters it in one quoting state.
 struct RangeCount {
@@ -41,10 +38,10 @@ void note_end(RangeCount& count, std::uint64_t at, std::uint64_t input_bytes) {
 
 // Lines, TSV, JSONL: every terminator ends a record; counted in bulk.
 RangeCount scan_plain(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, std::uint64_t input_bytes,
-                      char terminator) {
+                      char terminator, std::size_t piece_bytes) {
   RangeCount count;
   std::uint64_t position = begin;
-  io::read_sequentially(file, begin, end - begin, kPieceBytes, [&](const std::byte* data, std::size_t size) {
+  io::read_sequentially(file, begin, end - begin, piece_bytes, [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
     const std::uint64_t found = formats::count_terminators(text, text + size, terminator);
     if (found > 0) {
@@ -76,7 +73,7 @@ RangeCount scan_plain(io::BlockFile& file, std::uint64_t begin, std::uint64_t en
 // whether they have found a record yet) find the same records from then on:
 // the later one follows the earlier and stops scanning.
 RangeScan scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, std::uint64_t input_bytes,
-                      const formats::RecordSyntax& syntax) {
+                      const formats::RecordSyntax& syntax, std::size_t piece_bytes) {
   struct Scan {
     RangeCount count;
     QuoteState state;
@@ -86,7 +83,7 @@ RangeScan scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t en
   std::array<Scan, kStates> scans;
   for (int s = 0; s < kStates; ++s) scans[s].state = static_cast<QuoteState>(s);
   std::uint64_t position = begin;
-  io::read_sequentially(file, begin, end - begin, kPieceBytes, [&](const std::byte* data, std::size_t size) {
+  io::read_sequentially(file, begin, end - begin, piece_bytes, [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
     for (Scan& scan : scans) {
       if (scan.leader >= 0) continue;
@@ -112,16 +109,18 @@ RangeScan scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t en
     }
     position += size;
   });
+  // A leader has a smaller index than its followers, and may have become a
+  // follower itself later: resolve in index order, from the leaders' results.
   RangeScan result;
   for (int s = 0; s < kStates; ++s) {
     const Scan& scan = scans[s];
     RangeCount count = scan.count;
     if (scan.leader >= 0) {
-      const RangeCount& leader = scans[scan.leader].count;
+      const RangeCount& leader = result[scan.leader];
       count.starts = leader.starts + scan.starts_ahead;
       if (count.first_start == kNone) count.first_start = leader.first_start;
       if (leader.last_start != scan.leader_last) count.last_start = leader.last_start;
-      count.state_at_end = static_cast<std::uint64_t>(scans[scan.leader].state);
+      count.state_at_end = leader.state_at_end;
     } else {
       count.state_at_end = static_cast<std::uint64_t>(scan.state);
     }
@@ -133,11 +132,11 @@ RangeScan scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t en
 // The second look: the byte offset where the k-th record (from 0) that
 // starts in a range entered at `begin` in `state` starts.
 std::uint64_t find_start(io::BlockFile& file, std::uint64_t begin, std::uint64_t input_bytes,
-                         const formats::RecordSyntax& syntax, QuoteState state, std::uint64_t k) {
-  const io::AlignedBuffer buffer = io::allocate_aligned(kPieceBytes);
+                         const formats::RecordSyntax& syntax, QuoteState state, std::uint64_t k, std::size_t piece_bytes) {
+  const io::AlignedBuffer buffer = io::allocate_aligned(piece_bytes);
   const auto* text = reinterpret_cast<const char*>(buffer.get());
   for (std::uint64_t position = begin; position < input_bytes;) {
-    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(kPieceBytes, input_bytes - position));
+    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(piece_bytes, input_bytes - position));
     file.read_now(buffer.get(), position, size);
     for (const char* p = text; p < text + size;) {
       const char* record_end = formats::find_record_end(p, text + size, syntax, state);
@@ -160,15 +159,15 @@ std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks) {
 
 TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                            std::uint64_t header_records, std::uint64_t leaf_records, const std::string& display_name,
-                           Communicator& comm) {
+                           Communicator& comm, std::size_t piece_bytes) {
   const int ranks = comm.size(), me = comm.rank();
   const std::uint64_t begin = range_begin(bytes, me, ranks), end = range_begin(bytes, me + 1, ranks);
   // 1. Count the records that start in this rank's range, from every state it may start in.
   RangeScan mine{};
   if (syntax.quoted) {
-    mine = scan_quoted(file, begin, end, bytes, syntax);
+    mine = scan_quoted(file, begin, end, bytes, syntax, piece_bytes);
   } else {
-    mine[0] = scan_plain(file, begin, end, bytes, syntax.terminator);
+    mine[0] = scan_plain(file, begin, end, bytes, syntax.terminator, piece_bytes);
   }
   const std::vector<RangeScan> scans = comm.all_gather(mine);
 
@@ -209,7 +208,7 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
   const auto offset_of = [&](std::uint64_t index) {
     const std::uint64_t k = index - first_index[me];
     if (k < implicit) return std::uint64_t{0};
-    return find_start(file, begin, bytes, syntax, static_cast<QuoteState>(entry_state[me]), k - implicit);
+    return find_start(file, begin, bytes, syntax, static_cast<QuoteState>(entry_state[me]), k - implicit, piece_bytes);
   };
   struct Found {
     std::uint64_t chunk_start = kNone, data_start = kNone;

@@ -1,12 +1,13 @@
 // The counting pass over text input, split across the ranks (Gustedt's
 // ParPerm needs the record count N and each rank's chunks before any
 // exchange). Rank r reads bytes [F r / P, F (r + 1) / P) of the F-byte
-// input and counts the records that start there: a record starts at byte 0
-// and after every terminator that ends a record, so a record belongs to the
-// rank in whose range its start lies. An exclusive sum of the counts gives
+// input and counts the records that start after it: a record starts at
+// byte 0 and after every terminator that ends a record, and belongs to the
+// rank in whose range that terminator lies (record 0 to rank 0), which finds
+// it without looking past its range. An exclusive sum of the counts gives
 // every record its global index, hence the header (the first H records), N
 // and the top-level chunks (chunk c = data records [c L, (c + 1) L)): rank r
-// scatters the chunks whose first record starts in its range.
+// scatters the chunks whose first record is its own.
 //
 // CSV (quoted newlines): whether a terminator ends a record depends on the
 // quoting state where the rank's range begins, which only the ranks before
@@ -21,6 +22,7 @@
 // error for an unterminated quoted field.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,15 +46,20 @@ struct TextSplit {
   std::vector<std::uint64_t> data_begin;
 };
 
+// Pieces of a rank's range read at a time, the next while this one is
+// scanned (as the single-machine counting pass reads).
+inline constexpr std::size_t kTextPieceBytes = std::size_t{8} << 20;
+
 // Splits the `bytes`-byte text input in `file` across the ranks of `comm`.
 // `header_records` lines are the header; chunks hold `leaf_records` records.
 // Throws InputError naming `display_name` for an unterminated quoted field
 // (on every rank: the result is collective). Cost per rank: one read of its
-// range, and a second look at up to one chunk's records from its start.
-// Collective.
+// range, and a second look at up to one chunk's records from its start, in
+// pieces of `piece_bytes` (tests make them tiny, so that scans resume and
+// merge at many piece boundaries). Collective.
 TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                            std::uint64_t header_records, std::uint64_t leaf_records, const std::string& display_name,
-                           Communicator& comm);
+                           Communicator& comm, std::size_t piece_bytes = kTextPieceBytes);
 
 // The byte range of the input that rank `rank` of `ranks` counts.
 std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks);

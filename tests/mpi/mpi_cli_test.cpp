@@ -1,0 +1,155 @@
+// extshuffle-mpi against extshuffle, byte for byte (cmp): the output of a
+// run on P ranks must be the single-machine output for every P, budget and
+// thread count, on every format: fixed-size records, .npy, lines, NUL-ended
+// lines, CSV with quoted newlines (and quotes that a parity count would
+// misread), JSONL, aligned inputs and -n. The testing knobs (L = 64,
+// F = 8) give a few thousand records three plan levels, and ranks that
+// split chunks and buckets unevenly: 8 buckets on 3 or 5 ranks, N not a
+// multiple of L, fewer chunks than ranks, a root that is one leaf, nothing.
+// Inputs come from Python's csv and json modules and numpy (make_inputs.py).
+// Each mpirun start costs about half a second: a test checks several rank
+// counts of one case.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+#include "mpi_support.hpp"
+
+namespace extshuffle::testing {
+namespace {
+
+const std::string kKnobs = " --leaf-records 64 --fanout 8 ";
+
+class MpiCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    inputs_ = new TempDir;
+    const auto made = run_command("/usr/bin/python3 " + extshuffle_source_dir() + "/tests/mpi/make_inputs.py " +
+                                  inputs_->path().string());
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+  static void TearDownTestSuite() {
+    delete inputs_;
+    inputs_ = nullptr;
+  }
+  static std::string input(const std::string& name) { return (inputs_->path() / name).string(); }
+
+  // The single-machine output of `name` with `arguments`, then the same
+  // command on each of `ranks` ranks, compared byte for byte.
+  void expect_same(const std::string& name, const std::string& arguments, std::initializer_list<int> ranks) {
+    const std::string reference = (dir_ / "reference").string();
+    const auto single = run_single(input(name) + " " + reference + " --seed 11 -q " + arguments);
+    ASSERT_EQ(single.exit_code, 0) << single.err;
+    for (const int p : ranks) {
+      const std::string output = (dir_ / ("ranks" + std::to_string(p))).string();
+      const std::string threads = arguments.find("-j ") == std::string::npos ? " -j 1 " : " ";
+      const auto r = run_mpi(p, input(name) + " " + output + " --seed 11 -q" + threads + arguments);
+      EXPECT_EQ(r.exit_code, 0) << "P = " << p << ": " << r.err;
+      EXPECT_TRUE(same_bytes(reference, output)) << name << arguments << " on " << p << " ranks";
+      EXPECT_EQ(r.out, "");  // stdout carries data only, and here there is none
+    }
+  }
+
+  TempDir dir_;
+  static TempDir* inputs_;
+};
+
+TempDir* MpiCli::inputs_ = nullptr;
+
+TEST_F(MpiCli, FixedRecordsOnOneToFiveRanks) {
+  expect_same("records.bin", "--record-size 8" + kKnobs, {1, 2, 3, 4, 5});
+}
+
+TEST_F(MpiCli, TwelveByteRecordsAtSmallBudgetsAndTwoLevelsOnDisk) {
+  // -S 2M: the buckets themselves stream through scratch space.
+  expect_same("records12.bin", "--record-size 12 -S 2M" + kKnobs, {2, 3});
+}
+
+TEST_F(MpiCli, FewerChunksThanRanksAndALeafRoot) {
+  expect_same("few.bin", "--record-size 8" + kKnobs, {5});  // N < P x L: some ranks have nothing
+  expect_same("leaf.bin", "--record-size 8" + kKnobs, {3}); // N <= L: rank 0 alone
+}
+
+TEST_F(MpiCli, EmptyInputs) {
+  expect_same("empty.bin", "--record-size 8" + kKnobs, {3});
+  expect_same("empty.txt", kKnobs, {2});
+}
+
+TEST_F(MpiCli, LargeRecordsGatheredInWindows) {
+  // A chunk (64 records of 4 KiB) larger than the scatter's chunk memory.
+  expect_same("large.bin", "--record-size 4096 -S 600K --leaf-records 64 --fanout 4", {2, 3});
+}
+
+TEST_F(MpiCli, CsvWithQuotedNewlinesOnOneToFiveRanks) {
+  expect_same("quoted.csv", kKnobs, {1, 2, 3, 4, 5});
+}
+
+TEST_F(MpiCli, CsvWhoseQuotesAParityCountWouldMisread) {
+  // Literal quotes in unquoted fields, a quoted field across several ranks'
+  // byte ranges, a last record without its newline.
+  expect_same("tricky.csv", "--leaf-records 8 --fanout 4", {2, 3, 5});
+}
+
+TEST_F(MpiCli, LinesNulLinesAndJsonl) {
+  expect_same("lines.txt", kKnobs, {2, 4});
+  expect_same("zero.txt", "-z" + kKnobs, {3});
+  expect_same("data.jsonl", kKnobs, {2, 5});
+}
+
+TEST_F(MpiCli, NpyArrays) {
+  expect_same("array.npy", kKnobs, {3, 5});
+}
+
+TEST_F(MpiCli, HeadCount) {
+  // K inside a bucket of a middle rank, past everything, and zero.
+  expect_same("records.bin", "--record-size 8 -n 5000" + kKnobs, {3});
+  expect_same("quoted.csv", "-n 1234" + kKnobs, {3, 4});
+  expect_same("lines.txt", "-n 0" + kKnobs, {2});
+  expect_same("data.jsonl", "-n 99999" + kKnobs, {2});
+}
+
+TEST_F(MpiCli, BudgetsAndThreadsDoNotChangeTheOutput) {
+  expect_same("records.bin", "--record-size 8 -S 1M" + kKnobs, {2});
+  expect_same("records.bin", "--record-size 8 -S 64M -j 2" + kKnobs, {3});
+  expect_same("quoted.csv", "-S 1M" + kKnobs, {2});
+}
+
+TEST_F(MpiCli, AlignedInputsStayAligned) {
+  const std::string a = (dir_ / "a.npy").string(), b = (dir_ / "b.npy").string();
+  const std::string ra = (dir_ / "ra.npy").string(), rb = (dir_ / "rb.npy").string();
+  ASSERT_EQ(run_single(input("array.npy") + " " + input("labels.npy") + " -o " + ra + " -o " + rb + " --seed 3 -q" +
+                       kKnobs)
+                .exit_code,
+            0);
+  const auto r =
+      run_mpi(3, input("array.npy") + " " + input("labels.npy") + " -o " + a + " -o " + b + " --seed 3 -q -j 1" + kKnobs);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(same_bytes(ra, a));
+  EXPECT_TRUE(same_bytes(rb, b));
+  // numpy reads both, and row i of the shuffled array is still labelled i.
+  const auto check = run_command("/usr/bin/python3 -c \"import numpy as np; x = np.load(\\\"" + a +
+                                 "\\\"); y = np.load(\\\"" + b + "\\\"); assert (x[:, 0] == 3 * y).all(); "
+                                 "assert sorted(y.tolist()) == list(range(4099))\"");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
+  const std::string out = (dir_ / "out").string();
+  for (const std::string& arguments :
+       {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + ".gz",
+        input("lines.txt") + " " + out + " --skip-empty", input("lines.txt") + " " + out + " --verify",
+        std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option"}) {
+    const auto r = run_mpi(2, arguments + " </dev/null");
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << arguments << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("extshuffle-mpi: ", 0), 0u) << r.err;
+  }
+  const auto help = run_mpi(3, "--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.find("Usage"), help.out.rfind("Usage")) << "printed once, by rank 0";
+}
+
+}  // namespace
+}  // namespace extshuffle::testing

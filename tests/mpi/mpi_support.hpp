@@ -1,0 +1,49 @@
+// Helpers of the extshuffle-mpi tests: the mpirun command line for P ranks
+// on this machine (oversubscribed: CI has 2 cores), and the single-machine
+// reference each distributed run must equal byte for byte. The binaries and
+// mpirun come from CMake (EXTSHUFFLE_BINARY, EXTSHUFFLE_MPI_BINARY,
+// EXTSHUFFLE_MPIEXEC), or from the environment variables of those names.
+#pragma once
+
+#include <unistd.h>
+
+#include <string>
+
+#include "support/command.hpp"
+
+namespace extshuffle::testing {
+
+inline std::string extshuffle_mpi_binary() { return configured_path("EXTSHUFFLE_MPI_BINARY", EXTSHUFFLE_MPI_BINARY); }
+inline std::string mpiexec() { return configured_path("EXTSHUFFLE_MPIEXEC", EXTSHUFFLE_MPIEXEC); }
+
+// The environment mpirun needs here: Open MPI refuses root unless told
+// twice, and containers often forbid the cross-memory attach that its
+// shared-memory transfers use by default.
+inline std::string mpi_environment() {
+  std::string env = "OMPI_MCA_btl_vader_single_copy_mechanism=none ";
+  if (::geteuid() == 0) env += "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+  return env;
+}
+
+// `command` (a program and its arguments) on `ranks` ranks. mpirun's own
+// banners (-q) are left out unless `mpirun_messages`.
+inline std::string on_ranks(int ranks, const std::string& command, bool mpirun_messages = false) {
+  return mpi_environment() + mpiexec() + " --oversubscribe" + (mpirun_messages ? "" : " -q") + " -np " +
+         std::to_string(ranks) + " " + command;
+}
+
+// extshuffle-mpi with `arguments` on `ranks` ranks.
+inline CommandResult run_mpi(int ranks, const std::string& arguments, bool mpirun_messages = false) {
+  return run_command(on_ranks(ranks, extshuffle_mpi_binary() + " " + arguments, mpirun_messages));
+}
+
+inline CommandResult run_single(const std::string& arguments) {
+  return run_command(extshuffle_binary() + " " + arguments);
+}
+
+// Whether two files hold the same bytes, as cmp(1) says.
+inline bool same_bytes(const std::string& a, const std::string& b) {
+  return run_command("cmp -s " + a + " " + b).exit_code == 0;
+}
+
+}  // namespace extshuffle::testing
