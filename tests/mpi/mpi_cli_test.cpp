@@ -12,7 +12,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <initializer_list>
+#include <regex>
 #include <string>
 
 #include "mpi_support.hpp"
@@ -133,6 +135,39 @@ TEST_F(MpiCli, AlignedInputsStayAligned) {
                                  "\\\"); y = np.load(\\\"" + b + "\\\"); assert (x[:, 0] == 3 * y).all(); "
                                  "assert sorted(y.tolist()) == list(range(4099))\"");
   EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+// --stats: each rank's peak RSS within its -S and the usual 64 MiB
+// allowance; the bytes the ranks send one another within 5% of the lower
+// bound, the data times (P - 1) / P (each record's bucket is another rank's
+// with probability (P - 1) / P; the hypergeometric spread of the matrix
+// moves the total by about 1e-4 of it here, so the check cannot fail by
+// chance); the counts a few bytes per round; each rank's own matrix draws
+// (for its column sums) within its two boundary paths.
+TEST_F(MpiCli, StatsShowTheCapTheLowerBoundAndTheDraws) {
+  constexpr std::uint64_t kRecords = std::uint64_t{1} << 23;  // 64 MiB of 8-byte records
+  std::string records(8 * kRecords, '\0');
+  for (std::uint64_t i = 0; i < kRecords; ++i) std::memcpy(&records[8 * i], &i, 8);
+  write_file(dir_ / "in.bin", records);
+  constexpr std::uint64_t kBudget = std::uint64_t{24} << 20;
+  const auto r = run_mpi(3, (dir_ / "in.bin").string() + " " + (dir_ / "out.bin").string() +
+                                " --record-size 8 --seed 3 -S 24M -j 1 -q --stats --leaf-records 65536 --fanout 64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex rank_line("RANK rank=([0-9]+) .*splits_drawn=([0-9]+) .*bytes_sent=([0-9]+) .*"
+                             "count_bytes_sent=([0-9]+) .*peak_rss_bytes=([0-9]+)");
+  std::uint64_t ranks = 0, sent = 0, counts = 0;
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), rank_line); it != std::sregex_iterator(); ++it) {
+    ++ranks;
+    EXPECT_LE(std::stoull((*it)[2]), 2u * 7) << "R = 128 chunks: paths of 7 splits";
+    sent += std::stoull((*it)[3]);
+    counts += std::stoull((*it)[4]);
+    EXPECT_LE(std::stoull((*it)[5]), kBudget + (std::uint64_t{64} << 20)) << "rank " << (*it)[1];
+  }
+  EXPECT_EQ(ranks, 3u) << r.err;
+  const double bound = 8.0 * kRecords * 2 / 3;
+  EXPECT_GE(sent, 0.95 * bound);
+  EXPECT_LE(sent, 1.05 * bound);
+  EXPECT_LT(counts, sent / 1000);
 }
 
 TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
