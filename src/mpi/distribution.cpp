@@ -28,7 +28,16 @@ Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::P
   d.buckets = core::bucket_count(records, constants);
   d.ranks = comm.size();
   d.chunk_begin = std::move(chunk_begin);
-  d.bucket_begin = even_chunk_split(d.buckets, d.ranks);
+  // Each rank owns the share of the buckets that its share of the chunks is
+  // (even for fixed-size records; text ranks may differ by a chunk or so):
+  // a rank then keeps about its share of its own records, so the bytes sent
+  // stay at or below the data times (P - 1) / P however unevenly a few
+  // chunks fall, and a rank with more to scatter has more buckets to run.
+  d.bucket_begin.resize(d.ranks + 1);
+  for (int r = 0; r <= d.ranks; ++r) {
+    d.bucket_begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(d.buckets) * d.chunk_begin[r] /
+                                                   d.chunks);
+  }
   // The counts first (ParPerm's matrix, summed over each rank's rows).
   std::vector<std::uint64_t> mine(d.buckets, 0);
   const std::uint64_t first = d.chunk_begin[comm.rank()], end = d.chunk_begin[comm.rank() + 1];

@@ -1,7 +1,8 @@
 // Who does what in a distributed run: Gustedt's ParPerm over the root split
 // of the canonical plan (docs/design.md, "Several machines"). Rank r scatters
-// the root's chunks [chunk_begin[r], chunk_begin[r + 1]) and owns its buckets
-// [bucket_begin[r], bucket_begin[r + 1]); before any record moves, each rank
+// the root's chunks [chunk_begin[r], chunk_begin[r + 1]) and owns the same
+// share of its buckets, [bucket_begin[r], bucket_begin[r + 1]); before any
+// record moves, each rank
 // draws the column sums of its own chunks' rows (RecMat: its two boundary
 // paths, O(log R) draws) and the ranks exchange them, so that every receiver
 // knows how many records each rank sends to each of its buckets, and where
@@ -22,7 +23,7 @@ struct Distribution {
   std::uint64_t buckets = 0;  // p, the root's buckets
   int ranks = 1;
   std::vector<std::uint64_t> chunk_begin;   // ranks + 1 entries
-  std::vector<std::uint64_t> bucket_begin;  // ranks + 1 entries: p d / P
+  std::vector<std::uint64_t> bucket_begin;  // ranks + 1 entries: p x chunk_begin[r] / R
   // sent[s * buckets + j]: records rank s's chunks give bucket j.
   std::vector<std::uint64_t> sent;
   std::uint64_t splits_drawn = 0;  // by this rank, for its column sums

@@ -28,6 +28,11 @@ std::uint64_t inode_of(int fd) {
   return ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
 }
 
+// Takes the lock that marks a partial output as a running job's; false when
+// another process holds it. A file system without flock (Lustre mounted
+// without -o flock) gives no protection, and no reason to fail.
+bool lock(int fd) { return ::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK; }
+
 std::uint64_t inode_at(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
@@ -53,7 +58,7 @@ std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destinatio
     output->cleanup_slot_ = io::register_cleanup_path(output->hidden_);
     const int fd = ::open(output->hidden_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
-      if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (!lock(fd)) {
         ::close(fd);  // another job opened it first: it is that job's now
         throw IoError("cannot write output (another job is writing it)", destination, EBUSY);
       }
@@ -65,7 +70,7 @@ std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destinatio
     if (errno != EEXIST) throw IoError("cannot write output", destination, errno);
     const int stale = ::open(output->hidden_.c_str(), O_RDWR | O_CLOEXEC);
     if (stale < 0) continue;  // gone meanwhile: try again
-    if (::flock(stale, LOCK_EX | LOCK_NB) != 0) {
+    if (!lock(stale)) {
       ::close(stale);
       throw IoError("cannot write output (another job is writing it: its partial output '" + output->hidden_ +
                         "' is locked)",
