@@ -38,7 +38,11 @@ def median(values):
 
 
 def seconds(run, key="seconds"):
-    return float(run["result"][key]) if key != "wall" else float(run["seconds"])
+    if key == "wall":
+        return float(run["seconds"])
+    if key == "cpu":
+        return float(run.get("cpu_seconds", "nan"))
+    return float(run["result"][key])
 
 
 failed = [r for r in runs if r.get("exit") != "0" or r.get("different")]
@@ -51,9 +55,14 @@ if p1:
     mpi = [r for r in p1 if r["tool"] == "extshuffle-mpi"]
     print("| P = 1, 1 GiB of 8-byte records, -S 256M | extshuffle | extshuffle-mpi | ratio |")
     print("|---|---|---|---|")
-    for key, name in (("wall", "wall seconds (median)"), ("seconds", "run seconds (median)")):
+    for key, name in (("wall", "wall seconds (median)"), ("seconds", "run seconds (median)"),
+                      ("cpu", "CPU seconds, user + system (median)")):
         a, b = median([seconds(r, key) for r in single]), median([seconds(r, key) for r in mpi])
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
+    paired = [seconds(m) / seconds(s) for s, m in zip(single, mpi)]
+    print(f"| run seconds, each pair's ratio | | | {', '.join(f'{x:.2f}' for x in paired)} |")
+    loads = [float(r.get("load", "nan")) for r in p1]
+    print(f"| load average during the runs | | | {min(loads):.1f} to {max(loads):.1f} |")
     a = median([int(r["result"]["peak_rss_bytes"]) for r in single]) / 2**20
     b = median([int(r["result"]["peak_rss_bytes"]) for r in mpi]) / 2**20
     print(f"| peak RSS (MiB) | {a:.0f} | {b:.0f} | {b / a:.2f} |\n")
@@ -68,14 +77,17 @@ for series, title in (("strong", "strong scaling: 1 GiB of 8-byte records, -S 25
     if not points:
         continue
     print(f"{title}\n")
-    print("| P | extshuffle run s | wall s | run s | run / extshuffle | counting s | scatter s | of which exchange s "
-          "| buckets s | commit s | bytes sent / lower bound | count bytes / record | peak RSS / -S |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| P | extshuffle run s | wall s | run s | run / extshuffle | CPU s / extshuffle's | counting s | scatter s "
+          "| of which exchange s | buckets s | commit s | bytes sent / lower bound | count bytes / record "
+          "| peak RSS / -S |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p in sorted(points):
         rs = points[p]
         inputs = {r["input"] for r in rs}
-        ref = median([seconds(r) for r in runs if r["series"] == series and r["tool"] == "extshuffle"
-                      and r["input"] in inputs and "result" in r])
+        refs = [r for r in runs if r["series"] == series and r["tool"] == "extshuffle" and r["input"] in inputs
+                and "result" in r]
+        ref = median([seconds(r) for r in refs])
+        cpu = median([seconds(r, "cpu") for r in rs]) / median([seconds(r, "cpu") for r in refs])
         run = median([seconds(r) for r in rs])
         wall = median([seconds(r, "wall") for r in rs])
 
@@ -90,7 +102,7 @@ for series, title in (("strong", "strong scaling: 1 GiB of 8-byte records, -S 25
         bound = data * (p - 1) / p
         ratio = f"{sent / bound:.4f}" if p > 1 else "-"
         rss = median([max(int(k["peak_rss_bytes"]) for k in r["ranks_stats"]) for r in rs]) / budget
-        print(f"| {p} | {ref:.2f} | {wall:.2f} | {run:.2f} | {run / ref:.2f} | {phase('seconds_counting'):.2f} "
+        print(f"| {p} | {ref:.2f} | {wall:.2f} | {run:.2f} | {run / ref:.2f} | {cpu:.2f} | {phase('seconds_counting'):.2f} "
               f"| {phase('seconds_scattering'):.2f} | {phase('seconds_exchanging'):.2f} | {phase('seconds_buckets'):.2f} "
               f"| {phase('seconds_committing'):.2f} | {ratio} | {counts / records:.5f} | {rss:.2f} |")
     print()

@@ -9,7 +9,9 @@
 #            (the counting pass split across the ranks).
 # Every extshuffle-mpi output is compared (cmp) with extshuffle's. Each run
 # appends its lines to the results file: "BENCH mpi series=S ranks=P run=K
-# tool=T seconds=W" (wall time around mpirun or extshuffle), then the --stats
+# tool=T seconds=W cpu_seconds=C load=L" (wall time around mpirun or
+# extshuffle, user + system CPU time of its process tree, the load average
+# before it ended: this VM is shared with other work), then the --stats
 # lines (RESULT, and RANK per rank with the per-phase times, bytes sent and
 # peak RSS). bench/mpi_report.py makes the tables of docs/benchmarks.md.
 #
@@ -56,16 +58,20 @@ run() {
   rm -f "$output"
   sync
   start=$(date +%s.%N)
+  # GNU time: the CPU seconds of the whole process tree (mpirun's ranks
+  # included), steadier than wall time on a machine shared with other work.
   if [ "$tool" = extshuffle ]; then
-    "$build/extshuffle" "$in" "$output" --seed 7 -T "$dir/scratch" --stats "$@" 2>"$dir/stats"
+    /usr/bin/time -f "%U %S" -o "$dir/cpu" "$build/extshuffle" "$in" "$output" --seed 7 -T "$dir/scratch" --stats \
+      "$@" 2>"$dir/stats"
   else
-    mpirun -q --oversubscribe -np "$ranks" "$build/extshuffle-mpi" "$in" "$output" --seed 7 -T "$dir/scratch" \
-      --stats "$@" 2>"$dir/stats"
+    /usr/bin/time -f "%U %S" -o "$dir/cpu" mpirun -q --oversubscribe -np "$ranks" "$build/extshuffle-mpi" "$in" \
+      "$output" --seed 7 -T "$dir/scratch" --stats "$@" 2>"$dir/stats"
   fi
   status=$?
   end=$(date +%s.%N)
   echo "BENCH mpi series=$name input=$(basename "$in") ranks=$ranks run=$k tool=$tool exit=$status" \
-    "seconds=$(echo "$end - $start" | bc)" >>"$out"
+    "seconds=$(echo "$end - $start" | bc) cpu_seconds=$(awk '{print $1 + $2}' "$dir/cpu")" \
+    "load=$(cut -d' ' -f1 /proc/loadavg)" >>"$out"
   grep -E '^(RESULT|RANK)' "$dir/stats" >>"$out"
   if [ "$tool" != extshuffle ]; then
     cmp -s "$dir/out-extshuffle" "$output" && echo "# same bytes as extshuffle" >>"$out" ||

@@ -153,7 +153,9 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       MappedMemory pool, receive;
       checkpoint(comm, [&] {
         const Walker rules(config, in, config.memory_bytes, device::Device::kCpu);
-        budget = plan_exchange_budget(*rules.layout, d, me, config.memory_bytes);
+        const std::uint64_t chunk_bytes = static_cast<std::uint64_t>(
+            static_cast<unsigned __int128>(in.data_bytes()) * std::min(n, c.leaf_records) / n);
+        budget = plan_exchange_budget(*rules.layout, d, me, config.memory_bytes, chunk_bytes);
         scatter.emplace(config, in, budget.scatter_arena_bytes, device::Device::kCpu);
         pool = MappedMemory(budget.pool_bytes);
         receive = MappedMemory(budget.receive_bytes);

@@ -1,6 +1,7 @@
 #include "exchange_budget.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "driver/tuning.hpp"
 #include "extshuffle/errors.hpp"
@@ -23,6 +24,9 @@ std::uint64_t align_down(std::uint64_t x, std::uint64_t a) { return x / a * a; }
 // measured: below them the rounds and the writes cost more than they move).
 constexpr std::uint64_t kMinSlotBytes = 4096;
 constexpr std::uint64_t kMinPairBufferBytes = 4096;
+// Text records: the index arrays a chunk's records need in the chunk
+// memory beside their bytes (offsets and the shuffle's indices), about.
+constexpr std::uint64_t kIndexBytesPerRecord = 24;
 
 // The pool that holds what one group of chunks (at most the chunk memory)
 // scatters to other ranks, with one block of slack per such bucket.
@@ -36,40 +40,53 @@ void size_pool(ExchangeBudget& b, std::uint64_t remote) {
 }  // namespace
 
 ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
-                                    std::uint64_t budget) {
+                                    std::uint64_t budget, std::uint64_t chunk_bytes) {
   ExchangeBudget b;
   const std::uint64_t own = d.end_bucket(rank) - d.first_bucket(rank), remote = d.buckets - own;
   b.writer_pairs = ReceivedBuckets::pairs(d, rank);
   const std::uint64_t least_rest =
       (d.ranks > 1 ? static_cast<std::uint64_t>(d.ranks - 1) * kMinSlotBytes : 0) + 2 * b.writer_pairs * kMinPairBufferBytes;
-  // The scatter walk's budget: half of -S gives it a chunk memory of about
-  // a quarter, as a split of that budget gets. Where that is too little to
-  // hold whole chunks (they would be gathered in windows, one pass over a
-  // chunk per window) or below the layout's smallest, up to three quarters,
-  // as long as the pool and the least receive and write buffers still fit.
-  bool found = false;
-  for (const std::uint64_t arena : {budget / 2, budget / 8 * 5, budget / 3 * 2, budget / 4 * 3}) {
+  // What the receive and write buffers should keep at least: a quarter of
+  // the budget when there are other ranks (fewer sub-rounds, larger writes).
+  const std::uint64_t fair_rest = d.ranks > 1 ? std::max(least_rest, budget / 4) : least_rest;
+  // The scatter walk's budget: the largest arena of these whose chunk
+  // memory, pool and least buffers fit, preferring one whose chunk memory
+  // holds whole chunks (else each chunk is gathered in windows, one pass
+  // over it per window; for a chunk of text: its expected bytes and a
+  // quarter more, and its records' index arrays), then one that leaves the
+  // buffers their fair quarter. Alone (P = 1, no pool) the walk gets what a
+  // split of the whole budget gets, as on one machine.
+  struct Choice {
+    ExchangeBudget budget;
+    bool whole_chunks = false, fair = false;
+    int score() const { return 2 * whole_chunks + fair; }
+  };
+  std::optional<Choice> best;
+  for (const std::uint64_t arena : {budget / 2, budget / 8 * 5, budget / 3 * 2, budget / 4 * 3, budget / 8 * 7, budget}) {
     driver::SplitLayout split;
     try {
       split = layout.split_layout(d.buckets, arena);
     } catch (const BudgetError&) {
       continue;
     }
-    ExchangeBudget candidate = b;
-    candidate.scatter_arena_bytes = arena;
-    candidate.chunk_memory_bytes = split.chunk_memory_bytes;
-    size_pool(candidate, remote);
-    const bool fits = candidate.chunk_memory_bytes + candidate.pool_bytes + least_rest <= budget;
-    if (fits && (!found || !split.chunks_gathered)) {
-      b = candidate;
-      found = true;
-      if (!split.chunks_gathered) break;
-    }
+    Choice c{b};
+    c.budget.scatter_arena_bytes = arena;
+    c.budget.chunk_memory_bytes = split.chunk_memory_bytes;
+    size_pool(c.budget, remote);
+    const std::uint64_t taken = c.budget.chunk_memory_bytes + c.budget.pool_bytes;
+    if (taken + least_rest > budget) continue;
+    c.fair = taken + fair_rest <= budget;
+    c.whole_chunks = !split.chunks_gathered &&
+                     split.chunk_memory_bytes >= chunk_bytes + chunk_bytes / 4 + kIndexBytesPerRecord * d.root.records /
+                                                                                std::max<std::uint64_t>(d.chunks, 1);
+    // Whole chunks first, then fair buffers; later candidates are larger.
+    if (!best || c.score() >= best->score()) best = c;
   }
-  if (!found) {
+  if (!best) {
     throw BudgetError("--memory too small for " + std::to_string(d.ranks) + " ranks: " + std::to_string(budget) +
                       " bytes cannot hold a chunk group, its slices for other ranks and a buffer per rank and bucket");
   }
+  b = best->budget;
   // The rest: one half receives a sub-round (a slot per other rank), the
   // other half buffers the writes of the (source, bucket) pairs.
   std::uint64_t rest = budget - b.chunk_memory_bytes - b.pool_bytes;

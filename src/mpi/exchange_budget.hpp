@@ -29,9 +29,10 @@ struct ExchangeBudget {
 };
 
 // The shares for rank `rank` of `d` under `budget` bytes, with `layout`'s
-// chunk memory rule. Throws BudgetError when the budget cannot hold a chunk
-// group, its slices and a minimal buffer per pair and per rank.
+// chunk memory rule, for chunks of about `chunk_bytes` bytes. Throws
+// BudgetError when the budget cannot hold a chunk group, its slices and a
+// minimal buffer per pair and per rank.
 ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
-                                    std::uint64_t budget);
+                                    std::uint64_t budget, std::uint64_t chunk_bytes);
 
 }  // namespace extshuffle::mpi
