@@ -69,7 +69,7 @@ if p1:
 
 for series, title in (("strong", "strong scaling: 1 GiB of 8-byte records, -S 256M and -j 1 per rank"),
                       ("weak", "weak scaling: 256 MiB of 8-byte records per rank, -S 128M and -j 1 per rank"),
-                      ("text", "strong scaling, text: 512 MiB of 20-200-byte lines, -S 256M and -j 1 per rank")):
+                      ("text", "strong scaling, text: 512 MiB of 10-50-byte lines, -S 256M and -j 1 per rank")):
     points = defaultdict(list)
     for r in runs:
         if r["series"] == series and r["tool"] == "extshuffle-mpi" and "result" in r:
@@ -79,7 +79,7 @@ for series, title in (("strong", "strong scaling: 1 GiB of 8-byte records, -S 25
     print(f"{title}\n")
     print("| P | extshuffle run s | wall s | run s | run / extshuffle | CPU s / extshuffle's | counting s | scatter s "
           "| of which exchange s | buckets s | commit s | bytes sent / lower bound | count bytes / record "
-          "| peak RSS / -S |")
+          "| largest peak RSS MiB (-S) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p in sorted(points):
         rs = points[p]
@@ -101,8 +101,8 @@ for series, title in (("strong", "strong scaling: 1 GiB of 8-byte records, -S 25
         counts = median([sum(int(k["count_bytes_sent"]) for k in r["ranks_stats"]) for r in rs])
         bound = data * (p - 1) / p
         ratio = f"{sent / bound:.4f}" if p > 1 else "-"
-        rss = median([max(int(k["peak_rss_bytes"]) for k in r["ranks_stats"]) for r in rs]) / budget
+        rss = max(max(int(k["peak_rss_bytes"]) for k in r["ranks_stats"]) for r in rs) / 2**20
         print(f"| {p} | {ref:.2f} | {wall:.2f} | {run:.2f} | {run / ref:.2f} | {cpu:.2f} | {phase('seconds_counting'):.2f} "
               f"| {phase('seconds_scattering'):.2f} | {phase('seconds_exchanging'):.2f} | {phase('seconds_buckets'):.2f} "
-              f"| {phase('seconds_committing'):.2f} | {ratio} | {counts / records:.5f} | {rss:.2f} |")
+              f"| {phase('seconds_committing'):.2f} | {ratio} | {counts / records:.5f} | {rss:.0f} ({budget // 2**20}) |")
     print()

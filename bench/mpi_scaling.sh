@@ -5,8 +5,9 @@
 #            -S 256M, default threads, runs alternated;
 #   strong   1 GiB of 8-byte records on P = 1..4 ranks, -S 256M per rank, -j 1;
 #   weak     256 MiB of 8-byte records per rank on P = 1..4, -S 128M per rank, -j 1;
-#   text     512 MiB of 20-200-byte lines on P = 1..4, -S 256M per rank, -j 1
-#            (the counting pass split across the ranks).
+#   text     512 MiB of 10-50-byte lines on P = 1..4, -S 256M per rank, -j 1
+#            (the counting pass split across the ranks; 17 chunks of 2^20
+#            lines, so that 4 ranks get 4 or 5 each).
 # Every extshuffle-mpi output is compared (cmp) with extshuffle's. Each run
 # appends its lines to the results file: "BENCH mpi series=S ranks=P run=K
 # tool=T seconds=W cpu_seconds=C load=L" (wall time around mpirun or
@@ -109,7 +110,7 @@ for s in $series; do
         done
       done
       ;;
-    text) scaling text "$(input lines512m 512M 20 200)" "1 2 3 4" -S 256M -j 1 ;;
+    text) scaling text "$(input short_lines512m 512M 10 50)" "1 2 3 4" -S 256M -j 1 ;;
     *) echo "mpi_scaling.sh: unknown series '$s'" >&2; exit 2 ;;
   esac
 done

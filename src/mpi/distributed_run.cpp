@@ -79,7 +79,7 @@ void add_walk_stats(RankStats& rank, const driver::ExternalStats& e) {
 // A root of at most L records is one leaf: rank 0 runs it as extshuffle
 // would (the executors' own entry points), the other ranks wait.
 std::uint32_t run_alone(const driver::Config& config, State& in, SharedOutput& output, RankStats& stats) {
-  RangeWriter writer(output.file(), 0);
+  RangeWriter writer(output, 0);
   writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
   const driver::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
   Walker w(config, in, config.memory_bytes, config.device);
@@ -216,7 +216,7 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
     const std::uint64_t offset = ranges.offset(my_bytes, comm);
     checkpoint(comm, [&] {
       Walker buckets(config, in, config.memory_bytes, config.device);
-      RangeWriter writer(output->file(), me == 0 ? 0 : offset);
+      RangeWriter writer(*output, me == 0 ? 0 : offset);
       if (me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
       const driver::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
       driver::PlanWalk walk(*buckets.layout, store, buckets.options, sink);

@@ -136,9 +136,9 @@ void SharedOutput::forget() {
   cleanup_slot_ = -1;
 }
 
-RangeWriter::RangeWriter(io::BlockFile& file, std::uint64_t offset)
-    : file_(file), offset_(offset), buffers_(io::allocate_aligned(2 * kBufferBytes)),
-      buffer_{buffers_.get(), buffers_.get() + kBufferBytes} {}
+RangeWriter::RangeWriter(SharedOutput& output, std::uint64_t offset)
+    : file_(output.file()), fd_(output.descriptor()), offset_(offset),
+      buffers_(io::allocate_aligned(2 * kBufferBytes)), buffer_{buffers_.get(), buffers_.get() + kBufferBytes} {}
 
 void RangeWriter::write(const std::byte* data, std::uint64_t bytes) {
   while (bytes > 0) {
@@ -153,11 +153,19 @@ void RangeWriter::write(const std::byte* data, std::uint64_t bytes) {
 
 void RangeWriter::flush() {
   if (fill_ == 0) return;
+  const std::uint64_t issued_at = written_;
   pending_[current_] = file_.write(buffer_[current_], offset_ + written_, fill_);
   written_ += fill_;
   fill_ = 0;
   current_ ^= 1;
   pending_[current_].wait();  // the other buffer must be free before it fills
+  // Everything before this write is in the page cache: start its writeback
+  // (asynchronous and best effort; the fsync still guarantees it).
+  if (issued_at > settled_) {
+    (void)::sync_file_range(fd_, static_cast<off_t>(offset_ + settled_), static_cast<off_t>(issued_at - settled_),
+                            SYNC_FILE_RANGE_WRITE);
+    settled_ = issued_at;
+  }
 }
 
 void RangeWriter::finish() {

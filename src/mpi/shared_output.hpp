@@ -42,6 +42,8 @@ class SharedOutput {
   const std::string& hidden_path() const { return hidden_; }
   // Writes this rank's bytes; a rank's output is one contiguous range.
   io::BlockFile& file() { return *file_; }
+  // A descriptor of the file, for writeback (sync_file_range) and fsync.
+  int descriptor() const { return fd_; }
   // What this rank wrote reaches the disk (fsync): every rank, before the
   // commit. Throws IoError.
   void sync();
@@ -73,10 +75,12 @@ class SharedOutput {
 
 // A rank's contiguous range of the output, from `offset` on, written behind
 // through two buffers of kBufferBytes taking turns (requests of at most
-// 8 MiB, far below the 1 GiB the issue allows).
+// 8 MiB). As each write completes its pages are sent to the disk
+// (sync_file_range), as io::OutputFile does, so that the fsync before the
+// commit finds little left to flush.
 class RangeWriter {
  public:
-  RangeWriter(io::BlockFile& file, std::uint64_t offset);
+  explicit RangeWriter(SharedOutput& output, std::uint64_t offset);
   void write(const std::byte* data, std::uint64_t bytes);
   // Writes what is buffered and waits for every write. Throws IoError.
   void finish();
@@ -86,7 +90,9 @@ class RangeWriter {
   static constexpr std::uint64_t kBufferBytes = std::uint64_t{8} << 20;
   void flush();
   io::BlockFile& file_;
+  int fd_;
   std::uint64_t offset_;
+  std::uint64_t settled_ = 0;  // bytes of the range handed to writeback
   io::AlignedBuffer buffers_;
   std::byte* buffer_[2];
   std::uint64_t fill_ = 0, written_ = 0;
