@@ -19,6 +19,8 @@
 # usage: bench/mpi_scaling.sh [SERIES...]      (default: p1 strong weak text)
 # environment: BUILD_DIR=build  DIR=${TMPDIR:-/tmp}/extshuffle-mpi-bench
 #              OUT=bench/results/mpi_scaling.txt  REPEATS=5 (p1: runs of each tool)
+#              MPIRUN_BIND=none (mpirun --bind-to; Open MPI's own default binds
+#              a rank to one core when it starts two or fewer)
 #              SCALING_REPEATS=3 (strong, weak, text: runs of each P and of
 #              its extshuffle reference, alternated: this VM's timings wander
 #              by tens of percent from run to run)
@@ -29,6 +31,7 @@ dir=${DIR:-${TMPDIR:-/tmp}/extshuffle-mpi-bench}
 out=${OUT:-bench/results/mpi_scaling.txt}
 repeats=${REPEATS:-5}
 scaling_repeats=${SCALING_REPEATS:-3}
+bind=${MPIRUN_BIND:-none}
 series=${*:-p1 strong weak text}
 mkdir -p "$dir/scratch" "$(dirname "$out")"
 : >"$out"
@@ -65,7 +68,10 @@ run() {
     /usr/bin/time -f "%U %S" -o "$dir/cpu" "$build/extshuffle" "$in" "$output" --seed 7 -T "$dir/scratch" --stats \
       "$@" 2>"$dir/stats"
   else
-    /usr/bin/time -f "%U %S" -o "$dir/cpu" mpirun -q --oversubscribe -np "$ranks" "$build/extshuffle-mpi" "$in" \
+    # --bind-to none: Open MPI binds each rank to one core by default when
+    # it starts two or fewer, and a rank's threads would share that core.
+    /usr/bin/time -f "%U %S" -o "$dir/cpu" mpirun -q --oversubscribe --bind-to "$bind" -np "$ranks" \
+      "$build/extshuffle-mpi" "$in" \
       "$output" --seed 7 -T "$dir/scratch" --stats "$@" 2>"$dir/stats"
   fi
   status=$?

@@ -130,7 +130,7 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
   if (!split) {
     checkpoint(comm, [&] {
       if (me == 0) passes = run_alone(config, in, *output, stats);
-      output->sync();
+      in.source->check_unchanged();
     });
   } else {
     // 2. The counts.
@@ -231,13 +231,13 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       add_walk_stats(stats, walk.stats());
       stats.output_bytes = writer.bytes_written();
       in.source->check_unchanged();
-      output->sync();
     });
     stats.seconds_buckets = since(t0);
   }
 
-  // 5. Commit: every rank has synced its range; rank 0 renames.
+  // 5. Commit: every rank syncs its range; once all have, rank 0 renames.
   const auto t_commit = Clock::now();
+  checkpoint(comm, [&] { output->sync(); });
   checkpoint(comm, [&] {
     if (me == 0) output->commit();
   });
