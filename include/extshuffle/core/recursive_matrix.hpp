@@ -108,6 +108,38 @@ class RecursiveMatrix {
     visit(0, row_count_, root_sums_.data(), 0, first, end, out.data());
   }
 
+  // Writes the column sums of rows [0, first) to out (p entries): how many
+  // records of the chunks before `first` each bucket receives, so that a
+  // split that starts at chunk `first` knows where its records land in each
+  // bucket. Draws only the splits on the root-to-`first` path (those rows()
+  // of a range starting at `first` draws anyway). first == row_count() gives
+  // the bucket sizes. Throws std::out_of_range if first > row_count(), and
+  // std::invalid_argument unless out.size() == p.
+  void column_sums_before(std::uint64_t first, std::span<std::uint64_t> out) {
+    const std::size_t p = root_sums_.size();
+    if (first > row_count_) throw std::out_of_range("recursive matrix: rows before " + std::to_string(first));
+    if (out.size() != p) throw std::invalid_argument("recursive matrix: column sums need one entry a bucket");
+    if (first == row_count_) {
+      std::copy(root_sums_.begin(), root_sums_.end(), out.begin());
+      return;
+    }
+    std::fill(out.begin(), out.end(), 0);
+    std::uint64_t lo = 0, hi = row_count_;
+    const std::uint64_t* sums = root_sums_.data();
+    for (std::uint32_t depth = 0; first > lo && hi - lo > 1; ++depth) {
+      const std::uint64_t mid = row_split(lo, hi);
+      const Level& level = split(lo, hi, mid, sums, depth);
+      if (first >= mid) {
+        for (std::size_t j = 0; j < p; ++j) out[j] += level.lower[j];  // [lo, mid) lies wholly before first
+        lo = mid;
+        sums = level.upper.data();
+      } else {
+        hi = mid;
+        sums = level.lower.data();
+      }
+    }
+  }
+
   // Multivariate hypergeometric draws (splits) made so far by this object.
   std::uint64_t splits_drawn() const { return splits_drawn_; }
 
@@ -116,6 +148,25 @@ class RecursiveMatrix {
     std::uint64_t lo = 0, hi = 0;  // the range whose split is kept; hi == 0: none yet
     std::vector<std::uint64_t> lower, upper;
   };
+
+  // The split of range [lo, hi) at `depth` (column sums `sums`), drawn
+  // unless it is the one kept at that depth.
+  const Level& split(std::uint64_t lo, std::uint64_t hi, std::uint64_t mid, const std::uint64_t* sums,
+                     std::uint32_t depth) {
+    const std::size_t p = root_sums_.size();
+    Level& level = levels_[depth];
+    if (level.lo != lo || level.hi != hi) {
+      // The upper part's column sums are drawn, the lower part's follow.
+      Stream stream(seed_, StreamAddress{node_, Purpose::kMatrixSplit, mid});
+      multivariate_hypergeometric(chunk_range_records(node_records_, mid, hi, constants_),
+                                  std::span<const std::uint64_t>(sums, p), level.upper, stream);
+      for (std::size_t j = 0; j < p; ++j) level.lower[j] = sums[j] - level.upper[j];
+      level.lo = lo;
+      level.hi = hi;
+      ++splits_drawn_;
+    }
+    return level;
+  }
 
   // Range [lo, hi) at `depth`, with column sums `sums`, restricted to the
   // wanted rows [first, end), which it intersects.
@@ -127,17 +178,7 @@ class RecursiveMatrix {
       return;
     }
     const std::uint64_t mid = row_split(lo, hi);
-    Level& level = levels_[depth];
-    if (level.lo != lo || level.hi != hi) {
-      // Split: the upper part's column sums are drawn, the lower part's follow.
-      Stream stream(seed_, StreamAddress{node_, Purpose::kMatrixSplit, mid});
-      multivariate_hypergeometric(chunk_range_records(node_records_, mid, hi, constants_),
-                                  std::span<const std::uint64_t>(sums, p), level.upper, stream);
-      for (std::size_t j = 0; j < p; ++j) level.lower[j] = sums[j] - level.upper[j];
-      level.lo = lo;
-      level.hi = hi;
-      ++splits_drawn_;
-    }
+    const Level& level = split(lo, hi, mid, sums, depth);
     if (first < mid) visit(lo, mid, level.lower.data(), depth + 1, first, end, out);
     if (end > mid) visit(mid, hi, level.upper.data(), depth + 1, first, end, out);
   }
