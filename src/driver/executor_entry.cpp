@@ -7,48 +7,58 @@
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "fixed_records.hpp"
+#include "node_path.hpp"
 #include "plan_walk.hpp"
 #include "text_records.hpp"
 
 namespace extshuffle::driver {
 
-std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size) {
-  return FixedRecords::minimum_memory_bytes(constants, record_size);
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size,
+                                   std::uint64_t records) {
+  ExternalOptions options;
+  options.record_size = record_size;
+  options.constants = constants;
+  return minimum_memory_bytes(FixedRecords(options), records, records * record_size, record_size);
 }
 
-std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants) {
-  return TextRecords::minimum_memory_bytes(constants);
+std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants, std::uint64_t records,
+                                            std::uint64_t longest_record_bytes, std::uint64_t record_bytes) {
+  VariableOptions options;
+  options.constants = constants;
+  return minimum_memory_bytes(TextRecords(options), records, record_bytes, longest_record_bytes);
 }
 
 Schedule plan_schedule(std::uint64_t records, const ExternalOptions& options) {
   if (options.record_size == 0) throw std::invalid_argument("record size must be positive");
   const FixedRecords layout(options);
   const std::uint64_t bytes = records * options.record_size;
-  layout.check_budget(records, bytes, options.memory_bytes);
-  return plan_schedule(layout, options.constants, records, bytes, options.memory_bytes);
+  layout.check_budget(NodeFacts{records, bytes, false, options.record_size, 0}, options.memory_bytes);
+  return plan_schedule(layout, records, bytes, options.record_size, options.memory_bytes);
 }
 
-Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, const VariableOptions& options) {
-  return plan_schedule(TextRecords(options), options.constants, records, bytes, options.memory_bytes);
+Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, std::uint64_t longest_record_bytes,
+                                const VariableOptions& options, double record_bytes_variance) {
+  const TextRecords layout(options);
+  layout.check_budget(NodeFacts{records, bytes, false, longest_record_bytes, 0}, options.memory_bytes);
+  return plan_schedule(layout, records, bytes, longest_record_bytes, options.memory_bytes, record_bytes_variance);
 }
 
 namespace {
 
-// Runs the plan of `records` records in `data` through `layout`, which reads
-// its options from `sized`. An input that fits needs an arena of what its
-// node takes in RAM, not the whole budget (by default half of RAM, which
+// Runs the plan of the root in `data` through `layout`, which reads its
+// options from `sized`. An input that fits needs an arena of what its node
+// takes in RAM, not the whole budget (by default half of RAM, which
 // --device cuda would pin); the layout of memory never changes the output.
-ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, std::uint64_t records,
+ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, const NodeFacts& root,
                         const io::ByteExtents& data, io::BlockFile& scratch, std::uint64_t scratch_offset,
                         const OutputSink& sink) {
-  core::check_plan(records, sized.constants);
-  layout.check_budget(records, data.bytes, sized.memory_bytes);
-  if (layout.fits_in_memory(records, data.bytes, sized.memory_bytes)) {
-    sized.memory_bytes = layout.in_memory_bytes(records, data.bytes, sized.memory_bytes);
-  }
+  core::check_plan(root.records, sized.constants);
+  layout.check_budget(root, sized.memory_bytes);
+  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
+  if (in_memory <= sized.memory_bytes) sized.memory_bytes = in_memory;
   io::BucketStore store(scratch, scratch_offset);
   PlanWalk walk(layout, store, sized, sink);
-  return walk.run(records, data);
+  return walk.run(root, data);
 }
 
 }  // namespace
@@ -61,7 +71,8 @@ ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset,
   const FixedRecords layout(sized);
   io::ByteExtents data;
   data.append({&input, input_offset, records * options.record_size});
-  return walk_plan(layout, sized, records, data, scratch, scratch_offset, sink);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, options.record_size, 0}, data, scratch,
+                   scratch_offset, sink);
 }
 
 ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
@@ -72,7 +83,8 @@ ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io
   data.append({input.file, input.offset, input.bytes});
   static const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
   if (input.add_terminator) data.append({nullptr, 0, 1, &kTerminators[options.syntax.terminator == '\n' ? 0 : 1]});
-  return walk_plan(layout, sized, records, data, scratch, scratch_offset, sink);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, input.longest_record_bytes, 0}, data, scratch,
+                   scratch_offset, sink);
 }
 
 }  // namespace extshuffle::driver

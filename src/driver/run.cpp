@@ -16,7 +16,6 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/io/output_file.hpp"
-#include "fixed_records.hpp"
 #include "generated_run.hpp"
 #include "input_layout.hpp"
 #include "progress_meter.hpp"
@@ -57,9 +56,20 @@ VariableOptions variable_options(const Config& config, const InputLayout& layout
   return options;
 }
 
+// The bytes of a text input's records, with the terminator its last record gets.
+std::uint64_t text_record_bytes(const InputLayout& layout, std::uint64_t bytes) {
+  const bool added = layout.text_count.add_terminator && layout.data_offset < bytes;
+  return bytes - layout.data_offset + (added ? 1 : 0);
+}
+
 Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint64_t bytes) {
   if (layout.text) {
-    return plan_schedule_variable(layout.records, bytes - layout.data_offset, variable_options(config, layout));
+    const std::uint64_t record_bytes = text_record_bytes(layout, bytes);
+    const double n = static_cast<double>(std::max<std::uint64_t>(layout.records, 1));
+    const double mean = static_cast<double>(record_bytes) / n;
+    const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
+    return plan_schedule_variable(layout.records, record_bytes, layout.text_count.longest_record_bytes,
+                                  variable_options(config, layout), variance);
   }
   return plan_schedule(layout.records, executor_options(config, layout));
 }
@@ -76,35 +86,38 @@ std::string describe_schedule(const InputLayout& layout, const Config& config, c
                        config.constants.max_fanout == core::kPlanV2.max_fanout;
   const std::string version =
       shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
-  char text[1024];
+  auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
+  char routed[96] = "", windows[96] = "";
+  if (s.nodes_routed > 0) {
+    std::snprintf(routed, sizeof routed, " (%llu routed record by record: chunks larger than memory)",
+                  u(s.nodes_routed));
+  }
+  if (s.nodes_in_windows > 0) {
+    std::snprintf(windows, sizeof windows, ", %llu leaf%s larger than memory through windows", u(s.nodes_in_windows),
+                  s.nodes_in_windows == 1 ? "" : "s");
+  }
+  char text[1280];
   std::snprintf(text, sizeof text,
                 "plan: %s, %s (L = %llu, F = %llu), %u level%s\n"
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
-                "space, %llu node%s in RAM%s\n"
-                "expected IO: %llu bytes read, %llu bytes written\n",
-                what, version.c_str(), static_cast<unsigned long long>(config.constants.leaf_records),
-                static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
-                static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
-                static_cast<unsigned long long>(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s",
-                static_cast<unsigned long long>(s.nodes_in_memory), s.nodes_in_memory == 1 ? "" : "s",
-                s.gather_by_index ? ", large records gathered by index" : "",
-                static_cast<unsigned long long>(s.bytes_read), static_cast<unsigned long long>(s.bytes_written));
+                "space%s%s, %llu node%s in RAM\n"
+                "expected IO: %llu bytes read, %llu bytes written%s; peak memory %llu bytes\n",
+                what, version.c_str(), u(config.constants.leaf_records), u(config.constants.max_fanout), s.levels,
+                s.levels == 1 ? "" : "s", u(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
+                u(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s", routed, windows, u(s.nodes_in_memory),
+                s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
+                layout.text ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
   return text;
 }
 
-// What can be checked before any input is read. Fixed-size records know
-// their budget now; .npy rows and text records are checked by the
-// executors once the input is read (BudgetError either way).
+// What can be checked before any input is read. The budget's minimum
+// depends on the record count: the executors check it once the input is
+// opened, before any work (BudgetError).
 void check_config(const Config& config) {
   if (config.threads < 1) throw UsageError("invalid thread count " + std::to_string(config.threads));
   if (config.dry_run && config.input_path == "-" && !config.echo && !config.integer_range) {
     throw UsageError("--dry-run needs an INPUT file, not standard input");
   }
-  if (config.record_size == 0) return;
-  ExternalOptions fixed;  // the layout's own rule, before any input is opened
-  fixed.record_size = config.record_size;
-  fixed.constants = config.constants;
-  FixedRecords(fixed).check_budget(0, 0, config.memory_bytes);
 }
 
 // Steps 4-6 of a run: shuffle the prepared input into `output` with the
@@ -119,7 +132,10 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   if (in.spooled()) stats.bytes_written += bytes;
   core::check_plan(records, config.constants);
   // 4. The schedule: what --dry-run describes and what the progress counts.
-  const Schedule schedule = schedule_for(config, layout, bytes);
+  //    Text was read once already, to count its records.
+  Schedule schedule = schedule_for(config, layout, bytes);
+  const std::uint64_t counted_bytes = layout.text ? bytes : 0;
+  schedule.bytes_read += counted_bytes;
   if (config.dry_run) {
     result.dry_run_text = describe_schedule(layout, config, schedule);
     return result;
@@ -158,7 +174,8 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
       options.output_records = config.head_count;
       options.progress_bytes = progress.counter();
       const TextInput text{&in.data(), layout.data_offset, bytes - layout.data_offset,
-                           layout.text_count.add_terminator && layout.data_offset < bytes};
+                           layout.text_count.add_terminator && layout.data_offset < bytes,
+                           layout.text_count.longest_record_bytes};
       e = shuffle_variable(text, records, in.scratch(), in.scratch_offset(), options, sink);
     } else {
       ExternalOptions options = executor_options(config, layout);
@@ -182,7 +199,7 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   stats.bytes = bytes;
   stats.levels = core::plan_levels(records, config.constants);
   stats.passes = e.passes;
-  stats.bytes_read = e.bytes_read;
+  stats.bytes_read = counted_bytes + e.bytes_read;
   stats.bytes_written += e.bytes_written;
   stats.seconds_reading = e.seconds_reading;
   stats.seconds_shuffling = e.seconds_shuffling;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <cstring>
+#include <vector>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/driver/record_digest.hpp"
@@ -14,18 +15,57 @@ namespace extshuffle::driver {
 
 namespace {
 
+// Terminators counted in bulk, and the longest gap between them (the
+// longest record): ends found 64 Ki at a time, `open` the bytes since the
+// last terminator of earlier pieces.
+class TerminatorCount {
+ public:
+  explicit TerminatorCount(char terminator) : terminator_(terminator), ends_(kBlock) {}
+  void add(const char* begin, const char* end) {
+    for (const char* at = begin;;) {
+      const std::size_t found = formats::find_record_ends(at, end, terminator_, kBlock, ends_.data());
+      std::uint64_t previous = 0;
+      for (std::size_t k = 0; k < found; ++k) {
+        const std::uint64_t length = ends_[k] - previous + (k == 0 ? open_ : 0);
+        longest_ = std::max(longest_, length);
+        squares_ += static_cast<double>(length) * static_cast<double>(length);
+        previous = ends_[k];
+      }
+      records_ += found;
+      if (found > 0) open_ = 0;
+      at += previous;
+      if (found < kBlock) {
+        open_ += static_cast<std::uint64_t>(end - at);
+        return;
+      }
+    }
+  }
+  std::uint64_t records() const { return records_; }
+  // The longest record, counting an unterminated last one (it gets a terminator).
+  std::uint64_t longest() const { return std::max(longest_, open_ > 0 ? open_ + 1 : 0); }
+  double squares() const {
+    const double last = open_ > 0 ? static_cast<double>(open_ + 1) : 0;
+    return squares_ + last * last;
+  }
+
+ private:
+  static constexpr std::size_t kBlock = 65536;
+  char terminator_;
+  std::vector<std::uint64_t> ends_;
+  std::uint64_t records_ = 0, longest_ = 0, open_ = 0;
+  double squares_ = 0;
+};
+
 // Counts the terminators in [from, bytes) of `file`, reading the next piece
 // while this one is counted so that the disk never waits for the count;
 // `last_byte` becomes the input's last byte when there is any.
-std::uint64_t count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, char terminator,
-                         char& last_byte) {
-  std::uint64_t records = 0;
+void count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, TerminatorCount& count,
+                char& last_byte) {
   io::read_sequentially(file, from, bytes - from, std::size_t{8} << 20, [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
-    records += formats::count_terminators(text, text + size, terminator);
+    count.add(text, text + size);
     last_byte = text[size - 1];
   });
-  return records;
 }
 
 }  // namespace
@@ -66,8 +106,12 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
     }
     const bool at_input_end = position + fill == bytes;
     if (count_terminators && headers_seen == header_records) {
-      count.records += formats::count_terminators(buffer + at, buffer + fill, syntax.terminator);
-      count.records += count_rest(file, position + fill, bytes, syntax.terminator, last_byte);
+      TerminatorCount terminators(syntax.terminator);
+      terminators.add(buffer + at, buffer + fill);
+      count_rest(file, position + fill, bytes, terminators, last_byte);
+      count.records += terminators.records();
+      count.longest_record_bytes = terminators.longest();
+      count.record_bytes_squared += terminators.squares();
       counted_by_terminators = true;
       break;
     }
@@ -87,6 +131,8 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
           count.header_bytes = position + end;
         } else if (!skip_blank || !formats::is_blank_record(buffer + at, buffer + end + 1)) {
           ++count.records;
+          count.longest_record_bytes = std::max<std::uint64_t>(count.longest_record_bytes, end - at + 1);
+          count.record_bytes_squared += static_cast<double>(end - at + 1) * static_cast<double>(end - at + 1);
           if (digest) {
             std::string record(buffer + at, end - at);
             record += syntax.terminator;
@@ -102,6 +148,8 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         count.header_bytes = position + end;
       } else if (!skip_blank || !formats::is_blank_record(buffer + at, scan.end)) {
         ++count.records;
+        count.longest_record_bytes = std::max<std::uint64_t>(count.longest_record_bytes, end - at);
+        count.record_bytes_squared += static_cast<double>(end - at) * static_cast<double>(end - at);
         if (digest) digest->add(reinterpret_cast<const std::byte*>(buffer + at), end - at);
       }
       at = end;
@@ -110,6 +158,10 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
   if (counted_by_terminators && last_byte != syntax.terminator) {
     ++count.records;  // the last line, unterminated
   }
+  // With blank records skipped, a record's span in the node reaches to the
+  // next record: bound it by the blank records' bytes too (rare; see the
+  // header).
+  if (skip_blank) count.longest_record_bytes = std::max(count.longest_record_bytes, bytes - count.header_bytes);
   count.add_terminator = bytes > 0 && last_byte != syntax.terminator;
   return count;
 }

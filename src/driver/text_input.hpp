@@ -22,9 +22,13 @@ struct TextCount {
   std::uint64_t header_bytes = 0;  // the first header lines, at the start of the input
   std::uint64_t records = 0;       // records after the header (blank ones not counted when skipped)
   bool add_terminator = false;     // the input's last record (or header line) lacks its terminator
+  std::uint64_t longest_record_bytes = 0;  // the longest record after the header, with its terminator
+  double record_bytes_squared = 0;         // the sum of the squares of the records' lengths (their spread)
 };
 
-// Counts the records of the `bytes` bytes at the start of `file`. Throws
+// Counts the records of the `bytes` bytes at the start of `file`, and finds
+// the longest (with blank records skipped, a record's span may include the
+// blank records after it: a bound, which is all the driver needs). Throws
 // InputError naming `display_name` for an unterminated quoted CSV field.
 // Cost: one sequential read; memchr speed for plain lines.
 // With `digest`, every record counted is added to it (a last record that
