@@ -14,13 +14,13 @@ namespace extshuffle::driver {
 
 namespace {
 
-// Counts the terminators in [from, bytes) of `file`, reading the next piece
+// Counts the terminators in [from, bytes) of the input at `offset` of `file`, reading the next piece
 // while this one is counted so that the disk never waits for the count;
 // `last_byte` becomes the input's last byte when there is any.
-std::uint64_t count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, char terminator,
-                         char& last_byte) {
+std::uint64_t count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, std::uint64_t bytes,
+                         char terminator, char& last_byte) {
   std::uint64_t records = 0;
-  io::read_sequentially(file, from, bytes - from, std::size_t{8} << 20, [&](const std::byte* data, std::size_t size) {
+  io::read_sequentially(file, offset + from, bytes - from, std::size_t{8} << 20, [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
     records += formats::count_terminators(text, text + size, terminator);
     last_byte = text[size - 1];
@@ -30,7 +30,7 @@ std::uint64_t count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t 
 
 }  // namespace
 
-TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                              std::uint64_t header_records, bool skip_blank, const std::string& display_name,
                              RecordDigest* digest) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
@@ -60,14 +60,14 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         buffer = reinterpret_cast<char*>(storage.get());
       }
       const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
-      file.read_now(buffer + fill, position + fill, take);
+      file.read_now(buffer + fill, offset + position + fill, take);
       fill += take;
       last_byte = buffer[fill - 1];
     }
     const bool at_input_end = position + fill == bytes;
     if (count_terminators && headers_seen == header_records) {
       count.records += formats::count_terminators(buffer + at, buffer + fill, syntax.terminator);
-      count.records += count_rest(file, position + fill, bytes, syntax.terminator, last_byte);
+      count.records += count_rest(file, offset, position + fill, bytes, syntax.terminator, last_byte);
       counted_by_terminators = true;
       break;
     }

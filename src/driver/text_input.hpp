@@ -24,12 +24,13 @@ struct TextCount {
   bool add_terminator = false;     // the input's last record (or header line) lacks its terminator
 };
 
-// Counts the records of the `bytes` bytes at the start of `file`. Throws
+// Counts the records of the `bytes` bytes at `offset` of `file` (an input's
+// spool may lie anywhere in the scratch file). Throws
 // InputError naming `display_name` for an unterminated quoted CSV field.
 // Cost: one sequential read; memchr speed for plain lines.
 // With `digest`, every record counted is added to it (a last record that
 // lacks its terminator with the terminator it will get).
-TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                              std::uint64_t header_records, bool skip_blank, const std::string& display_name,
                              RecordDigest* digest = nullptr);
 
