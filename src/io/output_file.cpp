@@ -235,6 +235,10 @@ void OutputFile::commit() {
     throw IoError("cannot rename output into place", destination_, errno);
   }
   committed_ = true;
+  // Its name is the destination's now: nothing to remove on a signal, and
+  // the registry's slot is free for the next file (a run may write many).
+  forget_cleanup_path(cleanup_slot_);
+  cleanup_slot_ = -1;
 }
 
 }  // namespace extshuffle::io
