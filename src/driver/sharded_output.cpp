@@ -217,6 +217,9 @@ void ShardedOutput::finish() {
 }
 
 void ShardedOutput::commit() {
+  // Every file on disk first, then the renames: a failure before the last
+  // fsync leaves none of them.
+  for (auto& file : finished_) file->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
   for (auto& file : finished_) file->commit();
 }

@@ -63,11 +63,11 @@ class ShardedOutput {
   std::uint64_t start(const OutputRecordForm& form, std::uint64_t records);
   // The sink: bytes of whole records, in output order.
   void write(const std::byte* data, std::size_t bytes);
-  // After the last record: finishes every file (those left empty too),
-  // fsyncs them and, with read_back, checks their bytes. Throws Error when
-  // the files did not get the records planned.
+  // After the last record: finishes every file (those left empty too) and,
+  // with read_back, checks their bytes. Throws Error when the files did not
+  // get the records planned.
   void finish();
-  // Renames every file into place, in order.
+  // Fsyncs every file, then renames each into place, in order.
   void commit();
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }

@@ -166,9 +166,16 @@ void OutputFile::finish() {
   pending_[1].wait();
   file_.reset();
   buffer_[0] = buffer_[1] = nullptr;
+  start_writeback(bytes_written_);  // the tail too: sync() then finds little left to wait for
+  finished_ = true;
+}
+
+void OutputFile::sync() {
+  if (is_stdout() || synced_) return;
+  finish();
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
-  finished_ = true;
+  synced_ = true;
 }
 
 void OutputFile::read_back(const std::function<void(const std::byte* data, std::size_t bytes)>& consume) const {
@@ -192,7 +199,7 @@ void OutputFile::rename_destination(const std::string& destination) {
 
 void OutputFile::commit() {
   if (is_stdout()) return;
-  finish();
+  sync();
   // A replaced file's permissions (and, for root, its owner and group) carry
   // over, as they do when sort -o truncates it in place; a new file keeps
   // the 0666 & ~umask it was created with. Known only now: the destination

@@ -38,10 +38,14 @@ class OutputFile {
   // or on commit, since writes complete in the background). A closed pipe on
   // standard output throws BrokenPipe.
   void write(const void* data, std::size_t bytes);
-  // Flushes and fsyncs the temporary file and lets go of the write buffers
+  // Hands every byte to the file system and lets go of the write buffers
   // and the IO object; the file keeps one descriptor until commit(). After
   // it, write() must not be called. Later calls do nothing.
   void finish();
+  // finish(), then fsync. A run writing many files finishes each as it
+  // ends and syncs them all at the end, so that no fsync stalls the
+  // writing of the next file. Later calls do nothing.
+  void sync();
   // After finish(): the write buffers, for the next OutputFile.
   AlignedBuffer take_buffers() { return std::move(buffers_); }
   // After finish(): reads the temporary file's bytes back from the file
@@ -53,7 +57,7 @@ class OutputFile {
   // followed as the constructor does; its directory should be on the same
   // file system (else commit() fails with EXDEV). Throws IoError.
   void rename_destination(const std::string& destination);
-  // finish(), then renames the temporary file over the destination.
+  // sync(), then renames the temporary file over the destination.
   void commit();
 
   bool is_stdout() const { return fd_ == 1; }
@@ -88,6 +92,7 @@ class OutputFile {
   PendingIo pending_[2];
   int cleanup_slot_ = -1;
   bool finished_ = false;
+  bool synced_ = false;
   bool committed_ = false;
   std::uint64_t bytes_written_ = 0;
   std::uint64_t writeback_started_ = 0;  // bytes before this were handed to sync_file_range
