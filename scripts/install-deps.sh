@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config
   libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
   libxxhash-dev libzstd-dev zlib1g-dev zstd gzip
+  # The manifest (--manifest): written and read back as JSON; the tests check its xxh64 digests.
+  nlohmann-json3-dev python3-xxhash
   python3 python3-numpy python3-matplotlib
   # CI's reliability stages: clang with libFuzzer and its sanitizer runtimes
   # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root.

@@ -63,28 +63,39 @@ ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, cons
 
 }  // namespace
 
-ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
-                               io::BlockFile& scratch, std::uint64_t scratch_offset,
-                               const ExternalOptions& options, const OutputSink& sink) {
+ExternalStats shuffle_external(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const ExternalOptions& options, const OutputSink& sink) {
   if (options.record_size == 0) throw std::invalid_argument("record size must be positive");
   ExternalOptions sized = options;
   const FixedRecords layout(sized);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, options.record_size, 0}, data, scratch,
+                   scratch_offset, sink);
+}
+
+ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
+                               io::BlockFile& scratch, std::uint64_t scratch_offset,
+                               const ExternalOptions& options, const OutputSink& sink) {
   io::ByteExtents data;
   data.append({&input, input_offset, records * options.record_size});
-  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, options.record_size, 0}, data, scratch,
+  return shuffle_external(data, records, scratch, scratch_offset, options, sink);
+}
+
+ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
+                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink) {
+  VariableOptions sized = options;
+  const TextRecords layout(sized);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, longest_record_bytes, 0}, data, scratch,
                    scratch_offset, sink);
 }
 
 ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink) {
-  VariableOptions sized = options;
-  const TextRecords layout(sized);
   io::ByteExtents data;
   data.append({input.file, input.offset, input.bytes});
   static const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
   if (input.add_terminator) data.append({nullptr, 0, 1, &kTerminators[options.syntax.terminator == '\n' ? 0 : 1]});
-  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, input.longest_record_bytes, 0}, data, scratch,
-                   scratch_offset, sink);
+  return shuffle_variable(data, records, input.longest_record_bytes, scratch, scratch_offset, options, sink);
 }
 
 }  // namespace extshuffle::driver

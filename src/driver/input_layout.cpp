@@ -15,7 +15,7 @@ InputLayout text_layout(const Config& config, formats::Format format, io::InputS
   const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
-  layout.text_count = count_text_records(source.data(), bytes, layout.syntax, header_lines, config.skip_empty, name,
+  layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines, config.skip_empty, name,
                                          config.verify ? &layout.digest : nullptr);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
@@ -27,15 +27,34 @@ InputLayout text_layout(const Config& config, formats::Format format, io::InputS
 
 }  // namespace
 
+std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+
+std::string format_name(const formats::DetectedFormat& format) {
+  switch (format.layout) {
+    case formats::RecordLayout::kNpy: return "npy";
+    case formats::RecordLayout::kFixed: return "binary";
+    case formats::RecordLayout::kText: break;
+  }
+  switch (format.text_format) {
+    case formats::Format::kCsv: return "csv";
+    case formats::Format::kTsv: return "tsv";
+    case formats::Format::kJsonl: return "jsonl";
+    default: return "lines";
+  }
+}
+
 InputLayout read_input_layout(const Config& config, io::InputSource& source) {
-  const std::string name = config.input_path == "-" ? "standard input" : "'" + config.input_path + "'";
+  const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected = formats::detect_format(
-      config.format, config.record_size, config.zero_terminated, config.input_path, head, name);
+      config.format, config.record_size, config.zero_terminated, source.path(), head, name);
   InputLayout layout;
+  layout.format = detected;
   switch (detected.layout) {
     case formats::RecordLayout::kText:
-      return text_layout(config, detected.text_format, source, name);
+      layout = text_layout(config, detected.text_format, source, name);
+      layout.format = detected;
+      return layout;
     case formats::RecordLayout::kNpy: {
       const std::uint64_t wanted = formats::npy_head_bytes(head, source.bytes());
       if (wanted > head.size()) head = source.read_head(wanted);
@@ -50,7 +69,7 @@ InputLayout read_input_layout(const Config& config, io::InputSource& source) {
       break;
   }
   layout.record_size = config.record_size;
-  layout.records = formats::fixed_record_count(source.bytes(), config.record_size);
+  layout.records = formats::fixed_record_count(source.bytes(), config.record_size, name);
   return layout;
 }
 

@@ -1,39 +1,41 @@
 // One run, in order: check the config, open the output, prepare the input
-// (open or spool it, detect its format, count its records), plan the
-// schedule, shuffle through the executor for its record layout into the
-// output, verify, commit. The pieces live in io (InputSource, OutputFile,
-// compression), formats (format detection, .npy layout) and the executors.
+// (open or spool each input file, detect its format, count its records, put
+// the inputs together as one dataset), plan the schedule, shuffle through
+// the executor for its record layout into the output files (cut into shards
+// and splits as the records arrive), verify, commit. The pieces live in io
+// (InputSet, OutputFile, compression), formats (format detection, .npy
+// layout), dataset_input, sharded_output and the executors.
 #include "extshuffle/driver/run.hpp"
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "extshuffle/driver/external_executor.hpp"
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/errors.hpp"
-#include "extshuffle/io/compression.hpp"
-#include "extshuffle/io/input_source.hpp"
-#include "extshuffle/io/output_file.hpp"
+#include "extshuffle/io/input_set.hpp"
+#include "dataset_input.hpp"
 #include "generated_run.hpp"
-#include "input_layout.hpp"
 #include "progress_meter.hpp"
+#include "sharded_output.hpp"
 #include "verification.hpp"
 
 namespace extshuffle::driver {
 
 struct PreparedInput::State {
-  io::InputSource source;
-  InputLayout layout;
+  io::InputSet inputs;
+  DatasetInput dataset;
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
 PreparedInput::PreparedInput(PreparedInput&&) noexcept = default;
 PreparedInput& PreparedInput::operator=(PreparedInput&&) noexcept = default;
 PreparedInput::~PreparedInput() = default;
-std::uint64_t PreparedInput::records() const { return state_->layout.records; }
-const std::string& PreparedInput::path() const { return state_->source.path(); }
+std::uint64_t PreparedInput::records() const { return state_->dataset.layout.records; }
+const std::string& PreparedInput::path() const { return state_->inputs[0].path(); }
 
 namespace {
 
@@ -56,15 +58,17 @@ VariableOptions variable_options(const Config& config, const InputLayout& layout
   return options;
 }
 
-// The bytes of a text input's records, with the terminator its last record gets.
-std::uint64_t text_record_bytes(const InputLayout& layout, std::uint64_t bytes) {
-  const bool added = layout.text_count.add_terminator && layout.data_offset < bytes;
-  return bytes - layout.data_offset + (added ? 1 : 0);
+// The inputs of the run's one dataset, directories expanded.
+std::vector<std::string> dataset_paths(const Config& config) {
+  return io::expand_input_paths(config.input_paths.empty() ? std::vector<std::string>{config.input_path}
+                                                           : config.input_paths);
 }
 
-Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint64_t bytes) {
+// The schedule of a dataset of `record_bytes` bytes of records. For text,
+// from what the counting pass found: the longest record and the records'
+// spread in size (node_path.hpp).
+Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint64_t record_bytes) {
   if (layout.text) {
-    const std::uint64_t record_bytes = text_record_bytes(layout, bytes);
     const double n = static_cast<double>(std::max<std::uint64_t>(layout.records, 1));
     const double mean = static_cast<double>(record_bytes) / n;
     const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
@@ -115,46 +119,61 @@ std::string describe_schedule(const InputLayout& layout, const Config& config, c
 // opened, before any work (BudgetError).
 void check_config(const Config& config) {
   if (config.threads < 1) throw UsageError("invalid thread count " + std::to_string(config.threads));
-  if (config.dry_run && config.input_path == "-" && !config.echo && !config.integer_range) {
+  const bool reads_stdin = config.input_paths.empty()
+                               ? config.input_path == "-"
+                               : std::find(config.input_paths.begin(), config.input_paths.end(), "-") !=
+                                     config.input_paths.end();
+  if (config.dry_run && reads_stdin && !config.echo && !config.integer_range) {
     throw UsageError("--dry-run needs an INPUT file, not standard input");
   }
 }
 
-// Steps 4-6 of a run: shuffle the prepared input into `output` with the
+// The output files as the config asks for them (sharded_output.hpp).
+OutputSpec output_spec(const Config& config) {
+  OutputSpec spec;
+  spec.pattern = config.output_path;
+  spec.splits = config.splits;
+  spec.shard_count = config.shard_count;
+  spec.shard_bytes = config.shard_bytes;
+  spec.threads = config.threads;
+  spec.read_back = config.verify;
+  return spec;
+}
+
+// Steps 4-6 of a run: shuffle the prepared dataset into `output` with the
 // executor for its layout, digesting both sides with --verify, then commit.
-RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared, io::OutputFile* output) {
+RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared, ShardedOutput* output) {
   const auto start = std::chrono::steady_clock::now();
-  io::InputSource& in = prepared.source;
-  const InputLayout& layout = prepared.layout;
-  const std::uint64_t bytes = in.bytes(), records = layout.records;
+  io::InputSet& in = prepared.inputs;
+  const DatasetInput& dataset = prepared.dataset;
+  const InputLayout& layout = dataset.layout;
+  const std::uint64_t records = layout.records;
   RunResult result;
   RunStats& stats = result.stats;
-  if (in.spooled()) stats.bytes_written += bytes;
+  stats.bytes_written += in.spooled_bytes();
   core::check_plan(records, config.constants);
   // 4. The schedule: what --dry-run describes and what the progress counts.
   //    Text was read once already, to count its records.
-  Schedule schedule = schedule_for(config, layout, bytes);
-  const std::uint64_t counted_bytes = layout.text ? bytes : 0;
+  Schedule schedule = schedule_for(config, layout, dataset.data.bytes);
+  const std::uint64_t counted_bytes = layout.text ? dataset.bytes : 0;
   schedule.bytes_read += counted_bytes;
   if (config.dry_run) {
     result.dry_run_text = describe_schedule(layout, config, schedule);
     return result;
   }
-  if (!layout.text && !layout.header.empty() && config.head_count < records) {
-    throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
+  // The files take the first `wanted` records: -n, or where the last split ends.
+  // (A .npy array with no bytes to move, rows of zero bytes included, keeps its header.)
+  const OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
+                              layout.format.layout == formats::RecordLayout::kNpy && records > 0};
+  const std::uint64_t wanted = output->start(form, std::min(config.head_count, records));
+  if (config.verify && wanted < records) {
+    throw UsageError(config.head_count < records
+                         ? "--verify checks whole permutations: it cannot be combined with -n"
+                         : "--verify checks whole permutations: it cannot be combined with a --split that leaves "
+                           "records out");
   }
-  if (config.verify && config.head_count < records) {
-    throw UsageError("--verify checks whole permutations: it cannot be combined with -n");
-  }
-  RecordDigest read_digest = layout.digest, written_digest;
-  if (config.verify && !layout.text) {
-    read_digest = digest_fixed_records(in.data(), layout.data_offset, records * layout.record_size,
-                                       layout.record_size);
-  }
-  io::CompressingWriter writer(io::codec_for_path(config.output_path),
-                               [output](const void* data, std::size_t n) { output->write(data, n); },
-                               config.threads);
-  writer.write(layout.header.data(), layout.header.size());
+  const RecordDigest& read_digest = layout.digest;
+  RecordDigest written_digest;
   // 5. The shuffle, through the executor for the record layout.
   ExternalStats e;
   try {
@@ -167,21 +186,19 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
           written_digest.add_fixed(data, n, layout.record_size);
         }
       }
-      writer.write(data, n);
+      output->write(data, n);
     };
     if (layout.text) {
       VariableOptions options = variable_options(config, layout);
-      options.output_records = config.head_count;
+      options.output_records = wanted;
       options.progress_bytes = progress.counter();
-      const TextInput text{&in.data(), layout.data_offset, bytes - layout.data_offset,
-                           layout.text_count.add_terminator && layout.data_offset < bytes,
-                           layout.text_count.longest_record_bytes};
-      e = shuffle_variable(text, records, in.scratch(), in.scratch_offset(), options, sink);
+      e = shuffle_variable(dataset.data, records, layout.text_count.longest_record_bytes, in.scratch(),
+                           in.scratch_offset(), options, sink);
     } else {
       ExternalOptions options = executor_options(config, layout);
-      options.output_records = config.head_count;
+      options.output_records = wanted;
       options.progress_bytes = progress.counter();
-      e = shuffle_external(in.data(), layout.data_offset, records, in.scratch(), in.scratch_offset(), options, sink);
+      e = shuffle_external(dataset.data, records, in.scratch(), in.scratch_offset(), options, sink);
     }
   } catch (const std::runtime_error&) {
     // A failed read or a wrong record count may come from an input that
@@ -189,14 +206,18 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
     in.check_unchanged();
     throw;
   }
-  // 6. Check, then commit.
+  // 6. Check, then commit: every file is complete and fsynced before the first is renamed.
   in.check_unchanged();
   if (config.verify) check_digests(read_digest, written_digest);
-  writer.finish();
+  output->finish();
   output->commit();
 
+  result.inputs = dataset.files;
+  result.format = format_name(layout.format);
+  result.records_written = wanted;
+  result.outputs = output->files();
   stats.records = records;
-  stats.bytes = bytes;
+  stats.bytes = dataset.bytes;
   stats.levels = core::plan_levels(records, config.constants);
   stats.passes = e.passes;
   stats.bytes_read = counted_bytes + e.bytes_read;
@@ -210,17 +231,17 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   return result;
 }
 
-std::unique_ptr<io::OutputFile> open_output(const Config& config) {
-  return config.dry_run ? nullptr : std::make_unique<io::OutputFile>(config.output_path);
+std::unique_ptr<ShardedOutput> open_output(const Config& config) {
+  return config.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(config));
 }
 
 }  // namespace
 
 PreparedInput prepare_input(const Config& config) {
   check_config(config);
-  io::InputSource source(config.input_path, io::scratch_directory(config.tmpdir));
-  InputLayout layout = read_input_layout(config, source);
-  return PreparedInput(std::make_unique<PreparedInput::State>(std::move(source), std::move(layout)));
+  io::InputSet inputs(dataset_paths(config), io::scratch_directory(config.tmpdir));
+  DatasetInput dataset = read_dataset(config, inputs);
+  return PreparedInput(std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset)));
 }
 
 RunResult run(const Config& config, PreparedInput input) {
@@ -233,7 +254,8 @@ RunResult run(const Config& config) {
   check_config(config);
   if (config.echo || config.integer_range) {
     const auto start = std::chrono::steady_clock::now();
-    RunResult result{run_generated(config), {}};
+    RunResult result;
+    result.stats = run_generated(config);
     result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.stats.peak_rss_bytes = peak_rss_bytes();
     return result;

@@ -56,12 +56,14 @@ class TerminatorCount {
   double squares_ = 0;
 };
 
-// Counts the terminators in [from, bytes) of `file`, reading the next piece
-// while this one is counted so that the disk never waits for the count;
-// `last_byte` becomes the input's last byte when there is any.
-void count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, TerminatorCount& count,
-                char& last_byte) {
-  io::read_sequentially(file, from, bytes - from, std::size_t{8} << 20, [&](const std::byte* data, std::size_t size) {
+// Counts the terminators in [from, bytes) of the input at `offset` of
+// `file`, reading the next piece while this one is counted so that the disk
+// never waits for the count; `last_byte` becomes the input's last byte when
+// there is any.
+void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, std::uint64_t bytes,
+                TerminatorCount& count, char& last_byte) {
+  io::read_sequentially(file, offset + from, bytes - from, std::size_t{8} << 20,
+                        [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
     count.add(text, text + size);
     last_byte = text[size - 1];
@@ -70,7 +72,7 @@ void count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, Te
 
 }  // namespace
 
-TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                              std::uint64_t header_records, bool skip_blank, const std::string& display_name,
                              RecordDigest* digest) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
@@ -100,7 +102,7 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         buffer = reinterpret_cast<char*>(storage.get());
       }
       const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
-      file.read_now(buffer + fill, position + fill, take);
+      file.read_now(buffer + fill, offset + position + fill, take);
       fill += take;
       last_byte = buffer[fill - 1];
     }
@@ -108,7 +110,7 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
     if (count_terminators && headers_seen == header_records) {
       TerminatorCount terminators(syntax.terminator);
       terminators.add(buffer + at, buffer + fill);
-      count_rest(file, position + fill, bytes, terminators, last_byte);
+      count_rest(file, offset, position + fill, bytes, terminators, last_byte);
       count.records += terminators.records();
       count.longest_record_bytes = terminators.longest();
       count.record_bytes_squared += terminators.squares();

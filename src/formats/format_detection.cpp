@@ -52,9 +52,10 @@ std::uint64_t default_header_records(Format format) {
   return format == Format::kCsv || format == Format::kTsv ? 1 : 0;
 }
 
-std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size) {
+std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size, const std::string& display_name) {
   if (bytes % record_size != 0) {
-    throw InputError("input size: " + std::to_string(bytes) + " bytes is not a multiple of the record size " +
+    throw InputError("input " + display_name + ": its size, " + std::to_string(bytes) +
+                     " bytes, is not a multiple of the record size " +
                      std::to_string(record_size) + " (remainder " + std::to_string(bytes % record_size) +
                      " bytes)");
   }

@@ -95,11 +95,13 @@ TEST(PathSafety, BadPathsFailBeforeAnyWorkAndLeaveNothing) {
          return std::vector<std::string>{"-T", w.tmp_dir.string(), w.input(), (w.out_dir / "file" / "out.bin").string()};
        },
        "cannot write output '.*file/out\\.bin': Not a directory"},
-      {"input is a directory",
+      // A directory is read as its regular files (docs/cli.md, "Datasets"): one with none is an error.
+      {"input is a directory without files",
        [](Workspace& w) {
-         return std::vector<std::string>{"-T", w.tmp_dir.string(), w.in_dir.string(), w.output()};
+         std::filesystem::create_directories(w.in_dir / "empty" / "sub");
+         return std::vector<std::string>{"-T", w.tmp_dir.string(), (w.in_dir / "empty").string(), w.output()};
        },
-       "cannot read input '.*in': Is a directory"},
+       "input directory '.*empty': holds no regular file"},
       {"input missing",
        [](Workspace& w) {
          return std::vector<std::string>{"-T", w.tmp_dir.string(), (w.in_dir / "nope.bin").string(), w.output()};

@@ -12,11 +12,17 @@
 namespace extshuffle::cli {
 
 struct Request {
-  driver::Config config;  // input_path and output_path: those of the first file pair
-  // The file pairs, in order: one INPUT and its OUTPUT, or several aligned
-  // inputs ("x.npy y.npy -o xs.npy -o ys.npy") shuffled by one permutation.
+  driver::Config config;  // input_path(s) and output_path: those of the first dataset
+  // One dataset: its inputs (read as one, their records concatenated) and
+  // its output (a name pattern with --shards/--split).
+  struct Dataset {
+    std::vector<std::string> inputs;
+    std::string output;
+  };
+  // The datasets, in order: one, or several aligned inputs ("x.npy y.npy
+  // -o xs.npy -o ys.npy") shuffled by one permutation, one input each.
   // With -e or -i: the one output, from input "-".
-  std::vector<std::string> inputs, outputs;
+  std::vector<Dataset> datasets;
 };
 
 // Validates `options` and builds the request. Draws a random seed when none

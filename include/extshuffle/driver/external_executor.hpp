@@ -16,6 +16,7 @@
 
 namespace extshuffle::io {
 class BlockFile;
+struct ByteExtents;
 }
 
 namespace extshuffle::driver {
@@ -73,5 +74,9 @@ using OutputSink = std::function<void(const std::byte* data, std::size_t bytes)>
 ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
                                io::BlockFile& scratch, std::uint64_t scratch_offset,
                                const ExternalOptions& options, const OutputSink& sink);
+// The same for records anywhere: `data` holds the `records` records one
+// after the other, possibly across several files (inputs concatenated).
+ExternalStats shuffle_external(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const ExternalOptions& options, const OutputSink& sink);
 
 }  // namespace extshuffle::driver

@@ -15,6 +15,7 @@
 
 namespace extshuffle::io {
 class BlockFile;
+struct ByteExtents;
 }
 
 namespace extshuffle::driver {
@@ -57,6 +58,13 @@ Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, std:
 // since they were counted) throws InputError. Scratch space from
 // `scratch_offset` up holds the buckets.
 ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink);
+// The same for records anywhere: `data` holds the `records` text records,
+// each whole and terminated, possibly across several files (inputs
+// concatenated, with terminators in memory where an input lacked its last),
+// the longest of `longest_record_bytes` (0: unknown).
+ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
+                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink);
 
 }  // namespace extshuffle::driver

@@ -53,8 +53,8 @@ RecordSyntax text_syntax(Format format, bool zero_terminated);
 std::uint64_t default_header_records(Format format);
 
 // The number of `record_size`-byte records in `bytes` bytes. Throws
-// InputError naming the size, the record size and the remainder when `bytes`
-// is not a multiple of `record_size` (> 0).
-std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size);
+// InputError naming the input `display_name`, the size, the record size and
+// the remainder when `bytes` is not a multiple of `record_size` (> 0).
+std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size, const std::string& display_name);
 
 }  // namespace extshuffle::formats
