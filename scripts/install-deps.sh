@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
-  libxxhash-dev libzstd-dev zlib1g-dev zstd gzip
+  libxxhash-dev libzstd-dev zlib1g-dev libisal-dev zstd gzip
   python3 python3-numpy python3-matplotlib
   # CI's reliability stages: clang with libFuzzer and its sanitizer runtimes
   # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root.

@@ -101,7 +101,8 @@ Request make_config(const Options& o) {
   Config& config = request.config;
   static const std::map<std::string, driver::Format> kFormats{
       {"auto", driver::Format::kAuto}, {"binary", driver::Format::kBinary}, {"lines", driver::Format::kLines},
-      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl}};
+      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl},
+      {"tfrecord", driver::Format::kTfrecord}};
   config.format = kFormats.at(o.format);
   config.zero_terminated = o.zero_terminated;
   config.skip_empty = o.skip_empty;

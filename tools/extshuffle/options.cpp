@@ -74,8 +74,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
   app.add_option("--format", o.format,
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
-                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl"}));
+                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
+                 "tfrecord (CRC-checked frames)")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"}));
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
   std::string header_text;
   auto* header = app.add_flag("--header", header_text,
