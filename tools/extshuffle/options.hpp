@@ -21,6 +21,9 @@ struct Options {
   std::uint64_t head_count = UINT64_MAX;
   bool zero_terminated = false, skip_empty = false, echo = false, verify = false, dry_run = false;
   bool stats = false, progress = false, verbose = false, quiet = false;
+  // shuf's habits: -r/--repeat, --random-source=FILE (the seed from a file).
+  bool repeat = false;
+  std::string random_source;
 };
 
 // Fills `options` from the command line. Returns the exit code when the
