@@ -215,6 +215,21 @@ TEST(TfrecordCli, LineOptionsAreUsageErrors) {
   EXPECT_NE(r.err.find("--format tfrecord"), std::string::npos) << r.err;
 }
 
+// --repeat draws whole frames, from RAM and one read per draw (-S 100K).
+TEST(TfrecordCli, RepeatDrawsWholeFrames) {
+  TempDir dir;
+  const auto records = payloads(1000);
+  write_file(dir / "in.tfrecord", tfrecord_file(records));
+  const std::string base = kBinary + " -r -n 700 --seed 5 " + (dir / "in.tfrecord").string();
+  const auto in_ram = run_command(base);
+  const auto by_offset = run_command(base + " -S 100K");
+  ASSERT_EQ(in_ram.exit_code, 0) << in_ram.err;
+  EXPECT_EQ(by_offset.out, in_ram.out);
+  const auto drawn = read_tfrecords(in_ram.out);
+  ASSERT_EQ(drawn.size(), 700u);
+  for (const std::string& r : drawn) EXPECT_NE(std::find(records.begin(), records.end(), r), records.end());
+}
+
 TEST(TfrecordCli, EmptyFileGivesEmptyOutput) {
   TempDir dir;
   write_file(dir / "empty.tfrecord", "");
