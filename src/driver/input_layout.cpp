@@ -1,5 +1,6 @@
 #include "input_layout.hpp"
 
+#include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/npy_layout.hpp"
 #include "extshuffle/io/input_source.hpp"
@@ -9,6 +10,10 @@ namespace {
 
 InputLayout text_layout(const Config& config, formats::Format format, io::InputSource& source,
                         const std::string& name) {
+  if (format == formats::Format::kTfrecord && (config.header_lines > 0 || config.skip_empty)) {
+    throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
+                     " is for text: TFRecord files have no header lines and no blank records");
+  }
   InputLayout layout;
   layout.text = true;
   layout.syntax = formats::text_syntax(format, config.zero_terminated);

@@ -18,9 +18,11 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "dataset_input.hpp"
+#include "empty_run.hpp"
 #include "generated_run.hpp"
 #include "progress_meter.hpp"
 #include "sharded_output.hpp"
+#include "repeat_run.hpp"
 #include "verification.hpp"
 
 namespace extshuffle::driver {
@@ -252,10 +254,12 @@ RunResult run(const Config& config, PreparedInput input) {
 
 RunResult run(const Config& config) {
   check_config(config);
-  if (config.echo || config.integer_range) {
+  // Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i.
+  const bool repeat = config.repeat, empty = !repeat && outputs_nothing_of_input(config);
+  if (repeat || empty || config.echo || config.integer_range) {
     const auto start = std::chrono::steady_clock::now();
     RunResult result;
-    result.stats = run_generated(config);
+    result.stats = repeat ? run_repeat(config) : empty ? run_empty(config) : run_generated(config);
     result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.stats.peak_rss_bytes = peak_rss_bytes();
     return result;

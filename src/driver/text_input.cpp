@@ -8,6 +8,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/driver/record_digest.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
+#include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 
@@ -84,7 +85,8 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
   std::size_t fill = 0, at = 0;
   std::uint64_t headers_seen = 0;
   // Plain lines need no record boundaries once the header is passed: count terminators.
-  const bool count_terminators = !syntax.quoted && !skip_blank && !digest;
+  const bool framed = syntax.framing == formats::RecordFraming::kTfrecord;
+  const bool count_terminators = !syntax.quoted && !skip_blank && !digest && !framed;
   char last_byte = syntax.terminator;
   bool counted_by_terminators = false;  // the last piece: its unterminated line is not counted yet
   while (position + fill < bytes || at < fill) {
@@ -119,6 +121,10 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
     }
     counted_by_terminators = false;
     while (at < fill) {
+      // TFRecord: each frame's CRCs, checked here once (and its truncation).
+      if (framed) {
+        formats::check_tfrecord_frame(buffer + at, buffer + fill, bytes - position - at, position + at, display_name);
+      }
       const formats::RecordScan scan = formats::scan_record(buffer + at, buffer + fill, syntax);
       if (!scan.end) {
         if (!at_input_end) break;
@@ -164,7 +170,7 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
   // next record: bound it by the blank records' bytes too (rare; see the
   // header).
   if (skip_blank) count.longest_record_bytes = std::max(count.longest_record_bytes, bytes - count.header_bytes);
-  count.add_terminator = bytes > 0 && last_byte != syntax.terminator;
+  count.add_terminator = bytes > 0 && last_byte != syntax.terminator && !framed;
   return count;
 }
 

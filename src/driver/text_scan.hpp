@@ -17,8 +17,11 @@ struct TextScan {
   formats::RecordSyntax syntax;
   bool filter_blank = false;  // --skip-empty, at the root only: blank records are not records
 
-  // Records end at every terminator, so they can be found in bulk (terminator_scan.hpp).
-  bool plain_terminators() const { return !syntax.quoted && !filter_blank; }
+  // Records end at every terminator, so they can be found in bulk
+  // (terminator_scan.hpp); never so for TFRecord frames.
+  bool plain_terminators() const {
+    return !syntax.quoted && !filter_blank && syntax.framing == formats::RecordFraming::kTerminated;
+  }
 
   // The bytes of a record that starts at `begin`, `span` bytes before the
   // next one: with blank records skipped, the span also covers the blank

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "extshuffle/formats/tfrecord.hpp"
+
 namespace extshuffle::formats {
 namespace {
 
@@ -44,6 +46,7 @@ RecordScan scan_quoted(const char* begin, const char* end, const RecordSyntax& s
 }  // namespace
 
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax) {
+  if (syntax.framing == RecordFraming::kTfrecord) return {tfrecord_frame_end(begin, end), false};
   const auto size = static_cast<std::size_t>(end - begin);
   const void* terminator = std::memchr(begin, syntax.terminator, size);
   if (!syntax.quoted) return {terminator ? static_cast<const char*>(terminator) + 1 : nullptr, false};

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -140,6 +141,10 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     print_error(e.what(), "run");
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    // Memory exhausted (a ulimit -v below --memory): exit 1, as shuf does.
+    print_error("out of memory: lower --memory or raise the process's memory limit", "run");
+    return 1;
   } catch (const std::exception& e) {
     print_error(e.what(), "internal error");
     return 1;

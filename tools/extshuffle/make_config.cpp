@@ -9,6 +9,7 @@
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/memory_limit.hpp"
+#include "extshuffle/io/random_source.hpp"
 #include "size_argument.hpp"
 
 namespace extshuffle::cli {
@@ -50,7 +51,8 @@ void set_range(Config& config, const std::string& text) {
     low = parse_unsigned(text.substr(0, dash));
     high = parse_unsigned(text.substr(dash + 1));
   }
-  if (!low || !high || *high == UINT64_MAX || *high + 1 < *low) {
+  // HI may be 2^64 - 1 (shuf -i 1-$UINTMAX_MAX); LO = HI + 1 is the empty range.
+  if (!low || !high || (*low > *high && *low - *high != 1)) {
     throw UsageError("invalid input range '" + text + "': expected LO-HI with LO <= HI + 1");
   }
   config.integer_range = true;
@@ -125,6 +127,21 @@ void set_dataset_options(const Options& o, const Request& request, Config& confi
 }
 // --- end of datasets ---
 
+// shuf's habits: --repeat (one input, a stream of draws: nothing to verify
+// or plan) and --random-source, which gives the seed.
+void set_shuf_habits(const Options& o, Request& request) {
+  Config& config = request.config;
+  config.repeat = o.repeat;
+  if (o.repeat && (request.datasets.size() > 1 || request.datasets.front().inputs.size() > 1)) {
+    throw UsageError("--repeat draws from one input");
+  }
+  if (o.repeat && o.verify) throw UsageError("--verify checks a permutation: --repeat draws with replacement");
+  if (o.repeat && o.dry_run) throw UsageError("--dry-run describes a shuffle: --repeat draws with replacement");
+  if (o.random_source.empty()) return;
+  if (!o.seed.empty()) throw UsageError("--random-source and --seed both give the seed: use one");
+  config.seed = io::seed_from_random_source(o.random_source);
+}
+
 }  // namespace
 
 Request make_config(const Options& o) {
@@ -132,7 +149,8 @@ Request make_config(const Options& o) {
   Config& config = request.config;
   static const std::map<std::string, driver::Format> kFormats{
       {"auto", driver::Format::kAuto}, {"binary", driver::Format::kBinary}, {"lines", driver::Format::kLines},
-      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl}};
+      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl},
+      {"tfrecord", driver::Format::kTfrecord}};
   config.format = kFormats.at(o.format);
   config.zero_terminated = o.zero_terminated;
   config.skip_empty = o.skip_empty;
@@ -145,7 +163,7 @@ Request make_config(const Options& o) {
   }
   config.echo = o.echo;
   set_files(o, request);
-  config.seed = seed_of(o.seed);
+  if (o.random_source.empty()) config.seed = seed_of(o.seed);
   if (!o.record_size.empty()) config.record_size = parse_byte_count(o.record_size, "--record-size");
   if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
   config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
@@ -164,6 +182,8 @@ Request make_config(const Options& o) {
   config.verify = o.verify;
   config.dry_run = o.dry_run;
   set_dataset_options(o, request, config);
+
+  set_shuf_habits(o, request);
   return request;
 }
 

@@ -28,8 +28,10 @@ struct Request {
 // Validates `options` and builds the request. Draws a random seed when none
 // is given (logged at info level so -v shows it) and warns when the testing
 // knobs change the permutation, through spdlog's default logger. Throws
-// UsageError with a one-line message. Cost: reads /proc and /sys for the
-// default memory budget; no input is opened.
+// UsageError with a one-line message, and IoError / InputError for a
+// --random-source file that cannot be read or is too short. Cost: reads /proc
+// and /sys for the default memory budget, and the random source's first 8
+// bytes; no input is opened.
 Request make_config(const Options& options);
 
 }  // namespace extshuffle::cli

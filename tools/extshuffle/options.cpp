@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "long_option_prefixes.hpp"
 #include "parse_error_message.hpp"
 
 #include "extshuffle/core/plan.hpp"
@@ -82,8 +83,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
   app.add_option("--format", o.format,
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
-                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl"}));
+                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
+                 "tfrecord (CRC-checked frames)")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"}));
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
   std::string header_text;
   auto* header = app.add_flag("--header", header_text,
@@ -96,6 +98,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
                  "output only the first K records of the full permutation (the same as its first K); "
                  "given several times, the smallest K counts (as in shuf)")
       ->allow_extra_args(false);
+  // shuf's habits: draws with replacement, and the seed from a file.
+  app.add_flag("-r,--repeat", o.repeat,
+               "output records drawn with replacement: K with -n K, an endless stream without (as shuf -r)");
+  app.add_option("--random-source", o.random_source,
+                 "take the seed from FILE: its first 8 bytes, little-endian (the same FILE, the same output)");
   app.add_flag("--verify", o.verify,
                "check that the output holds exactly the input's records (a digest of each side) before "
                "committing it");
@@ -121,7 +128,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   app.add_flag("-q,--quiet", o.quiet, "log errors only");
   app.set_version_flag("--version", version_text());
   try {
-    app.parse(argc, argv);
+    app.parse(expand_long_option_prefixes(app, argc, argv));
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {

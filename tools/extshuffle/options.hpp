@@ -24,6 +24,9 @@ struct Options {
   // --- datasets: shards, splits, a manifest (as typed; make_config checks them) ---
   std::string shards, shard_size, split, manifest;
   // --- end of datasets ---
+  // shuf's habits: -r/--repeat, --random-source=FILE (the seed from a file).
+  bool repeat = false;
+  std::string random_source;
 };
 
 // Fills `options` from the command line. Returns the exit code when the

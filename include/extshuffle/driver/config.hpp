@@ -45,7 +45,11 @@ struct Config {
   bool echo = false;
   std::vector<std::string> echo_items;
   bool integer_range = false;
-  std::uint64_t range_low = 0, range_high = 0;
+  std::uint64_t range_low = 0, range_high = 0;  // HI may be 2^64 - 1: the range may hold 2^64 numbers
+  // shuf's -r/--repeat: output head_count records drawn with replacement (an
+  // endless stream when head_count is UINT64_MAX), draw j's record from
+  // stream purpose 5 (docs/design.md); never changes runs without it.
+  bool repeat = false;
   bool verify = false;  // --verify: fail unless the output is a permutation of the input
   bool dry_run = false;  // describe the plan and the schedule; read the input's format only, write nothing
   ProgressCallback progress;  // empty: no progress reports
