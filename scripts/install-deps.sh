@@ -12,6 +12,8 @@ packages=(
   # CI's reliability stages: clang with libFuzzer and its sanitizer runtimes
   # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root.
   clang libclang-rt-14-dev e2fsprogs
+  # The relocatable bundle (scripts/bundle.sh): run paths set with patchelf.
+  patchelf
 )
 # --bench: also what bench/ needs beyond the build (GNU time for peak RSS in
 # bench/suite.sh, perf for bench/profile.sh); CI does not need them.
