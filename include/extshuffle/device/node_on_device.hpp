@@ -23,7 +23,8 @@ struct NodeOnDeviceOptions {
   std::function<void(std::uint64_t records)> await_input;
   // When set, called with consecutive pieces of the output, in order, as
   // each lands in the output buffer (so it can be written out behind the
-  // computation).
+  // computation). Neither callback may call the CUDA back end: it is busy
+  // with this call.
   std::function<void(const std::byte* data, std::size_t bytes)> emit;
 };
 
