@@ -48,63 +48,65 @@ def ratio(a, b):
     return "n/a" if a is None or b is None else f"{a / b:.2f}"
 
 
+def table(columns, body):
+    """Markdown lines of a table: a header of `columns`, one row per list of cells."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)] + \
+           ["| " + " | ".join(str(c) for c in cells) + " |" for cells in body]
+
+
 def kernels_table(rows):
-    out = ["| device | records (uint64) | device copy | random gather | thrust::shuffle_copy | single-pass kernel |"
-           " kernel / gather | kernel / thrust |", "|---|---|---|---|---|---|---|---|"]
+    body = []
     for n in sorted({r["records"] for r in pick(rows, "shuffle_single")}):
         single = rate(rows, "shuffle_single", records=n)
         gather = rate(rows, "random_gather", records=n)
         thrust = rate(rows, "thrust_shuffle_copy", records=n)
         copy = pick(rows, "device_copy", records=n)
-        copy_bw = fmt(copy[0]["bytes_per_s"], 1e9, " GB/s") if copy else "n/a"
-        device = pick(rows, "shuffle_single", records=n)[0]["device"]
-        out.append(f"| {device} | {size_name(n)} | {copy_bw} | {fmt(gather)} | {fmt(thrust)} | {fmt(single)} |"
-                   f" {ratio(single, gather)} | {ratio(single, thrust)} |")
-    return out
+        body.append([pick(rows, "shuffle_single", records=n)[0]["device"], size_name(n),
+                     fmt(copy[0]["bytes_per_s"], 1e9, " GB/s") if copy else "n/a", fmt(gather), fmt(thrust),
+                     fmt(single), ratio(single, gather), ratio(single, thrust)])
+    return table(["device", "records (uint64)", "device copy", "random gather", "thrust::shuffle_copy",
+                  "single-pass kernel", "kernel / gather", "kernel / thrust"], body)
 
 
 def shapes_table(rows):
-    out = ["| device | shape | jobs x records | single-pass (tiles) | batched | faster |", "|---|---|---|---|---|---|"]
+    body = []
     for r in pick(rows, "shape_tiles"):
         batch = rate(rows, "shape_batch", shape=r["shape"], jobs=r["jobs"], job_records=r["job_records"])
         faster = "n/a" if batch is None else ("tiles" if r["items_per_s"] >= batch else "batched")
-        out.append(f"| {r['device']} | {r['shape']} | {r['jobs']} x {r['job_records']} | {fmt(r['items_per_s'])} |"
-                   f" {fmt(batch)} | {faster} |")
-    return out
+        body.append([r["device"], r["shape"], f"{r['jobs']} x {r['job_records']}", fmt(r["items_per_s"]),
+                     fmt(batch), faster])
+    return table(["device", "shape", "jobs x records", "single-pass (tiles)", "batched", "faster"], body)
 
 
 def pipeline_table(rows):
     pcie = {r["what"]: r["bytes_per_s"] for r in rows if r["what"].startswith("pcie_")}
     one_way = min(pcie.get("pcie_h2d_pinned", float("inf")), pcie.get("pcie_d2h_pinned", float("inf")))
-    out = [f"Pinned PCIe: " + ", ".join(f"{k[5:]} {v / 1e9:.1f} GB/s" for k, v in pcie.items()), "",
-           "| device | buffers | slot | unit | host to host | / one PCIe direction |", "|---|---|---|---|---|---|"]
-    for r in rows:
-        if r["what"].startswith("pipeline_"):
-            out.append(f"| {r['device']} | {r['what'][9:]} | {r['slot']} | {r['unit']} |"
-                       f" {r['bytes_per_s'] / 1e9:.1f} GB/s | {ratio(r['bytes_per_s'], one_way)} |")
-    return out
+    body = [[r["device"], r["what"][9:], r["slot"], r["unit"], fmt(r["bytes_per_s"], 1e9, " GB/s"),
+             ratio(r["bytes_per_s"], one_way)] for r in rows if r["what"].startswith("pipeline_")]
+    return ["Pinned PCIe: " + ", ".join(f"{k[5:]} {v / 1e9:.1f} GB/s" for k, v in pcie.items()), ""] + \
+        table(["device", "buffers", "slot", "unit", "host to host", "/ one PCIe direction"], body)
 
 
 def node_table(rows):
-    out = ["| device | node records (uint64) | levels | GPU node | CPU node (threads) | GPU / CPU |", "|---|---|---|---|---|---|"]
+    body = []
     for r in pick(rows, "node_gpu"):
         cpu = pick(rows, "node_cpu", records=r["records"])
         cpu_rate = cpu[0]["items_per_s"] if cpu else None
-        threads = cpu[0]["threads"] if cpu else "?"
-        out.append(f"| {r['device']} | {size_name(r['records'])} | {r['levels']} | {fmt(r['items_per_s'])} |"
-                   f" {fmt(cpu_rate)} ({threads}) | {ratio(r['items_per_s'], cpu_rate)} |")
-    return out
+        body.append([r["device"], size_name(r["records"]), r["levels"], fmt(r["items_per_s"]),
+                     f"{fmt(cpu_rate)} ({cpu[0]['threads'] if cpu else '?'})", ratio(r["items_per_s"], cpu_rate)])
+    return table(["device", "node records (uint64)", "levels", "GPU node", "CPU node (threads)", "GPU / CPU"], body)
 
 
 def cli_table(rows):
-    out = ["| device | input | -S | --device cpu (median s) | --device cuda (median s) | cpu / cuda |", "|---|---|---|---|---|---|"]
     cpu = [r["seconds"] for r in pick(rows, "cli_fixed8", device_flag="cpu")]
     gpu = [r["seconds"] for r in pick(rows, "cli_fixed8", device_flag="cuda")]
+    body = []
     if cpu and gpu:
         r = rows[0]
         c, g = statistics.median(cpu), statistics.median(gpu)
-        out.append(f"| {r['device']} | {r['gib']} GiB of 8-byte records | {r['memory']} | {c:.2f} | {g:.2f} | {c / g:.2f} |")
-    return out
+        body.append([r["device"], f"{r['gib']} GiB of 8-byte records", r["memory"], f"{c:.2f}", f"{g:.2f}",
+                     f"{c / g:.2f}"])
+    return table(["device", "input", "-S", "--device cpu (median s)", "--device cuda (median s)", "cpu / cuda"], body)
 
 
 def plot(rows, path):
