@@ -86,4 +86,4 @@ KEEP="libz.so.1" in_hidden_system bash -c '
   "$b/bin/extshuffle" --record-size 8 --seed 7 "$b/share/extshuffle/data/sample-records-u64.bin" out.bin
   "$b/bin/extshuffle" --device cuda --record-size 8 "$b/share/extshuffle/data/sample-records-u64.bin" gpu.bin ||
     [ $? = 1 ]  # without a GPU: a one-line error and exit 1
-  "$b/tests/run_tests.sh" --label cli --label gpu --jobs "$(nproc)"' bash "$bundle"
+  "$b/tests/run_tests.sh" --label cli --label gpu --jobs "$(nproc)" --log-dir logs' bash "$bundle"
