@@ -51,7 +51,7 @@ step() {  # step NAME GATING(1|0) COMMAND...: runs, logs, records the verdict
 {
   echo "date $(date -u +%FT%TZ)"
   cat "$bundle/REQUIREMENTS"
-  echo "glibc $(getconf GNU_LIBC_VERSION)"
+  echo "system $(getconf GNU_LIBC_VERSION)"
   nvidia-smi --query-gpu=name,memory.total,driver_version,pcie.link.gen.max,pcie.link.width.max,clocks.max.sm \
     --format=csv 2>&1 || echo "nvidia-smi: not available"
   lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Socket|NUMA node\(s\))' || true
@@ -92,12 +92,9 @@ step cuda_shuffle_bench 1 bash -c '"$1" "${@:3}" > "$2/cuda_shuffle_bench.txt"' 
 # 4. The CLI on 8 GiB of 8-byte records in the page cache with -S 16G,
 #    --device cpu against --device cuda (three runs each, alternating; the
 #    outputs must be identical). One BENCH line per run.
-cli_bench() {
-  local gib=8 memory=16G runs=3
+cli_runs() {  # cli_runs DIR
+  local dir="$1" gib=8 memory=16G runs=3
   [ "$quick" = 1 ] && gib=1 memory=4G runs=1
-  local dir
-  dir=$(mktemp -d "$work/extshuffle-gpu-check-XXXXXX") || return 1
-  trap 'rm -rf "$dir"' RETURN
   "$bundle/bin/generate_lines" "$dir/in.bin" "${gib}G" 1 --binary || return 1
   cat "$dir/in.bin" > /dev/null  # into the page cache
   local device run t0 t1 gpu
@@ -113,6 +110,13 @@ cli_bench() {
     done
     cmp "$dir/cpu.bin" "$dir/cuda.bin" || return 1
   done
+}
+cli_bench() {
+  local dir rc=0
+  dir=$(mktemp -d "$work/extshuffle-gpu-check-XXXXXX") || return 1
+  cli_runs "$dir" || rc=$?
+  rm -rf "$dir"
+  return "$rc"
 }
 step cli_bench 1 cli_bench
 
