@@ -58,8 +58,9 @@ __global__ void init_lookback_kernel(TileState tile_state, int num_tiles,
 }
 
 // The job that global tile `tile` belongs to: the last j with
-// first_tiles[j] <= tile (first_tiles ascending, first_tiles[0] == 0).
-__device__ __forceinline__ std::uint32_t job_of_tile(const std::uint64_t* first_tiles,
+// first_tiles[j] <= tile (first_tiles ascending, first_tiles[0] == 0). Host
+// and device, so tests/device/cuda_kernel_host_test.cu checks it on the CPU.
+__host__ __device__ __forceinline__ std::uint32_t job_of_tile(const std::uint64_t* first_tiles,
                                                      std::uint32_t jobs, std::uint64_t tile) {
   std::uint32_t lo = 0;
   std::uint32_t hi = jobs;  // invariant: first_tiles[lo] <= tile < first_tiles[hi] (hi == jobs: end)
