@@ -15,6 +15,8 @@ packages=(
   # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root,
   # strace for shuf.sh's getrandom check (tests/cli/shuf_compat_test.cpp).
   clang libclang-rt-14-dev e2fsprogs strace
+  # The relocatable bundle (scripts/bundle.sh): run paths set with patchelf.
+  patchelf
 )
 # --bench: also what bench/ needs beyond the build (GNU time for peak RSS in
 # bench/suite.sh, perf for bench/profile.sh); CI does not need them.
