@@ -7,6 +7,7 @@
 
 #include "chunk_router.hpp"
 #include "executor_support.hpp"
+#include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "memory_executor.hpp"
 #include "tuning.hpp"
@@ -75,6 +76,12 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
   const std::uint64_t n = node.records;
   const std::uint64_t records_bytes = align_up(n * r_, 64);
   switch (way) {
+    case InRam::kDevice:
+      if (node.tagged || o_.device != device::Device::kCuda ||
+          !device::node_fits_on_device(n, r_, o_.constants)) {
+        return UINT64_MAX;
+      }
+      return 2 * records_bytes;
     case InRam::kRead: {
       if (node.tagged || !MemoryPlan::shuffles_chunks(o_)) return UINT64_MAX;
       const std::uint64_t workspace = MemoryPlan::workspace_bytes(n, o_, MemoryMode::kShuffle);
@@ -93,7 +100,7 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
 }
 
 FixedRecords::InRam FixedRecords::way_for(const NodeFacts& node, std::uint64_t budget) const {
-  for (const InRam way : {InRam::kRead, InRam::kPlaceShuffled}) {
+  for (const InRam way : {InRam::kDevice, InRam::kRead, InRam::kPlaceShuffled}) {
     if (way_bytes(node, way) <= budget) return way;
   }
   return InRam::kPlaceIndexed;
@@ -124,7 +131,26 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
         ctx.publish_progress();
       },
       [&](std::uint64_t first) { return ctx.output.wanted(first); });
-  if (way == InRam::kRead && core::is_leaf(n, o_.constants)) {
+  if (way == InRam::kDevice) {
+    // The whole node on the GPU: read while the first chunks go in, the
+    // output handed on as it comes back.
+    io::ExtentReader reader(data);
+    reader.start(node_buffer, n * r_);
+    ctx.stats.bytes_read += n * r_;
+    device::NodeOnDeviceOptions on_device;
+    on_device.threads = ctx.threads;
+    on_device.await_input = [&](std::uint64_t records) {
+      PhaseTimer timer(reading);
+      reader.wait_for(records * r_);
+    };
+    on_device.emit = [&](const std::byte* out, std::size_t bytes) {
+      ctx.output.write_fixed(out, bytes, r_);
+      ctx.publish_progress();
+    };
+    device::shuffle_node_on_device(node, o_.seed, o_.constants, node_buffer, workspace, r_, on_device);
+    PhaseTimer timer(reading);
+    reader.finish();
+  } else if (way == InRam::kRead && core::is_leaf(n, o_.constants)) {
     {
       PhaseTimer timer(reading);
       io::ExtentReader(data).read_now(node_buffer, n * r_);

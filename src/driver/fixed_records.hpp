@@ -66,10 +66,12 @@ class FixedRecords final : public RecordLayout {
   // level of its plan puts them in `node_buffer` (leaf: in plan order).
   void place(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, std::byte* node_buffer,
              std::byte* memory, RunContext& ctx) const;
-  // The ways a node runs in RAM, fastest first: read in batches and
-  // shuffled in place (records in plan order, small ones); placed record by
-  // record, then shuffled in place; placed, then moved by index.
-  enum class InRam { kRead, kPlaceShuffled, kPlaceIndexed };
+  // The ways a node runs in RAM, fastest first: whole on the GPU (--device
+  // cuda, records in plan order, the node read into one buffer and its
+  // output written to another); read in batches and shuffled in place
+  // (records in plan order, small ones); placed record by record, then
+  // shuffled in place; placed, then moved by index.
+  enum class InRam { kDevice, kRead, kPlaceShuffled, kPlaceIndexed };
   std::uint64_t way_bytes(const NodeFacts& node, InRam way) const;
   InRam way_for(const NodeFacts& node, std::uint64_t budget) const;
   std::uint64_t placement_bytes(const NodeFacts& node) const;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "executor_support.hpp"
+#include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "memory_executor.hpp"
@@ -126,42 +127,50 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
   // 2-3. The plan on the indices; 4. the gather is random access into the
   // node's bytes, bound by memory latency: batches of records are placed by
   // a prefix sum of their lengths and copied by all threads.
-  MemoryPlan plan(
-      index, MemoryMode::kShuffle, plan_workspace,
-      [&](const std::byte* piece, std::size_t piece_bytes) {
-        const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
-        const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
-        for (std::uint64_t first = 0; first < count && !ctx.output.done();) {
-          std::uint64_t m = std::min({batch_records, count - first, ctx.output.records_left()});
-          const std::uint32_t* batch = order + first;
+  const EmitOutput gather = [&](const std::byte* piece, std::size_t piece_bytes) {
+    const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
+    const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
+    for (std::uint64_t first = 0; first < count && !ctx.output.done();) {
+      std::uint64_t m = std::min({batch_records, count - first, ctx.output.records_left()});
+      const std::uint32_t* batch = order + first;
 #pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
-          for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
-          // The records that fit in the staging buffer go now, the rest next step.
-          std::uint64_t total = 0, fit = 0;
-          for (; fit < m && total + batch_offsets[fit] <= staging_capacity; ++fit) {
-            total += std::exchange(batch_offsets[fit], total);
-          }
-          if (fit == 0) {  // a record larger than the staging buffer
-            staged.record(bytes + offsets[batch[0]], length_of(batch[0]));
-            staged.flush();
-            ++first;
-            continue;
-          }
-          m = fit;
+      for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
+      // The records that fit in the staging buffer go now, the rest next step.
+      std::uint64_t total = 0, fit = 0;
+      for (; fit < m && total + batch_offsets[fit] <= staging_capacity; ++fit) {
+        total += std::exchange(batch_offsets[fit], total);
+      }
+      if (fit == 0) {  // a record larger than the staging buffer
+        staged.record(bytes + offsets[batch[0]], length_of(batch[0]));
+        staged.flush();
+        ++first;
+        continue;
+      }
+      m = fit;
 #pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
-          for (std::uint64_t k = 0; k < m; ++k) {
-            if (k + 8 < m) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
-            const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
-            std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
-          }
-          first += m;
-          ctx.output.write(staging, total, m);
-          ctx.publish_progress();
-        }
-      },
-      [&](std::uint64_t first) { return ctx.output.wanted(first); });
-  IndexSource source(identity, MemoryPlan::batch_bytes(n, index) / 4);
-  plan.run(node, source, reinterpret_cast<std::byte*>(indices));
+      for (std::uint64_t k = 0; k < m; ++k) {
+        if (k + 8 < m) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
+        const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
+        std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
+      }
+      first += m;
+      ctx.output.write(staging, total, m);
+      ctx.publish_progress();
+    }
+  };
+  if (o.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
+      device::node_fits_on_device(n, sizeof(std::uint32_t), o.constants)) {
+    // The order of the whole node from the GPU, handed on as it comes back.
+    device::NodeOnDeviceOptions on_device;
+    on_device.threads = threads;
+    on_device.emit = gather;
+    device::node_order_on_device(node, o.seed, o.constants, indices, on_device);
+  } else {
+    MemoryPlan plan(index, MemoryMode::kShuffle, plan_workspace, gather,
+                    [&](std::uint64_t first) { return ctx.output.wanted(first); });
+    IndexSource source(identity, MemoryPlan::batch_bytes(n, index) / 4);
+    plan.run(node, source, reinterpret_cast<std::byte*>(indices));
+  }
   staged.flush();
 }
 
