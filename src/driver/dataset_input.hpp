@@ -27,6 +27,7 @@ struct DatasetInput {
   // and, with --verify, the digest of every record read.
   InputLayout layout;
   io::ByteExtents data;  // every input's records, one after the other
+  io::ByteExtents loaded;  // the same records in memory, when the one input was loaded while counted
   std::uint64_t bytes = 0;  // of every input, headers included (decompressed)
   std::vector<InputFileInfo> files;
 };
@@ -34,6 +35,10 @@ struct DatasetInput {
 // Lays out every input of `inputs` (read_input_layout) and puts them
 // together. Throws InputError naming both files when two inputs differ in
 // format, header, dtype or trailing shape; and what read_input_layout throws.
-DatasetInput read_dataset(const Config& config, io::InputSet& inputs);
+// With `load` (room for `load_capacity` bytes), one text input that fits is
+// read there while counted (read_input_layout), its records then also at
+// `loaded` (in memory, the terminator its last record lacked added).
+DatasetInput read_dataset(const Config& config, io::InputSet& inputs, std::byte* load = nullptr,
+                          std::uint64_t load_capacity = 0);
 
 }  // namespace extshuffle::driver

@@ -9,6 +9,7 @@
 #include "fixed_records.hpp"
 #include "node_path.hpp"
 #include "plan_walk.hpp"
+#include "executor_support.hpp"
 #include "text_records.hpp"
 
 namespace extshuffle::driver {
@@ -51,12 +52,25 @@ namespace {
 // --device cuda would pin); the layout of memory never changes the output.
 ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, const NodeFacts& root,
                         const io::ByteExtents& data, io::BlockFile& scratch, std::uint64_t scratch_offset,
-                        const OutputSink& sink) {
+                        const OutputSink& sink, LoadedRecords* loaded = nullptr) {
   core::check_plan(root.records, sized.constants);
   layout.check_budget(root, sized.memory_bytes);
-  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
-  if (in_memory <= sized.memory_bytes) sized.memory_bytes = in_memory;
   io::BucketStore store(scratch, scratch_offset);
+  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
+  // Records loaded while counted: their arena, if the run is in RAM and its
+  // workspace fits beside them.
+  if (loaded != nullptr && in_memory <= sized.memory_bytes &&
+      loaded->reserved_bytes + in_memory - align_up(root.record_bytes, 64) <= sized.memory_bytes) {
+    PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena), loaded->reserved_bytes);
+    return walk.run(root, loaded->records);
+  }
+  if (loaded != nullptr) {
+    // Not in RAM after all: the same arena streams the run (its loaded bytes
+    // are read again from `data`), so memory is not taken twice.
+    PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena));
+    return walk.run(root, data);
+  }
+  if (in_memory <= sized.memory_bytes) sized.memory_bytes = in_memory;
   PlanWalk walk(layout, store, sized, sink);
   return walk.run(root, data);
 }
@@ -82,11 +96,12 @@ ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset,
 
 ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
                                std::uint64_t longest_record_bytes, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink) {
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink,
+                               LoadedRecords* loaded) {
   VariableOptions sized = options;
   const TextRecords layout(sized);
   return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, longest_record_bytes, 0}, data, scratch,
-                   scratch_offset, sink);
+                   scratch_offset, sink, loaded);
 }
 
 ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,

@@ -29,14 +29,18 @@ struct InputLayout {
   formats::RecordSyntax syntax;
   TextCount text_count;
   RecordDigest digest;  // of the text records read, with --verify
+  bool loaded = false;  // text: the input's bytes were loaded where read_input_layout was told, while counted
 };
 
 // Detects the format of `source` (formats/format_detection.hpp; its own
 // path's extension counts) and lays out its records: fixed-size and .npy
 // records without reading more than the header; text records by the
 // counting pass (one sequential read, which also digests them with
-// config.verify). Throws UsageError, InputError, IoError.
-InputLayout read_input_layout(const Config& config, io::InputSource& source);
+// config.verify). With `load` (room for `load_capacity` bytes), a text input
+// that fits there is read into it while counted (layout.loaded), so that a
+// run in RAM reads it once. Throws UsageError, InputError, IoError.
+InputLayout read_input_layout(const Config& config, io::InputSource& source, std::byte* load = nullptr,
+                              std::uint64_t load_capacity = 0);
 
 // How messages name an input: "standard input" for "-", else 'path'.
 std::string input_display_name(const std::string& path);

@@ -26,9 +26,10 @@ namespace extshuffle::driver {
 class PlanWalk {
  public:
   // `options.memory_bytes` is the arena, allocated here once; or `arena`
-  // when given (holding the root's bytes already, see run_context.hpp).
+  // when given, its first `reserved_bytes` holding the root's records
+  // (loaded while counted: run_context.hpp).
   PlanWalk(const RecordLayout& layout, io::BucketStore& store, const ExternalOptions& options, const OutputSink& sink,
-           device::HostMemory arena = {});
+           device::HostMemory arena = {}, std::uint64_t reserved_bytes = 0);
 
   // Runs the plan of the root, whose bytes are `data`; returns what it did.
   ExternalStats run(const NodeFacts& root, const io::ByteExtents& data);

@@ -30,6 +30,7 @@ namespace extshuffle::driver {
 struct PreparedInput::State {
   io::InputSet inputs;
   DatasetInput dataset;
+  device::HostMemory arena;  // the run's memory, holding a text input loaded while counted
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -40,6 +41,13 @@ std::uint64_t PreparedInput::records() const { return state_->dataset.layout.rec
 const std::string& PreparedInput::path() const { return state_->inputs[0].path(); }
 
 namespace {
+
+// Memory a run takes beside the executor's arena: the program itself (code,
+// libraries, STXXL's threads: about 6 MiB, the peak RSS of a run on a few
+// records) and as much of the output file's two 8 MiB buffers as the output
+// fills.
+constexpr std::uint64_t kProgramBytes = std::uint64_t{6} << 20;
+constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{16} << 20;
 
 std::uint64_t peak_rss_bytes() {
   struct rusage usage {};
@@ -155,10 +163,16 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   stats.bytes_written += in.spooled_bytes();
   core::check_plan(records, config.constants);
   // 4. The schedule: what --dry-run describes and what the progress counts.
-  //    Text was read once already, to count its records.
+  //    Text was read once already, to count its records; one input that
+  //    fits in RAM was loaded then, so the run in RAM reads nothing more.
   Schedule schedule = schedule_for(config, layout, dataset.data.bytes);
   const std::uint64_t counted_bytes = layout.text ? dataset.bytes : 0;
   schedule.bytes_read += counted_bytes;
+  const bool loads = layout.text && dataset.files.size() == 1 && dataset.bytes < config.memory_bytes / 20 * 19;
+  if (loads && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
+    schedule.bytes_read -= dataset.data.bytes;
+  }
+  schedule.peak_memory_bytes += kProgramBytes + std::min(dataset.data.bytes, kOutputBufferBytes);
   if (config.dry_run) {
     result.dry_run_text = describe_schedule(layout, config, schedule);
     return result;
@@ -194,8 +208,14 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
       VariableOptions options = variable_options(config, layout);
       options.output_records = wanted;
       options.progress_bytes = progress.counter();
+      LoadedRecords loaded;
+      if (!dataset.loaded.extents.empty()) {
+        loaded.arena = std::move(prepared.arena);
+        loaded.records = dataset.loaded;
+        loaded.reserved_bytes = (dataset.bytes + 1 + 63) / 64 * 64;  // the input and a terminator added
+      }
       e = shuffle_variable(dataset.data, records, layout.text_count.longest_record_bytes, in.scratch(),
-                           in.scratch_offset(), options, sink);
+                           in.scratch_offset(), options, sink, loaded.arena ? &loaded : nullptr);
     } else {
       ExternalOptions options = executor_options(config, layout);
       options.output_records = wanted;
@@ -242,8 +262,16 @@ std::unique_ptr<ShardedOutput> open_output(const Config& config) {
 PreparedInput prepare_input(const Config& config) {
   check_config(config);
   io::InputSet inputs(dataset_paths(config), io::scratch_directory(config.tmpdir));
-  DatasetInput dataset = read_dataset(config, inputs);
-  return PreparedInput(std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset)));
+  // One input that may fit in RAM: its memory now, so that a text input is
+  // loaded while its records are counted and read once (the pages are
+  // touched only as they fill).
+  device::HostMemory arena;
+  if (inputs.size() == 1 && !config.dry_run && inputs[0].bytes() < config.memory_bytes / 20 * 19) {
+    arena = device::allocate_host_memory(config.device, config.memory_bytes);
+  }
+  DatasetInput dataset = read_dataset(config, inputs, arena.get(), arena ? config.memory_bytes : 0);
+  return PreparedInput(
+      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset), std::move(arena)));
 }
 
 RunResult run(const Config& config, PreparedInput input) {

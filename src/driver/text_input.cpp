@@ -73,14 +73,28 @@ void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, s
 
 }  // namespace
 
-TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                             std::uint64_t header_records, bool skip_blank, const std::string& display_name,
-                             RecordDigest* digest) {
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
+                             const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
+                             const std::string& display_name, RecordDigest* digest, std::byte* load) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   TextCount count;
-  io::AlignedBuffer storage = io::allocate_aligned(kPiece);
-  std::size_t capacity = kPiece;
-  char* buffer = reinterpret_cast<char*>(storage.get());
+  // Streaming, the bytes pass through a buffer of one piece (grown for a
+  // longer record) that keeps only the record in progress. Loading, they
+  // land at `load`, all read ahead in pieces, and are counted as they arrive.
+  io::AlignedBuffer storage;
+  std::vector<io::PendingIo> pieces;
+  std::size_t capacity = kPiece, next_piece = 0;
+  char* buffer = nullptr;
+  if (load != nullptr) {
+    buffer = reinterpret_cast<char*>(load);
+    capacity = bytes;
+    for (std::uint64_t at = 0; at < bytes; at += kPiece) {
+      pieces.push_back(file.read(load + at, offset + at, std::min<std::uint64_t>(kPiece, bytes - at)));
+    }
+  } else {
+    storage = io::allocate_aligned(kPiece);
+    buffer = reinterpret_cast<char*>(storage.get());
+  }
   std::uint64_t position = 0;  // of buffer[0] in the input
   std::size_t fill = 0, at = 0;
   std::uint64_t headers_seen = 0;
@@ -89,8 +103,12 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
   const bool count_terminators = !syntax.quoted && !skip_blank && !digest && !framed;
   char last_byte = syntax.terminator;
   bool counted_by_terminators = false;  // the last piece: its unterminated line is not counted yet
-  while (position + fill < bytes || at < fill) {
-    if (position + fill < bytes) {
+  // The next piece, after fill.
+  auto more = [&] {
+    if (load != nullptr) {
+      pieces[next_piece++].wait();
+      fill = std::min<std::uint64_t>(bytes, fill + kPiece);
+    } else {
       // Keep the incomplete record; grow the buffer when it fills it.
       std::memmove(buffer, buffer + at, fill - at);
       position += at;
@@ -103,16 +121,28 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
         capacity *= 2;
         buffer = reinterpret_cast<char*>(storage.get());
       }
-      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
+      const std::size_t take =
+          static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
       file.read_now(buffer + fill, offset + position + fill, take);
       fill += take;
-      last_byte = buffer[fill - 1];
     }
-    const bool at_input_end = position + fill == bytes;
+    last_byte = buffer[fill - 1];
+  };
+  while (position + fill < bytes || at < fill) {
+    if (position + fill < bytes) more();
+  const bool at_input_end = position + fill == bytes;
     if (count_terminators && headers_seen == header_records) {
       TerminatorCount terminators(syntax.terminator);
       terminators.add(buffer + at, buffer + fill);
-      count_rest(file, offset, position + fill, bytes, terminators, last_byte);
+      if (load != nullptr) {
+        while (fill < bytes) {
+          const std::size_t from = fill;
+          more();
+          terminators.add(buffer + from, buffer + fill);
+        }
+      } else {
+        count_rest(file, offset, position + fill, bytes, terminators, last_byte);
+      }
       count.records += terminators.records();
       count.longest_record_bytes = terminators.longest();
       count.record_bytes_squared += terminators.squares();

@@ -33,9 +33,12 @@ struct TextCount {
 // InputError naming `display_name` for an unterminated quoted CSV field.
 // Cost: one sequential read; memchr speed for plain lines.
 // With `digest`, every record counted is added to it (a last record that
-// lacks its terminator with the terminator it will get).
-TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                             std::uint64_t header_records, bool skip_blank, const std::string& display_name,
-                             RecordDigest* digest = nullptr);
+// lacks its terminator with the terminator it will get). With `load`, the
+// bytes are read to `load` (room for `bytes`) and counted there as they
+// arrive, so that a run in RAM reads its input once (docs/design.md).
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
+                             const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
+                             const std::string& display_name, RecordDigest* digest = nullptr,
+                             std::byte* load = nullptr);
 
 }  // namespace extshuffle::driver

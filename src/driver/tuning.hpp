@@ -50,9 +50,12 @@ inline constexpr std::uint64_t kGatherBatchBudgetDivisor = 2048;
 inline constexpr std::uint64_t kMinGatherBatchRecords = 1024;
 inline constexpr std::uint64_t kMaxGatherBatchRecords = std::uint64_t{1} << 18;
 
-// Text output staging: a 16th of the budget, between these bounds.
+// Text output staging: a 16th of the budget, between these bounds. 16 MiB
+// is two of the output file's 8 MiB buffers; 64 MiB took an in-RAM run of
+// 250 MB of JSONL at -S 1G to 1.4 times the input in peak RSS for no gain
+// in time (bench/suite.sh, jsonl_heavy in RAM).
 inline constexpr std::uint64_t kMinStagingBytes = 4 * kKiB;
-inline constexpr std::uint64_t kMaxStagingBytes = 64 * kMiB;
+inline constexpr std::uint64_t kMaxStagingBytes = 16 * kMiB;
 
 // Text streaming: the smallest chunk space worth streaming through, and the
 // largest (record offsets within a chunk are 32-bit).

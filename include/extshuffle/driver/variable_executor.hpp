@@ -10,7 +10,9 @@
 
 #include <cstdint>
 
+#include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 
 namespace extshuffle::io {
@@ -63,8 +65,17 @@ ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io
 // each whole and terminated, possibly across several files (inputs
 // concatenated, with terminators in memory where an input lacked its last),
 // the longest of `longest_record_bytes` (0: unknown).
+// With `loaded`, the same records are also in memory, loaded while they were
+// counted (driver/input_layout.hpp): a run in RAM uses them where they lie,
+// so the input is read once; a larger run reads `data`.
+struct LoadedRecords {
+  device::HostMemory arena;       // of options.memory_bytes bytes
+  std::uint64_t reserved_bytes = 0;  // the arena's first bytes, holding the records
+  io::ByteExtents records;        // one extent in memory, inside the reserved bytes
+};
 ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
                                std::uint64_t longest_record_bytes, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink);
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink,
+                               LoadedRecords* loaded = nullptr);
 
 }  // namespace extshuffle::driver
