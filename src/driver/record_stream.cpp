@@ -31,7 +31,10 @@ bool RecordStream::next(RecordBatch& batch) {
   }
   for (;;) {
     space_.finish_read();
-    if (space_.begin() > 0 && (space_.begin() >= space_.capacity() / 2 || space_.full())) batch_end_ -= space_.compact();
+    // Moving the unspent bytes down once half the space is spent costs at
+    // most one move per byte read; moving them whenever the space is full
+    // cost a move of the whole space per batch where batches are small.
+    if (space_.begin() >= space_.capacity() / 2) batch_end_ -= space_.compact();
     const std::uint64_t found = locate(std::min(max_batch_, records_ - located_));
     if (found > 0) {
       space_.start_read();  // the next bytes arrive while this batch is used
