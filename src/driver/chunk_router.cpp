@@ -9,20 +9,24 @@
 
 namespace extshuffle::driver {
 
-std::uint64_t ChunkRouter::memory_bytes(const core::PlanConstants& c, std::uint64_t p, std::uint32_t max_open) {
-  return max_open * (align_up(4 * c.leaf_records, 64) + align_up(8 * (p + 1), 64) + align_up(8 * p, 64));
+std::uint64_t ChunkRouter::memory_bytes(const core::PlanConstants& c, std::uint64_t p, std::uint32_t max_open,
+                                        bool leaf_orders) {
+  const std::uint64_t per_record = align_up(4 * c.leaf_records, 64);
+  return max_open * ((leaf_orders ? 2 : 1) * per_record + align_up(8 * (p + 1), 64) + align_up(8 * p, 64));
 }
 
 ChunkRouter::ChunkRouter(std::uint64_t seed, const core::Node& node, const core::PlanConstants& c,
-                         std::uint64_t first_chunk, std::byte* memory, std::uint32_t max_open, int threads)
+                         std::uint64_t first_chunk, std::byte* memory, std::uint32_t max_open, int threads,
+                         LeafOrders* leaf_orders)
     : seed_(seed), node_(node), c_(c), p_(core::bucket_count(node.records, c)),
       chunks_(core::chunk_count(node.records, c)), next_chunk_(first_chunk), threads_(threads),
-      rows_(seed, node, c), row_(p_), next_column_starts_(p_, 0), slots_(max_open) {
+      leaf_orders_(leaf_orders), rows_(seed, node, c), row_(p_), next_column_starts_(p_, 0), slots_(max_open) {
   std::byte* cursor = memory;
   for (Slot& slot : slots_) {
     slot.inverse = carve<std::uint32_t>(cursor, c.leaf_records);
     slot.slice_starts = carve<std::uint64_t>(cursor, p_ + 1);
     slot.column_starts = carve<std::uint64_t>(cursor, p_);
+    if (leaf_orders != nullptr) slot.output = carve<std::uint32_t>(cursor, c.leaf_records);
   }
   if (first_chunk > 0) rows_.column_sums_before(first_chunk, next_column_starts_);
 }
@@ -59,6 +63,9 @@ void ChunkRouter::open(std::uint64_t i) {
     slot.column_starts[j] = next_column_starts_[j];
     next_column_starts_[j] += row_[j];
   }
+  // Bucket j's slice of this chunk takes the bucket's positions from
+  // column_starts[j] on, in shuffled order: their places in leaf j follow.
+  if (leaf_orders_ != nullptr) leaf_orders_->copy_slices(slot.column_starts, row_.data(), slot.slice_starts, slot.output);
   slot.chunk = i;
   slot.records = m;
   slot.seen = 0;
@@ -73,7 +80,7 @@ ChunkRouter::Destination ChunkRouter::route(std::uint64_t position) const {
   const std::uint64_t j =
       static_cast<std::uint64_t>(std::upper_bound(slot.slice_starts, slot.slice_starts + p_ + 1, k) -
                                  slot.slice_starts) - 1;
-  return {j, slot.column_starts[j] + (k - slot.slice_starts[j])};
+  return {j, slot.column_starts[j] + (k - slot.slice_starts[j]), slot.output != nullptr ? slot.output[k] : 0};
 }
 
 void ChunkRouter::routed(std::uint64_t position, std::uint64_t count) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "extshuffle/core/plan.hpp"
+#include "leaf_orders.hpp"
 #include "matrix_rows.hpp"
 
 namespace extshuffle::driver {
@@ -29,13 +30,17 @@ namespace extshuffle::driver {
 class ChunkRouter {
  public:
   // Memory for a node of p buckets with up to `max_open` chunks open: per
-  // open chunk its inverse (4 bytes a record) and 16 bytes a bucket.
-  static std::uint64_t memory_bytes(const core::PlanConstants& c, std::uint64_t p, std::uint32_t max_open);
+  // open chunk its inverse (4 bytes a record) and 16 bytes a bucket, and
+  // with `leaf_orders` 4 bytes a record more (the output positions).
+  static std::uint64_t memory_bytes(const core::PlanConstants& c, std::uint64_t p, std::uint32_t max_open,
+                                    bool leaf_orders = false);
 
   // Routes the chunks of `node` from `first_chunk` on (positions are the
   // node's own, so chunk first_chunk starts at chunk_first(first_chunk)).
+  // With `leaf_orders` (the buckets are leaves: leaf_orders.hpp), each
+  // destination also says the record's output position in its leaf.
   ChunkRouter(std::uint64_t seed, const core::Node& node, const core::PlanConstants& c, std::uint64_t first_chunk,
-              std::byte* memory, std::uint32_t max_open, int threads);
+              std::byte* memory, std::uint32_t max_open, int threads, LeafOrders* leaf_orders = nullptr);
 
   // Opens, in order, the chunks the records at `positions` need, for the
   // longest prefix of them that max_open chunks allow while the chunks of
@@ -48,6 +53,7 @@ class ChunkRouter {
   struct Destination {
     std::uint64_t bucket;
     std::uint64_t position;  // in the bucket
+    std::uint64_t output;    // in the leaf's output (with leaf orders; otherwise 0)
   };
   // Any thread, once open_through() has covered `position`.
   Destination route(std::uint64_t position) const;
@@ -63,6 +69,7 @@ class ChunkRouter {
     std::uint32_t* inverse = nullptr;
     std::uint64_t* slice_starts = nullptr;  // p + 1
     std::uint64_t* column_starts = nullptr;  // p
+    std::uint32_t* output = nullptr;         // with leaf orders: per shuffled position, its place in its leaf
   };
   void open(std::uint64_t chunk);
   Slot& slot_of(std::uint64_t chunk) { return slots_[chunk % slots_.size()]; }
@@ -73,6 +80,7 @@ class ChunkRouter {
   core::PlanConstants c_;
   std::uint64_t p_, chunks_, next_chunk_;
   int threads_;
+  LeafOrders* leaf_orders_;
   ChunkRows rows_;
   std::vector<std::uint64_t> row_, next_column_starts_;
   std::vector<Slot> slots_;

@@ -32,8 +32,13 @@ std::uint64_t text_index_bytes(std::uint64_t records, std::uint64_t budget) {
 std::uint64_t emit_stream_space(std::uint64_t budget, const RecordLayout& layout) {
   return std::max(minimum_stream_space(layout, 0), std::min(budget / 16, tuning::kMaxStreamSpace / 4) / 64 * 64);
 }
+// Its batches: a record per 256 bytes of space, at most 4096 (64 KiB of
+// arrays), so that the per-batch work stays small against the copies.
+std::uint64_t emit_batch(std::uint64_t budget, const RecordLayout& layout) {
+  return std::clamp<std::uint64_t>(emit_stream_space(budget, layout) / 256, tuning::kMinRouteBatch, 4096);
+}
 std::uint64_t emit_stream_bytes(std::uint64_t budget, const RecordLayout& layout) {
-  return emit_stream_space(budget, layout) + RecordStream::arrays_bytes(tuning::kMinRouteBatch) + 128;
+  return emit_stream_space(budget, layout) + RecordStream::arrays_bytes(emit_batch(budget, layout)) + 128;
 }
 
 // Does a window of `count` records stored in `stored` bytes fit in memory?
@@ -72,8 +77,9 @@ class LeafWindows {
 
   // Routes `count` records of `data` into windows of `per_window` output
   // positions, position q = map(position), then emits each window in turn.
+  // Returns the passes through disk of the windows (emit()).
   template <class Map>
-  void route_and_emit(const io::ByteExtents& data, const RecordFraming& framing, std::optional<PositionTag> tag,
+  std::uint32_t route_and_emit(const io::ByteExtents& data, const RecordFraming& framing, std::optional<PositionTag> tag,
                       std::uint64_t count, std::uint64_t record_bytes, std::uint64_t first_output,
                       std::uint64_t per_window, std::byte* memory, std::uint64_t memory_bytes, Map&& map) {
     const WindowCut cut = cut_windows(count, per_window, memory_bytes);
@@ -119,14 +125,19 @@ class LeafWindows {
       PhaseTimer timer(ctx_.stats.seconds_writing);
       ctx_.stats.bytes_written += split.finish();
     }
+    std::uint32_t passes = 1;
     for (std::uint64_t w = 0; w < windows && ctx_.output.wanted(first_output + w * per_window); ++w) {
-      emit(split.bucket(w), counts[w], window_tag, first_output + w * per_window);
+      passes = std::max(passes, emit(split.bucket(w), counts[w], window_tag, first_output + w * per_window));
       split.discard(w);
     }
+    return passes;
   }
 
   // A window of `count` output positions, each record behind its tag.
-  void emit(const io::ByteExtents& window, std::uint64_t count, const PositionTag& tag, std::uint64_t first_output) {
+  // Returns the passes through disk it takes: 1, or more when it is larger
+  // than memory after all and is cut again.
+  std::uint32_t emit(const io::ByteExtents& window, std::uint64_t count, const PositionTag& tag,
+                     std::uint64_t first_output) {
     const std::uint64_t stored = window.bytes;
     const std::uint64_t record_bytes = stored - count * tag.width;
     if (!window_fits(layout_, count, stored, budget_)) {
@@ -134,16 +145,16 @@ class LeafWindows {
       // Larger than memory after all: cut it again by position.
       const std::uint64_t average = std::max<std::uint64_t>(1, record_bytes / std::max<std::uint64_t>(count, 1));
       const std::uint64_t per_window = std::max<std::uint64_t>(1, text_capacity() / 2 / average);
-      route_and_emit(window, layout_.framing(false), tag, count, record_bytes, first_output,
-                     std::min(per_window, (count + 1) / 2), ctx_.arena, budget_,
-                     [](std::uint64_t position) { return position; });
-      return;
+      return 1 + route_and_emit(window, layout_.framing(false), tag, count, record_bytes, first_output,
+                                std::min(per_window, (count + 1) / 2), ctx_.arena, budget_,
+                                [](std::uint64_t position) { return position; });
     }
     if (layout_.text()) {
       emit_text(window, count, tag);
     } else {
       emit_fixed(window, count, tag);
     }
+    return 1;
   }
 
  private:
@@ -154,10 +165,11 @@ class LeafWindows {
     std::byte* placed = ctx_.arena;
     std::byte* cursor = placed + align_up(count * r, 64);
     std::byte* arrays = cursor;
-    cursor += RecordStream::arrays_bytes(tuning::kMinRouteBatch);
+    const std::uint64_t batch_records = emit_batch(budget_, layout_);
+    cursor += RecordStream::arrays_bytes(batch_records);
     const std::uint64_t space = emit_stream_space(budget_, layout_);
     const RecordFraming framing = layout_.framing(false);
-    RecordStream stream(window, framing, tag, count, 0, cursor, space, arrays, tuning::kMinRouteBatch, budget_, ctx_);
+    RecordStream stream(window, framing, tag, count, 0, cursor, space, arrays, batch_records, budget_, ctx_);
     RecordBatch batch;
     while (stream.next(batch)) {
       for (std::uint64_t k = 0; k < batch.count; ++k) {
@@ -232,8 +244,14 @@ bool leaf_in_one_pass(const RecordLayout& layout, std::uint64_t records, std::ui
   return cut_windows(records, wanted, budget - inverse_bytes).per_window == std::max<std::uint64_t>(1, wanted);
 }
 
-void run_leaf_in_windows(const RecordLayout& layout, const core::Node& leaf, const io::ByteExtents& data,
-                         const NodeFacts& facts, bool root, io::BucketStore& store, RunContext& ctx) {
+std::uint32_t emit_window(const RecordLayout& layout, const io::ByteExtents& window, std::uint64_t count,
+                          const PositionTag& tag, std::uint64_t first_output, std::uint64_t longest_record_bytes,
+                          io::BucketStore& store, RunContext& ctx) {
+  return LeafWindows(layout, longest_record_bytes, store, ctx).emit(window, count, tag, first_output);
+}
+
+std::uint32_t run_leaf_in_windows(const RecordLayout& layout, const core::Node& leaf, const io::ByteExtents& data,
+                                  const NodeFacts& facts, bool root, io::BucketStore& store, RunContext& ctx) {
   const std::uint64_t m = leaf.records;
   const std::uint64_t budget = layout.options().memory_bytes;
   // 1. Where each record goes: the leaf's shuffle as an inverse permutation.
@@ -252,9 +270,10 @@ void run_leaf_in_windows(const RecordLayout& layout, const core::Node& leaf, con
   if (facts.tagged) tag = PositionTag::for_node(m, layout.text());
   // 2. Route the records to windows by output position; 3. emit each window.
   LeafWindows windows(layout, facts.max_record_bytes, store, ctx);
-  windows.route_and_emit(data, layout.framing(root), tag, m, facts.record_bytes, leaf.id.first,
-                         leaf_window_records(layout, m, facts.record_bytes, budget), ctx.arena + inverse_bytes,
-                         budget - inverse_bytes, [inverse](std::uint64_t position) { return inverse[position]; });
+  return 1 + windows.route_and_emit(data, layout.framing(root), tag, m, facts.record_bytes, leaf.id.first,
+                                    leaf_window_records(layout, m, facts.record_bytes, budget),
+                                    ctx.arena + inverse_bytes, budget - inverse_bytes,
+                                    [inverse](std::uint64_t position) { return inverse[position]; });
 }
 
 }  // namespace extshuffle::driver

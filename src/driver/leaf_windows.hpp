@@ -13,6 +13,7 @@
 
 #include "extshuffle/io/bucket_store.hpp"
 #include "node_path.hpp"
+#include "position_tag.hpp"
 #include "record_layout.hpp"
 
 namespace extshuffle::driver {
@@ -32,9 +33,19 @@ bool leaf_in_one_pass(const RecordLayout& layout, std::uint64_t records, std::ui
 
 // Runs `leaf` (records in `data` as `facts` says) with the arena of `ctx`
 // and scratch space from `store`; its output goes to ctx.output in order,
-// cut at -n. Throws InputError for a record larger than what the budget
-// leaves for reading one, or an input that no longer holds its records.
-void run_leaf_in_windows(const RecordLayout& layout, const core::Node& leaf, const io::ByteExtents& data,
-                         const NodeFacts& facts, bool root, io::BucketStore& store, RunContext& ctx);
+// cut at -n. Returns the passes through disk it took (2: read and routed,
+// read back; more where a window was cut again). Throws InputError for a
+// record larger than what the budget leaves for reading one, or an input
+// that no longer holds its records.
+std::uint32_t run_leaf_in_windows(const RecordLayout& layout, const core::Node& leaf, const io::ByteExtents& data,
+                                  const NodeFacts& facts, bool root, io::BucketStore& store, RunContext& ctx);
+
+// One window of `count` output positions from `first_output` (each record
+// behind a `tag` of its place in the window) placed in the arena and handed
+// to ctx.output; one larger than memory after all is cut again through
+// `store`. Returns the passes through disk it took (1, or more when cut).
+std::uint32_t emit_window(const RecordLayout& layout, const io::ByteExtents& window, std::uint64_t count,
+                          const PositionTag& tag, std::uint64_t first_output, std::uint64_t longest_record_bytes,
+                          io::BucketStore& store, RunContext& ctx);
 
 }  // namespace extshuffle::driver

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bucket_windows.hpp"
 #include "chunk_router.hpp"
 #include "executor_support.hpp"
 #include "extshuffle/errors.hpp"
@@ -43,17 +44,22 @@ std::uint64_t minimum_stream_space(const RecordLayout& layout, std::uint64_t lon
 }
 
 RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t p, std::uint32_t open_chunks,
-                                      std::uint64_t longest_record_bytes, std::uint64_t budget) {
+                                      std::uint64_t longest_record_bytes, std::uint64_t budget,
+                                      const BucketWindows* windows) {
   RoutedSplitMemory m;
-  m.router_bytes = ChunkRouter::memory_bytes(layout.options().constants, p, open_chunks);
+  const bool into_windows = windows != nullptr && !windows->empty();
+  m.router_bytes = ChunkRouter::memory_bytes(layout.options().constants, p, open_chunks, into_windows) +
+                   (into_windows ? windows->orders_bytes : 0);
+  const std::uint64_t destinations = into_windows ? windows->destinations() : p;
   const std::uint64_t left = budget > m.router_bytes ? budget - m.router_bytes : 0;
   // The stream takes up to kMaxStreamSpace (and at most half of what is
-  // left); the buckets' write buffers take the rest.
+  // left); the destinations' write buffers take the rest.
   const std::uint64_t stream_share = std::min(tuning::kMaxStreamSpace + tuning::kMaxStreamSpace / 64, left / 2);
-  m.bucket_buffer_bytes = bucket_buffer_bytes(left - stream_share, p);
-  const std::uint64_t rest = left - 2 * p * m.bucket_buffer_bytes;
+  m.bucket_buffer_bytes = bucket_buffer_bytes(left - stream_share, destinations);
+  const std::uint64_t rest = left - 2 * destinations * m.bucket_buffer_bytes;
   m.max_batch = std::clamp<std::uint64_t>(rest / 256, tuning::kMinRouteBatch, tuning::kMaxRouteBatch);
-  const std::uint64_t arrays = RecordStream::arrays_bytes(m.max_batch) + route_arrays_bytes(m.max_batch, p);
+  const std::uint64_t arrays =
+      RecordStream::arrays_bytes(m.max_batch) + route_arrays_bytes(m.max_batch, destinations);
   if (rest < arrays + minimum_stream_space(layout, longest_record_bytes)) {
     throw BudgetError("--memory too small to route records to buckets");
   }
@@ -128,16 +134,22 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
   // again by a split. Fixed-size records have no spread: each share is 0 or 1.
   // `share` is the share of the input's records in those nodes.
   double active = 1, share = 1, read = 0, written = 0, in_ram = 0, on_disk = 0, routed_nodes = 0, windows = 0;
+  double into_windows_nodes = 0, orders_on_disk_nodes = 0;
   const double all_bytes = static_cast<double>(record_bytes);
   NodeFacts node{records, record_bytes, false, max_record_bytes, 0};
+  double in_tag = 0;          // the tag before each record of this level's nodes
+  bool into_windows = false;  // this level's leaves were routed into their windows by their split
   while (node.records > 0 && active > 1e-9) {
     const double n = static_cast<double>(node.records);
     const double node_mean = mean * n;
     const double deviation = std::sqrt(std::max(0.0, n * record_bytes_variance * (total - n) / std::max(total - 1, 1.0)));
     node.record_bytes = static_cast<std::uint64_t>(node_mean);
-    const double in_tag = node.tagged ? PositionTag::for_node(node.records, layout.text()).width : 0;
-    const double fit = share_in_ram(layout, node, node_mean, deviation, budget);
     read += share * (all_bytes + total * in_tag);
+    if (into_windows) {  // placed window by window: no pass of their own
+      windows += active;
+      break;
+    }
+    const double fit = share_in_ram(layout, node, node_mean, deviation, budget);
     in_ram += active * fit;
     if (fit > 0) s.peak_memory_bytes = std::max(s.peak_memory_bytes, layout.in_memory_bytes(node, budget));
     const double rest = active * (1 - fit);
@@ -158,11 +170,21 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     const bool routed = node.tagged || !layout.chunks_fit(node, budget);
     const std::uint64_t p = core::bucket_count(node.records, c);
     const std::uint64_t child = core::bucket_records(node.records, p, 0);
-    const double out_tag = routed ? PositionTag::for_node(child, layout.text()).width : 0;
+    const BucketWindows bucket_windows = routed ? plan_bucket_windows(layout, node, budget) : BucketWindows{};
+    into_windows = !bucket_windows.empty();
+    const double out_tag = into_windows ? bucket_windows.tag.width
+                                        : (routed ? PositionTag::for_node(child, layout.text()).width : 0);
     on_disk += rest;
     routed_nodes += routed ? rest : 0;
+    into_windows_nodes += into_windows ? rest : 0;
+    orders_on_disk_nodes += bucket_windows.orders_on_disk ? rest : 0;
     written += share * (1 - fit) * (all_bytes + total * out_tag);
+    if (bucket_windows.orders_on_disk) {  // 4 bytes a record written, then read back
+      written += share * (1 - fit) * total * 4;
+      read += share * (1 - fit) * total * 4;
+    }
     s.passes += deeper ? 1 : 0;
+    in_tag = out_tag;
     node.records = child;
     node.tagged = routed;
     ++node.depth;
@@ -175,6 +197,8 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
   s.nodes_in_memory = whole(in_ram);
   s.nodes_on_disk = whole(on_disk);
   s.nodes_routed = whole(routed_nodes);
+  s.nodes_into_windows = whole(into_windows_nodes);
+  s.leaf_orders_on_disk = whole(orders_on_disk_nodes);
   s.nodes_in_windows = whole(windows);
   return s;
 }

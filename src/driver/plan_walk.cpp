@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "bucket_windows.hpp"
 #include "chunk_router.hpp"
 #include "executor_support.hpp"
 #include "extshuffle/core/recursive_matrix.hpp"
@@ -38,8 +39,7 @@ std::uint32_t PlanWalk::run_node(const core::Node& node, const io::ByteExtents& 
       return 1;
     case NodePath::kLeafInWindows:
       ++stats_.nodes_in_windows;
-      run_leaf_in_windows(layout_, node, data, facts, root, store_, ctx_);
-      return 2;
+      return run_leaf_in_windows(layout_, node, data, facts, root, store_, ctx_);
     case NodePath::kChunksInMemory:
     case NodePath::kRouted:
       break;
@@ -64,10 +64,12 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   const std::uint64_t n = node.records;
   const std::uint64_t p = core::bucket_count(n, c);
   const bool routed = path == NodePath::kRouted;
+  // Buckets that are leaves larger than memory: routed into their windows.
+  const BucketWindows windows = routed ? plan_bucket_windows(layout_, facts, o_.memory_bytes) : BucketWindows{};
   std::uint64_t chunk_memory = 0, buffer_bytes = 0;
   if (routed) {
-    const RoutedSplitMemory m =
-        routed_split_memory(layout_, p, routed_open_chunks(facts), facts.max_record_bytes, o_.memory_bytes);
+    const RoutedSplitMemory m = routed_split_memory(layout_, p, routed_open_chunks(facts), facts.max_record_bytes,
+                                                    o_.memory_bytes, &windows);
     chunk_memory = m.chunk_memory_bytes;
     buffer_bytes = m.bucket_buffer_bytes;
   } else {
@@ -76,25 +78,54 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
     buffer_bytes = m.bucket_buffer_bytes;
   }
   const std::uint32_t tag_width =
-      routed ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.text()).width : 0;
+      !windows.empty() ? windows.tag.width
+                       : (routed ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.text()).width : 0);
   ++stats_.nodes_on_disk;
   stats_.nodes_routed += routed ? 1 : 0;
+  stats_.nodes_into_windows += windows.empty() ? 0 : 1;
+  stats_.leaf_orders_on_disk += windows.orders_on_disk ? 1 : 0;
 
-  std::vector<std::uint64_t> region_bytes(p);
-  std::unique_ptr<bool[]> kept(new bool[p]);
-  for (std::uint64_t j = 0; j < p; ++j) {
-    region_bytes[j] = layout_.bucket_region_bytes(facts.record_bytes, n, core::bucket_records(n, p, j), tag_width);
-    kept[j] = output_.wanted(node.id.first + core::bucket_first(n, p, j));  // -n: later buckets are not kept
+  // Routed into windows: the leaves' orders, in the arena's first bytes or
+  // in scratch space below the split's.
+  std::optional<LeafOrders> orders;
+  if (!windows.empty() && windows.orders_on_disk) {
+    orders.emplace(layout_, node, p, store_, ctx_.arena, ctx_);
+  } else if (!windows.empty()) {
+    orders.emplace(layout_, node, p, reinterpret_cast<std::uint32_t*>(ctx_.arena), ctx_);
   }
-  io::BucketStore::Split split(store_, region_bytes, std::span<const bool>(kept.get(), p),
+  // Where the records go: the buckets, or each bucket's windows; -n: those
+  // wholly past the records wanted are not kept.
+  const std::uint64_t destinations = windows.empty() ? p : windows.destinations();
+  std::vector<std::uint64_t> region_bytes(destinations);
+  std::unique_ptr<bool[]> kept(new bool[destinations]);
+  for (std::uint64_t j = 0, d = 0; j < p; ++j) {
+    const std::uint64_t m = core::bucket_records(n, p, j), first = node.id.first + core::bucket_first(n, p, j);
+    const std::uint64_t per_window = windows.empty() ? m : windows.per_window[j];
+    for (std::uint64_t w = 0; w * per_window < m; ++w, ++d) {
+      region_bytes[d] =
+          layout_.bucket_region_bytes(facts.record_bytes, n, std::min(per_window, m - w * per_window), tag_width);
+      kept[d] = output_.wanted(first + w * per_window);
+    }
+  }
+  io::BucketStore::Split split(store_, region_bytes, std::span<const bool>(kept.get(), destinations),
                                layout_.buckets_may_overflow(), ctx_.arena + chunk_memory, buffer_bytes);
   LocalBuckets buckets(split);
-  scatter_chunks(node, data, facts, root, path, 0, core::chunk_count(n, c), buckets);
+  if (routed) {
+    scatter_routed(node, data, facts, root, 0, core::chunk_count(n, c), buckets, windows,
+                   orders ? &*orders : nullptr);
+    if (orders) orders->discard();
+  } else {
+    scatter_in_memory(node, data, root, 0, core::chunk_count(n, c), buckets);
+  }
   {
     PhaseTimer timer(stats_.seconds_writing);
     stats_.bytes_written += split.finish();
   }
-  // 4. Each bucket in turn; the last level writes the output in order.
+  // 4. Each bucket in turn (or each leaf window by window); the last level
+  // writes the output in order.
+  if (!windows.empty()) {
+    return run_bucket_windows(layout_, node, windows, facts.max_record_bytes, split, store_, ctx_) + 1;
+  }
   return run_buckets(node, p, facts, routed, split) + 1;
 }
 
@@ -102,7 +133,7 @@ void PlanWalk::scatter_chunks(const core::Node& node, const io::ByteExtents& chu
                               bool root, NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk,
                               BucketTargets& targets) {
   if (path == NodePath::kRouted) {
-    scatter_routed(node, chunk_data, facts, root, first_chunk, end_chunk, targets);
+    scatter_routed(node, chunk_data, facts, root, first_chunk, end_chunk, targets, BucketWindows{}, nullptr);
   } else {
     scatter_in_memory(node, chunk_data, root, first_chunk, end_chunk, targets);
   }
@@ -158,25 +189,29 @@ void PlanWalk::scatter_in_memory(const core::Node& node, const io::ByteExtents& 
 // Steps 1-3 with chunks larger than memory: the node's records are read in
 // order once, and each goes straight to its place in its bucket (where the
 // shuffle of its chunk and the chunk's row put it: chunk_router.hpp),
-// behind a tag of that place; the bucket's reader puts it there.
+// behind a tag of that place; the bucket's reader puts it there. With
+// `windows` (and the leaves' `orders`), to its place in the window of its
+// leaf's output instead.
 void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts,
-                              bool root, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets) {
+                              bool root, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
+                              const BucketWindows& windows, LeafOrders* orders) {
   const core::PlanConstants& c = o_.constants;
   const std::uint64_t n = node.records;
   const std::uint64_t p = core::bucket_count(n, c);
   const std::uint32_t open_chunks = routed_open_chunks(facts);
   const RoutedSplitMemory m =
-      routed_split_memory(layout_, p, open_chunks, facts.max_record_bytes, o_.memory_bytes);
-  std::byte* cursor = ctx_.arena;
-  std::byte* router_memory = cursor;
-  cursor += m.router_bytes;
+      routed_split_memory(layout_, p, open_chunks, facts.max_record_bytes, o_.memory_bytes, &windows);
+  const std::uint64_t destinations = windows.empty() ? p : windows.destinations();
+  std::byte* router_memory = ctx_.arena + windows.orders_bytes;  // after the orders held in memory
+  std::byte* cursor = ctx_.arena + m.router_bytes;
   std::byte* stream_arrays = cursor;
   cursor += RecordStream::arrays_bytes(m.max_batch);
-  RouteArrays route = RouteArrays::carve_from(cursor, m.max_batch, p);
-  ChunkRouter router(o_.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads);
+  RouteArrays route = RouteArrays::carve_from(cursor, m.max_batch, destinations);
+  ChunkRouter router(o_.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads, orders);
   std::optional<PositionTag> in_tag;
   if (facts.tagged) in_tag = PositionTag::for_node(n, layout_.text());
-  const PositionTag out_tag = PositionTag::for_node(core::bucket_records(n, p, 0), layout_.text());
+  const PositionTag out_tag =
+      windows.empty() ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.text()) : windows.tag;
   const RecordFraming framing = layout_.framing(root);
   RecordStream stream(chunk_data, framing, in_tag, core::chunk_range_records(n, first_chunk, end_chunk, c),
                       core::chunk_first(first_chunk, c), cursor, m.space_bytes, stream_arrays, m.max_batch,
@@ -192,11 +227,17 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
       }
       // 3. Each record to its place in its bucket.
       PhaseTimer timer(stats_.seconds_scattering);
-      route_batch(batch, first, end, p, out_tag, route, ctx_.threads,
-                  [&](std::uint64_t position, std::uint64_t& bucket, std::uint64_t& there) {
+      route_batch(batch, first, end, destinations, out_tag, route, ctx_.threads,
+                  [&](std::uint64_t position, std::uint64_t& destination, std::uint64_t& there) {
                     const ChunkRouter::Destination d = router.route(position);
-                    bucket = d.bucket;
-                    there = d.position;
+                    if (windows.empty()) {
+                      destination = d.bucket;
+                      there = d.position;
+                    } else {
+                      const std::uint64_t w = d.output / windows.per_window[d.bucket];
+                      destination = windows.first[d.bucket] + w;
+                      there = d.output - w * windows.per_window[d.bucket];
+                    }
                   },
                   [&](std::uint64_t j) -> io::ByteSink& { return targets.bucket(j); });
       for (std::uint64_t k = first; k < end; ++k) router.routed(batch.positions[k]);

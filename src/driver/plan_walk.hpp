@@ -2,7 +2,9 @@
 // plan of core/plan.hpp and decides where each node runs (node_path.hpp),
 // for every record layout (record_layout.hpp):
 //   - a node whose records fit in the budget runs in RAM (the layout);
-//   - a leaf larger than memory goes through windows (leaf_windows.hpp);
+//   - a leaf larger than memory goes through windows (leaf_windows.hpp),
+//     or, below a routed split, is routed into its windows by the split
+//     itself (bucket_windows.hpp);
 //   - any other node streams: 1. its chunks are read and located, 2.
 //     shuffled, 3. cut by their rows of the communication matrix into the
 //     buckets of the io layer's bucket store (chunks in memory), or its
@@ -15,6 +17,8 @@
 #include <cstdint>
 
 #include "bucket_targets.hpp"
+#include "bucket_windows.hpp"
+#include "leaf_orders.hpp"
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "node_path.hpp"
@@ -61,7 +65,8 @@ class PlanWalk {
   void scatter_in_memory(const core::Node& node, const io::ByteExtents& chunk_data, bool root,
                          std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets);
   void scatter_routed(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts, bool root,
-                      std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets);
+                      std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
+                      const BucketWindows& windows, LeafOrders* orders);
   std::uint32_t run_buckets(const core::Node& node, std::uint64_t p, const NodeFacts& facts, bool routed,
                             io::BucketStore::Split& split);
 

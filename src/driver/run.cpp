@@ -101,14 +101,19 @@ std::string describe_schedule(const InputLayout& layout, const Config& config, c
   const std::string version =
       shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
   auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
-  char routed[96] = "", windows[96] = "";
+  char routed[192] = "", windows[96] = "";
   if (s.nodes_routed > 0) {
-    std::snprintf(routed, sizeof routed, " (%llu routed record by record: chunks larger than memory)",
-                  u(s.nodes_routed));
+    char into[96] = "";
+    if (s.nodes_into_windows > 0) {
+      std::snprintf(into, sizeof into, ", %llu into their leaves' windows%s", u(s.nodes_into_windows),
+                    s.leaf_orders_on_disk > 0 ? " (leaf orders through scratch space)" : "");
+    }
+    std::snprintf(routed, sizeof routed, " (%llu routed record by record: chunks larger than memory%s)",
+                  u(s.nodes_routed), into);
   }
   if (s.nodes_in_windows > 0) {
-    std::snprintf(windows, sizeof windows, ", %llu leaf%s larger than memory through windows", u(s.nodes_in_windows),
-                  s.nodes_in_windows == 1 ? "" : "s");
+    std::snprintf(windows, sizeof windows, ", %llu lea%s larger than memory placed window by window",
+                  u(s.nodes_in_windows), s.nodes_in_windows == 1 ? "f" : "ves");
   }
   char text[1280];
   std::snprintf(text, sizeof text,

@@ -37,6 +37,8 @@ struct ExternalStats {
   std::uint32_t passes = 0;         // passes through disk on the deepest path (1 = in RAM)
   std::uint64_t nodes_on_disk = 0;
   std::uint64_t nodes_routed = 0;
+  std::uint64_t nodes_into_windows = 0;   // of the routed: their leaves' windows written by them
+  std::uint64_t leaf_orders_on_disk = 0;  // of those: the leaves' orders through scratch space
   std::uint64_t nodes_in_windows = 0;
   std::uint64_t nodes_in_memory = 0;
   double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
@@ -56,7 +58,9 @@ struct Schedule {
   std::uint32_t passes = 0;
   std::uint64_t nodes_on_disk = 0;     // splits streamed through scratch space
   std::uint64_t nodes_routed = 0;      // of which routed record by record (chunks larger than memory)
-  std::uint64_t nodes_in_windows = 0;  // leaves larger than memory, through windows in scratch space
+  std::uint64_t nodes_into_windows = 0;   // of those, routing into their leaves' output windows
+  std::uint64_t leaf_orders_on_disk = 0;  // of those, with the leaves' orders through scratch space
+  std::uint64_t nodes_in_windows = 0;  // leaves larger than memory, placed window by window
   std::uint64_t nodes_in_memory = 0;
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
