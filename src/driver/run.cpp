@@ -44,10 +44,13 @@ namespace {
 
 // Memory a run takes beside the executor's arena: the program itself (code,
 // libraries, STXXL's threads: about 6 MiB, the peak RSS of a run on a few
-// records) and as much of the output file's two 8 MiB buffers as the output
+// records) and as much of the output file's two 1 MiB buffers as the output
 // fills.
 constexpr std::uint64_t kProgramBytes = std::uint64_t{6} << 20;
-constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{16} << 20;
+constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{2} << 20;
+// The counting pass of text, before the arena exists: its piece and the two
+// it reads in turn (text_input.cpp), 2 MiB each.
+constexpr std::uint64_t kCountingBytes = std::uint64_t{6} << 20;
 
 std::uint64_t peak_rss_bytes() {
   struct rusage usage {};
@@ -177,7 +180,9 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   if (loads && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
-  schedule.peak_memory_bytes += kProgramBytes + std::min(dataset.data.bytes, kOutputBufferBytes);
+  schedule.peak_memory_bytes =
+      kProgramBytes + std::max(schedule.peak_memory_bytes + std::min(dataset.data.bytes, kOutputBufferBytes),
+                               layout.text && !loads ? kCountingBytes : 0);
   if (config.dry_run) {
     result.dry_run_text = describe_schedule(layout, config, schedule);
     return result;

@@ -57,13 +57,18 @@ class TerminatorCount {
   double squares_ = 0;
 };
 
+// Pieces of the counting pass when it streams (two in turn while it only
+// counts terminators): 2 MiB keeps them in the CPU's caches and the pass
+// within kCountingBytes of memory (run.cpp, --dry-run's peak).
+constexpr std::size_t kCountPieceBytes = std::size_t{2} << 20;
+
 // Counts the terminators in [from, bytes) of the input at `offset` of
 // `file`, reading the next piece while this one is counted so that the disk
 // never waits for the count; `last_byte` becomes the input's last byte when
 // there is any.
 void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, std::uint64_t bytes,
                 TerminatorCount& count, char& last_byte) {
-  io::read_sequentially(file, offset + from, bytes - from, std::size_t{8} << 20,
+  io::read_sequentially(file, offset + from, bytes - from, kCountPieceBytes,
                         [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
     count.add(text, text + size);
@@ -76,7 +81,7 @@ void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, s
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
                              const std::string& display_name, RecordDigest* digest, std::byte* load) {
-  constexpr std::size_t kPiece = std::size_t{8} << 20;
+  constexpr std::size_t kPiece = std::size_t{8} << 20;  // loading: reads straight into `load`
   TextCount count;
   // Streaming, the bytes pass through a buffer of one piece (grown for a
   // longer record) that keeps only the record in progress. Loading, they
@@ -92,7 +97,8 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
       pieces.push_back(file.read(load + at, offset + at, std::min<std::uint64_t>(kPiece, bytes - at)));
     }
   } else {
-    storage = io::allocate_aligned(kPiece);
+    capacity = kCountPieceBytes;
+    storage = io::allocate_aligned(capacity);
     buffer = reinterpret_cast<char*>(storage.get());
   }
   std::uint64_t position = 0;  // of buffer[0] in the input

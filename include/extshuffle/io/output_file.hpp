@@ -65,7 +65,11 @@ class OutputFile {
   const std::string& destination() const { return destination_; }
 
  private:
-  static constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
+  // 1 MiB: the kernel copies each write into the page cache, and a buffer
+  // that still sits in the CPU's caches copies faster. 2 GiB of JSONL in
+  // RAM, input cached: 3.2 s median with 1 MiB, 5.2 s with 8 MiB (five
+  // alternating runs each); 256 KiB and 2 MiB within noise of 1 MiB.
+  static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
   void flush_buffer();
   void start_writeback(std::uint64_t settled);
   // Follows `destination`'s links and checks its directory: sets target_,
