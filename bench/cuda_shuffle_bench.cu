@@ -1,52 +1,40 @@
 // GPU throughput of the bijective shuffle beside its ceilings, in one run
-// (DESIGN.md 6; Mitchell et al. section 6 measures the same set): device copy
-// bandwidth, a random 8-byte gather (the ceiling of any gather-based shuffle),
-// thrust::shuffle_copy, our kernel (a) on one job, our kernel (b) on leaves of
-// 2^16 records, and the whole host-to-host call through pinned buffers. Sizes
-// 2^k and 2^k + 1 uint64 records, k = 16..30 (--quick: 16..20), sizes that do
-// not fit the device skipped. Device timings are cudaEvent medians; the
-// host-to-host timing is a steady_clock median. One line per measurement:
-//   BENCH <what> records=<n> record_bytes=8 runs=<r> seconds=<median> items_per_s=<x>
-// Kernel outputs are checked (sum of the shuffled iota) so a broken kernel
-// cannot report a speed. Exit 1 without a usable GPU or on any CUDA error.
-#include <cuda_runtime.h>
+// (DESIGN.md 6; Mitchell et al. section 6 measures the same set), and of the
+// whole CUDA back end (cuda_pipeline_bench.cpp). Sections (--section, all by
+// default; --quick: small sizes and few runs, for a smoke test):
+//  - kernels: device copy bandwidth, a random 8-byte gather (the ceiling of
+//    any gather-based shuffle), thrust::shuffle_copy and our single-pass
+//    kernel on one job, 2^k and 2^k + 1 uint64 records, k = 16..30;
+//  - shapes: the production shapes of permutation version 2 (L = 2^20):
+//    J chunks of 2^20 records, J leaves of 3/4 L, the tail job, on both the
+//    single-pass ("tiles") and the batched kernel: the lines that choose
+//    KernelChoice (src/device/cuda/kernel_launch.hpp);
+//  - pcie, pipeline, node: see cuda_pipeline_bench.cpp.
+// Device timings are cudaEvent medians, host ones steady_clock medians. One
+// line per measurement (cuda_bench_support.hpp). Kernel outputs are checked
+// (sum of the shuffled iota) so a broken kernel cannot report a speed. Exit
+// 1 without a usable GPU or on any CUDA error.
 #include <thrust/execution_policy.h>
 #include <thrust/random.h>
 #include <thrust/reduce.h>
 #include <thrust/shuffle.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <functional>
+#include <string>
 
+#include "cuda_bench_support.hpp"
 #include "device/cuda/bijective_shuffle_kernels.cuh"
 #include "extshuffle/device/shuffle_records.hpp"
 
+namespace extshuffle::bench::cuda {
 namespace {
 
 namespace k = extshuffle::device::cuda::kernels;
-namespace core = extshuffle::core;
 using Word = unsigned long long;
-
-constexpr std::uint64_t kLeafRecords = std::uint64_t{1} << 16;
 constexpr std::uint64_t kSeed = 42;
+constexpr std::uint64_t kLeafRecords = std::uint64_t{1} << 20;  // core::kPlanV2.leaf_records
 constexpr std::uint64_t kMarginBytes = std::uint64_t{512} << 20;
-// Host-to-host runs stop at 2^28 + 1 records (2 GiB a buffer) to bound the
-// pinned memory and the time of a full run.
-constexpr std::uint64_t kMaxHostToHostRecords = (std::uint64_t{1} << 28) + 1;
-
-void check(cudaError_t error, const char* call, int line) {
-  if (error != cudaSuccess) {
-    std::fprintf(stderr, "cuda_shuffle_bench: CUDA %s (line %d): %s\n", call, line,
-                 cudaGetErrorString(error));
-    std::exit(1);
-  }
-}
-#define BENCH_CUDA(call) check((call), #call, __LINE__)
 #define BENCH_LAUNCH(name) check(cudaGetLastError(), name, __LINE__)
 
 __global__ void iota_kernel(Word* data, std::uint64_t n) {
@@ -64,15 +52,13 @@ __device__ __forceinline__ std::uint64_t mix64(std::uint64_t x) {  // SplitMix64
 
 // out[i] = in[h(i)] with h a hash onto [0, n): n random 8-byte reads and n
 // coalesced writes, nothing else. Not a permutation; the ceiling.
-__global__ void random_gather_kernel(const Word* __restrict__ in, Word* __restrict__ out,
-                                     std::uint64_t n, std::uint64_t salt) {
+__global__ void random_gather_kernel(const Word* __restrict__ in, Word* __restrict__ out, std::uint64_t n,
+                                     std::uint64_t salt) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) out[i] = __ldg(in + __umul64hi(mix64(i ^ salt), n));
 }
 
-unsigned blocks_for(std::uint64_t n, unsigned threads) {
-  return static_cast<unsigned>((n + threads - 1) / threads);
-}
+unsigned blocks_for(std::uint64_t n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 // Median seconds of `runs` timed launches on `stream`, after one untimed run.
 template <class Launch>
@@ -98,203 +84,193 @@ double median_device_seconds(int runs, cudaStream_t stream, Launch&& launch) {
   return seconds[seconds.size() / 2];
 }
 
-template <class Run>
-double median_host_seconds(int runs, Run&& run) {
-  run();
-  std::vector<double> seconds;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    const auto t1 = std::chrono::steady_clock::now();
-    seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
-}
-
-void report(const char* what, std::uint64_t n, int runs, double seconds, const char* extra = "") {
-  std::printf("BENCH %s records=%llu record_bytes=8 runs=%d seconds=%.6g items_per_s=%.6g%s\n", what,
-              static_cast<unsigned long long>(n), runs, seconds, static_cast<double>(n) / seconds,
-              extra);
-  std::fflush(stdout);
-}
-
 // The output of a shuffle of iota must sum to 0 + 1 + ... + n-1 (mod 2^64).
 void expect_permutation_sum(const char* what, const Word* d_out, std::uint64_t n, cudaStream_t stream) {
   const Word sum = thrust::reduce(thrust::cuda::par.on(stream), d_out, d_out + n, Word{0});
-  const Word expected = (n % 2 == 0) ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
-  if (sum != expected) {
+  if (sum != iota_sum(n)) {
     std::fprintf(stderr, "cuda_shuffle_bench: %s on %llu records: output is not a permutation\n", what,
                  static_cast<unsigned long long>(n));
     std::exit(1);
   }
 }
 
-void trim_default_pool() {
-  int device = 0;
-  cudaMemPool_t pool = nullptr;
-  if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-    cudaMemPoolTrimTo(pool, 0);
+// Device buffers for one size: input (iota), output, job descriptors and
+// look-back state, freed on destruction.
+struct Resident {
+  Resident(std::uint64_t n, std::size_t jobs, std::uint64_t tiles, cudaStream_t stream) : n(n) {
+    BENCH_CUDA(k::TileStateT::AllocationSize(static_cast<int>(tiles), state_bytes));
+    state_bytes = (state_bytes + 255) / 256 * 256;
+    BENCH_CUDA(cudaMalloc(&d_in, n * sizeof(Word)));
+    BENCH_CUDA(cudaMalloc(&d_out, n * sizeof(Word)));
+    BENCH_CUDA(cudaMalloc(&d_state, state_bytes + 256));
+    BENCH_CUDA(cudaMalloc(&d_jobs, jobs * sizeof(k::KernelJob)));
+    BENCH_CUDA(cudaMalloc(&d_first_tiles, (jobs + 1) * sizeof(std::uint64_t)));
+    iota_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(d_in, n);
+    BENCH_LAUNCH("iota_kernel");
   }
-  cudaGetLastError();  // pools unsupported: nothing to trim
-}
-
-// The whole public call, host buffers in pinned memory, transfers included.
-void bench_host_to_host(std::uint64_t n, int runs, const core::VariablePhilox& f) {
-  const std::uint64_t bytes = n * sizeof(Word);
-  Word* h_in = nullptr;
-  Word* h_out = nullptr;
-  BENCH_CUDA(cudaMallocHost(&h_in, bytes));
-  BENCH_CUDA(cudaMallocHost(&h_out, bytes));
-  for (std::uint64_t i = 0; i < n; ++i) h_in[i] = i;
-  const extshuffle::device::ShuffleJob job{reinterpret_cast<const std::byte*>(h_in),
-                                           reinterpret_cast<std::byte*>(h_out), n, f};
-  const double seconds = median_host_seconds(runs, [&] {
-    extshuffle::device::shuffle_records(extshuffle::device::Device::kCuda, job, sizeof(Word));
-  });
-  Word sum = 0;
-  for (std::uint64_t i = 0; i < n; ++i) sum += h_out[i];
-  const Word expected = (n % 2 == 0) ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
-  if (sum != expected) {
-    std::fprintf(stderr, "cuda_shuffle_bench: host_to_host on %llu records: output is not a permutation\n",
-                 static_cast<unsigned long long>(n));
-    std::exit(1);
+  ~Resident() {
+    cudaDeviceSynchronize();
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_state);
+    cudaFree(d_jobs);
+    cudaFree(d_first_tiles);
   }
-  report("host_to_host_pinned", n, runs, seconds);
-  BENCH_CUDA(cudaFreeHost(h_in));
-  BENCH_CUDA(cudaFreeHost(h_out));
-  trim_default_pool();  // the back end keeps its buffers pooled; the next size needs the memory
-}
-
-void bench_size(std::uint64_t n, bool quick, cudaStream_t stream) {
-  const std::uint64_t bytes = n * sizeof(Word);
-  const int runs = quick ? 3 : (n <= (std::uint64_t{1} << 24) ? 11 : 5);
-  const auto f = core::shuffle_bijection(
-      kSeed, core::StreamAddress{core::NodeId{0, 0}, core::Purpose::kChunkShuffle, 0}, n);
-  const k::BijectionParams params = k::make_bijection_params(f);
-  const std::uint64_t tiles = k::tiles_for_domain(f.domain_size());
+  static bool fits(std::uint64_t n, std::size_t jobs) {
+    const std::uint64_t need = 2 * n * sizeof(Word) + 16 * (2 * n / 4096 + jobs + 64) + jobs * 200 + kMarginBytes;
+    return need <= free_device_bytes();
+  }
+  std::uint64_t n;
   std::size_t state_bytes = 0;
-  BENCH_CUDA(k::TileStateT::AllocationSize(static_cast<int>(tiles), state_bytes));
-  state_bytes = (state_bytes + 255) / 256 * 256;
-  const std::uint64_t leaves = (n + kLeafRecords - 1) / kLeafRecords;
-
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t need = 2 * bytes + state_bytes + 256 + leaves * sizeof(k::BatchJob) + kMarginBytes;
-  if (need > free_bytes) {
-    std::fprintf(stderr, "# skipping %llu records: needs %llu bytes of device memory, %llu free\n",
-                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(need),
-                 static_cast<unsigned long long>(free_bytes));
-    return;
-  }
-
   Word* d_in = nullptr;
   Word* d_out = nullptr;
   std::byte* d_state = nullptr;
-  k::BatchJob* d_leaves = nullptr;
-  BENCH_CUDA(cudaMalloc(&d_in, bytes));
-  BENCH_CUDA(cudaMalloc(&d_out, bytes));
-  BENCH_CUDA(cudaMalloc(&d_state, state_bytes + 256));
-  BENCH_CUDA(cudaMalloc(&d_leaves, leaves * sizeof(k::BatchJob)));
-  iota_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(d_in, n);
-  BENCH_LAUNCH("iota_kernel");
-  const auto* in_bytes = reinterpret_cast<const std::byte*>(d_in);
-  auto* out_bytes = reinterpret_cast<std::byte*>(d_out);
+  k::KernelJob* d_jobs = nullptr;
+  std::uint64_t* d_first_tiles = nullptr;
+};
 
-  // 1. Device-to-device copy: the bandwidth floor (bytes_per_s counts read + write).
-  {
-    const double s = median_device_seconds(runs, stream, [&] {
-      BENCH_CUDA(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream));
-    });
-    char extra[64];
-    std::snprintf(extra, sizeof(extra), " bytes_per_s=%.6g", 2.0 * static_cast<double>(bytes) / s);
-    report("device_copy", n, runs, s, extra);
+// Jobs laid end to end over `resident`, their descriptors copied in; returns their tiles.
+std::uint64_t upload_jobs(Resident& d, const std::vector<std::uint64_t>& sizes, cudaStream_t stream) {
+  std::vector<k::KernelJob> jobs;
+  std::vector<std::uint64_t> first_tiles;
+  std::uint64_t first = 0;
+  std::uint64_t tiles = 0;
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    const auto f = core::shuffle_bijection(kSeed, {{1, first}, core::Purpose::kChunkShuffle, j}, sizes[j]);
+    jobs.push_back({k::make_bijection_params(f), sizes[j], first * sizeof(Word)});
+    first_tiles.push_back(tiles);
+    tiles += k::tiles_for_domain(f.domain_size());
+    first += sizes[j];
   }
-
-  // 2. Random 8-byte gather: the ceiling of any gather-based shuffle.
-  {
-    std::uint64_t salt = 0;
-    const double s = median_device_seconds(runs, stream, [&] {
-      random_gather_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(d_in, d_out, n, ++salt);
-      BENCH_LAUNCH("random_gather_kernel");
-    });
-    report("random_gather", n, runs, s);
-  }
-
-  // 3. thrust::shuffle_copy (CCCL's own bijective shuffle).
-  {
-    thrust::default_random_engine engine(static_cast<unsigned>(kSeed));
-    const double s = median_device_seconds(runs, stream, [&] {
-      thrust::shuffle_copy(thrust::cuda::par_nosync.on(stream), d_in, d_in + n, d_out, engine);
-    });
-    expect_permutation_sum("thrust_shuffle_copy", d_out, n, stream);
-    report("thrust_shuffle_copy", n, runs, s);
-  }
-
-  // 4. Kernel (a): one job, fused evaluation + decoupled look-back scan + gather.
-  {
-    k::TileStateT tile_state;
-    BENCH_CUDA(tile_state.Init(static_cast<int>(tiles), d_state, state_bytes));
-    auto* counter = reinterpret_cast<unsigned int*>(d_state + state_bytes);
-    const double s = median_device_seconds(runs, stream, [&] {
-      k::init_lookback_kernel<<<blocks_for(tiles, k::kBlockThreads), k::kBlockThreads, 0, stream>>>(
-          tile_state, static_cast<int>(tiles), counter);
-      BENCH_LAUNCH("init_lookback_kernel");
-      k::shuffle_single_kernel<k::TypedRecords<Word>>
-          <<<static_cast<unsigned>(tiles), k::kBlockThreads, 0, stream>>>(
-              params, n, in_bytes, out_bytes, k::TypedRecords<Word>{}, tile_state, counter);
-      BENCH_LAUNCH("shuffle_single_kernel");
-    });
-    expect_permutation_sum("shuffle_single", d_out, n, stream);
-    report("shuffle_single", n, runs, s);
-  }
-
-  // 5. Kernel (b): the same records as leaves of 2^16, each with its own key.
-  {
-    std::vector<k::BatchJob> jobs;
-    jobs.reserve(leaves);
-    for (std::uint64_t j = 0; j < leaves; ++j) {
-      const std::uint64_t first = j * kLeafRecords;
-      const std::uint64_t records = std::min(kLeafRecords, n - first);
-      const auto leaf = core::shuffle_bijection(
-          kSeed, core::StreamAddress{core::NodeId{1, first}, core::Purpose::kLeafShuffle, 0}, records);
-      jobs.push_back({k::make_bijection_params(leaf), records, first * sizeof(Word)});
-    }
-    BENCH_CUDA(cudaMemcpyAsync(d_leaves, jobs.data(), jobs.size() * sizeof(k::BatchJob),
-                               cudaMemcpyHostToDevice, stream));
-    const double s = median_device_seconds(runs, stream, [&] {
-      k::shuffle_batch_kernel<k::TypedRecords<Word>>
-          <<<static_cast<unsigned>(leaves), k::kBlockThreads, 0, stream>>>(
-              d_leaves, in_bytes, out_bytes, k::TypedRecords<Word>{});
-      BENCH_LAUNCH("shuffle_batch_kernel");
-    });
-    expect_permutation_sum("shuffle_batch", d_out, n, stream);
-    char extra[64];
-    std::snprintf(extra, sizeof(extra), " leaf_records=%llu",
-                  static_cast<unsigned long long>(kLeafRecords));
-    report("shuffle_batch", n, runs, s, extra);
-  }
-
+  first_tiles.push_back(tiles);
+  BENCH_CUDA(cudaMemcpyAsync(d.d_jobs, jobs.data(), jobs.size() * sizeof(k::KernelJob), cudaMemcpyHostToDevice, stream));
+  BENCH_CUDA(cudaMemcpyAsync(d.d_first_tiles, first_tiles.data(), first_tiles.size() * sizeof(std::uint64_t),
+                             cudaMemcpyHostToDevice, stream));
   BENCH_CUDA(cudaStreamSynchronize(stream));
-  BENCH_CUDA(cudaFree(d_in));
-  BENCH_CUDA(cudaFree(d_out));
-  BENCH_CUDA(cudaFree(d_state));
-  BENCH_CUDA(cudaFree(d_leaves));
+  return tiles;
+}
 
-  // 6. Host to host through the public interface (pinned buffers).
-  if (n <= kMaxHostToHostRecords) bench_host_to_host(n, runs, f);
+// The single-pass kernel over the uploaded jobs (one launch, as kernel_launch.cu).
+void launch_tiles(Resident& d, std::size_t jobs, std::uint64_t tiles, cudaStream_t stream) {
+  k::TileStateT tile_state;
+  BENCH_CUDA(tile_state.Init(static_cast<int>(tiles), d.d_state, d.state_bytes));
+  auto* counter = reinterpret_cast<unsigned int*>(d.d_state + d.state_bytes);
+  k::init_lookback_kernel<<<blocks_for(tiles, k::kBlockThreads), k::kBlockThreads, 0, stream>>>(
+      tile_state, static_cast<int>(tiles), counter);
+  BENCH_LAUNCH("init_lookback_kernel");
+  k::shuffle_tiles_kernel<k::TypedRecords<Word>><<<static_cast<unsigned>(tiles), k::kBlockThreads, 0, stream>>>(
+      d.d_jobs, d.d_first_tiles, static_cast<std::uint32_t>(jobs), reinterpret_cast<const std::byte*>(d.d_in),
+      reinterpret_cast<std::byte*>(d.d_out), k::TypedRecords<Word>{}, tile_state, counter);
+  BENCH_LAUNCH("shuffle_tiles_kernel");
+}
+
+void launch_batch(Resident& d, std::size_t jobs, cudaStream_t stream) {
+  k::shuffle_batch_kernel<k::TypedRecords<Word>><<<static_cast<unsigned>(jobs), k::kBlockThreads, 0, stream>>>(
+      d.d_jobs, reinterpret_cast<const std::byte*>(d.d_in), reinterpret_cast<std::byte*>(d.d_out),
+      k::TypedRecords<Word>{});
+  BENCH_LAUNCH("shuffle_batch_kernel");
+}
+
+void bench_size(const Options& o, std::uint64_t n, cudaStream_t stream) {
+  const int runs = o.quick ? 3 : (n <= (std::uint64_t{1} << 24) ? 11 : 5);
+  if (!Resident::fits(n, 1)) {
+    std::fprintf(stderr, "# skipping %llu records: not enough device memory\n", static_cast<unsigned long long>(n));
+    return;
+  }
+  const auto f = core::shuffle_bijection(kSeed, {{1, 0}, core::Purpose::kChunkShuffle, 0}, n);
+  Resident d(n, 1, k::tiles_for_domain(f.domain_size()), stream);
+  const std::uint64_t bytes = n * sizeof(Word);
+  // 1. Device-to-device copy: the bandwidth floor (bytes_per_s counts read + write).
+  double s = median_device_seconds(runs, stream, [&] {
+    BENCH_CUDA(cudaMemcpyAsync(d.d_out, d.d_in, bytes, cudaMemcpyDeviceToDevice, stream));
+  });
+  report(o, "device_copy", n, sizeof(Word), runs, s, "bytes_per_s=" + std::to_string(2.0 * bytes / s));
+  // 2. Random 8-byte gather: the ceiling of any gather-based shuffle.
+  std::uint64_t salt = 0;
+  s = median_device_seconds(runs, stream, [&] {
+    random_gather_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(d.d_in, d.d_out, n, ++salt);
+    BENCH_LAUNCH("random_gather_kernel");
+  });
+  report(o, "random_gather", n, sizeof(Word), runs, s);
+  // 3. thrust::shuffle_copy (CCCL's own bijective shuffle).
+  thrust::default_random_engine engine(static_cast<unsigned>(kSeed));
+  s = median_device_seconds(runs, stream, [&] {
+    thrust::shuffle_copy(thrust::cuda::par_nosync.on(stream), d.d_in, d.d_in + n, d.d_out, engine);
+  });
+  expect_permutation_sum("thrust_shuffle_copy", d.d_out, n, stream);
+  report(o, "thrust_shuffle_copy", n, sizeof(Word), runs, s);
+  // 4. Our single-pass kernel on one job: evaluation + decoupled look-back + gather.
+  const std::uint64_t tiles = upload_jobs(d, {n}, stream);
+  s = median_device_seconds(runs, stream, [&] { launch_tiles(d, 1, tiles, stream); });
+  expect_permutation_sum("shuffle_single", d.d_out, n, stream);
+  report(o, "shuffle_single", n, sizeof(Word), runs, s);
+}
+
+// Production shapes: `sizes` jobs laid end to end, on each kernel.
+void bench_shape(const Options& o, const std::string& shape, const std::vector<std::uint64_t>& sizes,
+                 cudaStream_t stream) {
+  std::uint64_t n = 0;
+  std::uint64_t tiles_bound = 0;
+  for (std::uint64_t m : sizes) n += m, tiles_bound += m / 2048 + 1;
+  if (!Resident::fits(n, sizes.size())) return;
+  Resident d(n, sizes.size(), tiles_bound, stream);
+  const std::uint64_t tiles = upload_jobs(d, sizes, stream);
+  const int runs = o.quick ? 3 : 9;
+  const std::string extra = "shape=" + shape + " jobs=" + std::to_string(sizes.size()) +
+                            " job_records=" + std::to_string(sizes.front());
+  double s = median_device_seconds(runs, stream, [&] { launch_tiles(d, sizes.size(), tiles, stream); });
+  expect_permutation_sum("shape tiles", d.d_out, n, stream);
+  report(o, "shape_tiles", n, sizeof(Word), runs, s, extra);
+  if (sizes.front() <= (std::uint64_t{1} << 32)) {
+    s = median_device_seconds(runs, stream, [&] { launch_batch(d, sizes.size(), stream); });
+    expect_permutation_sum("shape batch", d.d_out, n, stream);
+    report(o, "shape_batch", n, sizeof(Word), runs, s, extra);
+  }
 }
 
 }  // namespace
 
+void bench_kernels(const Options& o) {
+  cudaStream_t stream = nullptr;
+  BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (int log2 = 16; log2 <= (o.quick ? 20 : 30); ++log2) {
+    bench_size(o, std::uint64_t{1} << log2, stream);
+    bench_size(o, (std::uint64_t{1} << log2) + 1, stream);
+  }
+  BENCH_CUDA(cudaStreamDestroy(stream));
+}
+
+void bench_production_shapes(const Options& o) {
+  cudaStream_t stream = nullptr;
+  BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (std::size_t jobs : o.quick ? std::vector<std::size_t>{1, 16} : std::vector<std::size_t>{1, 4, 16, 64, 256, 1024}) {
+    bench_shape(o, "chunks", std::vector<std::uint64_t>(jobs, kLeafRecords), stream);
+    bench_shape(o, "leaves", std::vector<std::uint64_t>(jobs, 3 * kLeafRecords / 4), stream);
+  }
+  // The tail job: the short last chunk of a node, alone, at sizes on both
+  // sides of KernelChoice::batch_max_domain.
+  for (std::uint64_t m : {std::uint64_t{1000}, std::uint64_t{1} << 16, (std::uint64_t{1} << 17) + 1,
+                          std::uint64_t{3} << 18}) {
+    bench_shape(o, "tail", {m}, stream);
+  }
+  // Many small jobs (the chi-square test's shape and a deep plan's leaves).
+  bench_shape(o, "small", std::vector<std::uint64_t>(o.quick ? 1000 : 100000, 5), stream);
+  BENCH_CUDA(cudaStreamDestroy(stream));
+}
+
+}  // namespace extshuffle::bench::cuda
+
 int main(int argc, char** argv) {
-  bool quick = false;
+  namespace b = extshuffle::bench::cuda;
+  b::Options o;
+  std::string section = "all";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
+      o.quick = true;
+    } else if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
+      section = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: cuda_shuffle_bench [--quick]\n");
+      std::fprintf(stderr, "usage: cuda_shuffle_bench [--quick] [--section all|kernels|shapes|pcie|pipeline|node]\n");
       return 2;
     }
   }
@@ -307,15 +283,21 @@ int main(int argc, char** argv) {
   cudaDeviceProp props{};
   BENCH_CUDA(cudaGetDevice(&device));
   BENCH_CUDA(cudaGetDeviceProperties(&props, device));
+  o.device_name = props.name;
   std::fprintf(stderr, "# device %s, %d multiprocessors, %llu bytes of memory\n", props.name,
                props.multiProcessorCount, static_cast<unsigned long long>(props.totalGlobalMem));
-  cudaStream_t stream = nullptr;
-  BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const int max_log2 = quick ? 20 : 30;
-  for (int log2 = 16; log2 <= max_log2; ++log2) {
-    bench_size(std::uint64_t{1} << log2, quick, stream);
-    bench_size((std::uint64_t{1} << log2) + 1, quick, stream);
+  const std::pair<const char*, void (*)(const b::Options&)> sections[] = {
+      {"kernels", b::bench_kernels}, {"shapes", b::bench_production_shapes}, {"pcie", b::bench_pcie},
+      {"pipeline", b::bench_pipeline}, {"node", b::bench_node}};
+  bool ran = false;
+  for (const auto& [name, run] : sections) {
+    if (section != "all" && section != name) continue;
+    run(o);
+    ran = true;
   }
-  BENCH_CUDA(cudaStreamDestroy(stream));
+  if (!ran) {
+    std::fprintf(stderr, "cuda_shuffle_bench: unknown section '%s'\n", section.c_str());
+    return 2;
+  }
   return 0;
 }

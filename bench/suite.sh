@@ -35,7 +35,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads"
+ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64"
 quick=0
 append=0
 estimate_only=0
@@ -57,6 +57,8 @@ fixed4k_4g  4096-byte records, 4 GiB, -S 512M: extshuffle, cat x2, cat, STXXL ra
 scaling     8-byte records, 64 MiB .. 8 GiB, -S 512M: extshuffle, cat x2, cat
             (8 GiB comes from fixed8_8g when both run)
 threads     8-byte records, 1 GiB, -S 512M: extshuffle -j 1 and -j 2
+dataset64   lines of 20-200 bytes, 1 GiB, -S 512M: extshuffle one file in and out, one file in and
+            64 shards out (--shards 64), 64 files in (a directory) and one out
 EOF
       exit 0 ;;
     -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
@@ -168,6 +170,7 @@ estimate_seconds() {  # estimated seconds of case $1
     fixed4k_4g) estimate_case "$(gib "$(mib 4096)")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle_4k stxxl_4k" ;;
     scaling) REPEATS=$SCALING_REPEATS estimate_case "$(gib "$(scaling_sizes | awk '{ s += $1 } END { print s }')")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle" ;;
     threads) estimate_case "$(gib "$(mib 1024)")" "gen_fixed:once digest:once extshuffle_j1 extshuffle" ;;
+    dataset64) estimate_case "$(gib "$(mib 1024)")" "gen_lines:once digest:once extshuffle_lines extshuffle_lines extshuffle_lines" ;;
   esac
 }
 # The sum of all cases, whichever are selected, and the selected ones.
@@ -338,6 +341,37 @@ run_case() {
   done
 }
 
+# --- case dataset64: a dataset of 64 files (docs/benchmarks.md, "Datasets") ---
+# The single-file run of text lines against the same records written as 64
+# shards (--shards 64: cut while the last level writes) and read from 64
+# files (the input cut by `split -n l/64` into a directory), the three
+# alternating in every repeat, same seed, same budget. Each output's records
+# are checked against the input's (the shards concatenated in name order).
+# Tools: extshuffle, extshuffle_shards64, extshuffle_inputs64. DATASET64_MIB
+# sets the full-suite size in MiB (default 1024; --quick divides it by 16).
+run_dataset64() {
+  local c=$1 bytes=$2 r parts="$DIR/dataset64.parts" shards="$DIR/dataset64.shards" budget perm
+  budget=$(to_bytes "$MEMORY")
+  make_input lines 0 "$bytes"
+  rm -rf "$parts" && mkdir -p "$parts" && split -n l/64 -d -a 2 "$in_file" "$parts/part-"
+  for ((r = 1; r <= REPEATS; r++)); do
+    run_tool "$c" extshuffle lines 0 "$bytes" "$MEMORY" "$r"
+    rm -rf "$shards" && mkdir -p "$shards"
+    measure "$extshuffle" "$in_file" -o "$shards/out-{shard}-of-{shards}.txt" --shards 64 --seed "$r" \
+      -S "$MEMORY" -T "$DIR" -j "$(nproc)" --stats
+    cat "$shards"/* > "$out_file"
+    perm=$(check_permutation lines 0 "$out_file")
+    rm -rf "$shards" "$out_file"
+    record "$c" extshuffle_shards64 lines 0 "$bytes" "$MEMORY" "$budget" "$(nproc)" "$r" "$perm"
+    measure "$extshuffle" "$parts" -o "$out_file" --seed "$r" -S "$MEMORY" -T "$DIR" -j "$(nproc)" --stats
+    perm=$(check_permutation lines 0 "$out_file")
+    rm -f "$out_file"
+    record "$c" extshuffle_inputs64 lines 0 "$bytes" "$MEMORY" "$budget" "$(nproc)" "$r" "$perm"
+  done
+  rm -rf "$parts"
+}
+# --- end of case dataset64 ---
+
 # The slow peers run first in their round, so that the others' runs keep
 # being interleaved with each other.
 for c in $cases; do
@@ -370,6 +404,7 @@ for c in $cases; do
         run_tool "$c" extshuffle fixed 8 "$(mib 1024)" "$MEMORY" "$r" 1
         run_tool "$c" extshuffle fixed 8 "$(mib 1024)" "$MEMORY" "$r" 2
       done ;;
+    dataset64) run_dataset64 "$c" "$(mib "${DATASET64_MIB:-1024}")" ;;
   esac
   rm -f "$DIR"/in.*
   case_seconds=$(( $(date +%s) - case_t0 ))

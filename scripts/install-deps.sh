@@ -7,11 +7,16 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
-  libxxhash-dev libzstd-dev zlib1g-dev zstd gzip
+  libxxhash-dev libzstd-dev zlib1g-dev libisal-dev zstd gzip
+  # The manifest (--manifest): written and read back as JSON; the tests check its xxh64 digests.
+  nlohmann-json3-dev python3-xxhash
   python3 python3-numpy python3-matplotlib
   # CI's reliability stages: clang with libFuzzer and its sanitizer runtimes
-  # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root.
-  clang libclang-rt-14-dev e2fsprogs
+  # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root,
+  # strace for shuf.sh's getrandom check (tests/cli/shuf_compat_test.cpp).
+  clang libclang-rt-14-dev e2fsprogs strace
+  # The relocatable bundle (scripts/bundle.sh): run paths set with patchelf.
+  patchelf
   # extshuffle-mpi (EXTSHUFFLE_MPI) and its tests: Open MPI and mpirun.
   libopenmpi-dev openmpi-bin
 )

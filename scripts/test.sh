@@ -6,7 +6,10 @@
 #   2. scripts/sanitize.sh: build-asan/ with ASan + UBSan, the tests except
 #      the statistical and lab ones, no sanitizer report allowed;
 #   3. scripts/fuzz.sh: each libFuzzer target of fuzz/ for FUZZ_SECONDS
-#      (default 20) seconds, no crash allowed.
+#      (default 20) seconds, no crash allowed;
+#   4. the relocatable bundle: scripts/bundle.sh packs stage 1's build (no
+#      rebuild) and scripts/bundle_test.sh runs it from another directory
+#      with the system's copies of its libraries hidden.
 # Each stage's time is printed; see docs/reliability.md for typical figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,4 +32,10 @@ tests() {
 stage "build and tests" tests
 stage "sanitizers" bash scripts/sanitize.sh
 stage "fuzzing" bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
-echo "stages: 3 passed, 0 failed"
+bundle() {
+  rm -f dist/extshuffle-*-linux-x86_64.tar.gz
+  bash scripts/bundle.sh --no-build
+  bash scripts/bundle_test.sh dist/extshuffle-*-linux-x86_64.tar.gz
+}
+stage "bundle" bundle
+echo "stages: 4 passed, 0 failed"

@@ -4,7 +4,7 @@
 
 #include <new>
 
-#include "cuda_backend.hpp"
+#include "extshuffle/device/device_error.hpp"
 
 namespace extshuffle::device {
 
@@ -15,22 +15,20 @@ constexpr std::align_val_t kAlignment{kHugePageBytes};
 }
 
 void HostMemoryDeleter::operator()(std::byte* memory) const {
-  if (memory == nullptr) return;
-  if (pinned) {
-    cuda::free_pinned(memory);
-  } else {
-    ::operator delete[](memory, kAlignment);
-  }
+  if (memory != nullptr) ::operator delete[](memory, kAlignment);
 }
 
 HostMemory allocate_host_memory(Device device, std::size_t bytes) {
-  if (device == Device::kCuda) return HostMemory(cuda::allocate_pinned(bytes), HostMemoryDeleter{true});
+  // A run on the GPU fails here, before any input is read, when none is usable.
+  if (device == Device::kCuda && !cuda_available()) {
+    throw DeviceError("CUDA device requested: " + cuda_unavailable_reason());
+  }
   auto* memory = static_cast<std::byte*>(::operator new[](bytes, kAlignment));
   // The shuffles read their chunk (8 MiB and more) at random: with 4 KiB
   // pages nearly every read missed the TLB. Transparent huge pages are often
   // enabled only on request (madvise mode); a kernel without them ignores it.
   if (bytes >= kHugePageBytes) (void)::madvise(memory, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
-  return HostMemory(memory, HostMemoryDeleter{false});
+  return HostMemory(memory, HostMemoryDeleter{});
 }
 
 }  // namespace extshuffle::device

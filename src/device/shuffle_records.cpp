@@ -15,7 +15,7 @@ void shuffle_records(Device device, std::span<const ShuffleJob> jobs, std::size_
                      int threads) {
   if (device == Device::kCuda) {
     if (!cuda_available()) throw DeviceError("CUDA device requested: " + cuda_unavailable_reason());
-    cuda::shuffle_records_cuda(jobs, record_size);
+    cuda::shuffle_records_cuda(jobs, record_size, resolve_threads(threads));
     return;
   }
   cpu::shuffle_records_cpu(jobs, record_size, threads);

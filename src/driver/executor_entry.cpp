@@ -7,72 +7,110 @@
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "fixed_records.hpp"
+#include "node_path.hpp"
 #include "plan_walk.hpp"
+#include "executor_support.hpp"
 #include "text_records.hpp"
 
 namespace extshuffle::driver {
 
-std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size) {
-  return FixedRecords::minimum_memory_bytes(constants, record_size);
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size,
+                                   std::uint64_t records) {
+  ExternalOptions options;
+  options.record_size = record_size;
+  options.constants = constants;
+  return minimum_memory_bytes(FixedRecords(options), records, records * record_size, record_size);
 }
 
-std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants) {
-  return TextRecords::minimum_memory_bytes(constants);
+std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants, std::uint64_t records,
+                                            std::uint64_t longest_record_bytes, std::uint64_t record_bytes) {
+  VariableOptions options;
+  options.constants = constants;
+  return minimum_memory_bytes(TextRecords(options), records, record_bytes, longest_record_bytes);
 }
 
 Schedule plan_schedule(std::uint64_t records, const ExternalOptions& options) {
   if (options.record_size == 0) throw std::invalid_argument("record size must be positive");
   const FixedRecords layout(options);
   const std::uint64_t bytes = records * options.record_size;
-  layout.check_budget(records, bytes, options.memory_bytes);
-  return plan_schedule(layout, options.constants, records, bytes, options.memory_bytes);
+  layout.check_budget(NodeFacts{records, bytes, false, options.record_size, 0}, options.memory_bytes);
+  return plan_schedule(layout, records, bytes, options.record_size, options.memory_bytes);
 }
 
-Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, const VariableOptions& options) {
-  return plan_schedule(TextRecords(options), options.constants, records, bytes, options.memory_bytes);
+Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, std::uint64_t longest_record_bytes,
+                                const VariableOptions& options, double record_bytes_variance) {
+  const TextRecords layout(options);
+  layout.check_budget(NodeFacts{records, bytes, false, longest_record_bytes, 0}, options.memory_bytes);
+  return plan_schedule(layout, records, bytes, longest_record_bytes, options.memory_bytes, record_bytes_variance);
 }
 
 namespace {
 
-// Runs the plan of `records` records in `data` through `layout`, which reads
-// its options from `sized`. An input that fits needs an arena of what its
-// node takes in RAM, not the whole budget (by default half of RAM, which
+// Runs the plan of the root in `data` through `layout`, which reads its
+// options from `sized`. An input that fits needs an arena of what its node
+// takes in RAM, not the whole budget (by default half of RAM, which
 // --device cuda would pin); the layout of memory never changes the output.
-ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, std::uint64_t records,
+ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, const NodeFacts& root,
                         const io::ByteExtents& data, io::BlockFile& scratch, std::uint64_t scratch_offset,
-                        const OutputSink& sink) {
-  core::check_plan(records, sized.constants);
-  layout.check_budget(records, data.bytes, sized.memory_bytes);
-  if (layout.fits_in_memory(records, data.bytes, sized.memory_bytes)) {
-    sized.memory_bytes = layout.in_memory_bytes(records, data.bytes, sized.memory_bytes);
-  }
+                        const OutputSink& sink, LoadedRecords* loaded = nullptr) {
+  core::check_plan(root.records, sized.constants);
+  layout.check_budget(root, sized.memory_bytes);
   io::BucketStore store(scratch, scratch_offset);
+  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
+  // Records loaded while counted: their arena, if the run is in RAM and its
+  // workspace fits beside them.
+  if (loaded != nullptr && in_memory <= sized.memory_bytes &&
+      loaded->reserved_bytes + in_memory - align_up(root.record_bytes, 64) <= sized.memory_bytes) {
+    PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena), loaded->reserved_bytes);
+    return walk.run(root, loaded->records);
+  }
+  if (loaded != nullptr) {
+    // Not in RAM after all: the same arena streams the run (its loaded bytes
+    // are read again from `data`), so memory is not taken twice.
+    PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena));
+    return walk.run(root, data);
+  }
+  if (in_memory <= sized.memory_bytes) sized.memory_bytes = in_memory;
   PlanWalk walk(layout, store, sized, sink);
-  return walk.run(records, data);
+  return walk.run(root, data);
 }
 
 }  // namespace
 
-ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
-                               io::BlockFile& scratch, std::uint64_t scratch_offset,
-                               const ExternalOptions& options, const OutputSink& sink) {
+ExternalStats shuffle_external(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const ExternalOptions& options, const OutputSink& sink) {
   if (options.record_size == 0) throw std::invalid_argument("record size must be positive");
   ExternalOptions sized = options;
   const FixedRecords layout(sized);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, options.record_size, 0}, data, scratch,
+                   scratch_offset, sink);
+}
+
+ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
+                               io::BlockFile& scratch, std::uint64_t scratch_offset,
+                               const ExternalOptions& options, const OutputSink& sink) {
   io::ByteExtents data;
   data.append({&input, input_offset, records * options.record_size});
-  return walk_plan(layout, sized, records, data, scratch, scratch_offset, sink);
+  return shuffle_external(data, records, scratch, scratch_offset, options, sink);
+}
+
+ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
+                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink,
+                               LoadedRecords* loaded) {
+  VariableOptions sized = options;
+  const TextRecords layout(sized);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, longest_record_bytes, 0}, data, scratch,
+                   scratch_offset, sink, loaded);
 }
 
 ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink) {
-  VariableOptions sized = options;
-  const TextRecords layout(sized);
   io::ByteExtents data;
   data.append({input.file, input.offset, input.bytes});
   static const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
   if (input.add_terminator) data.append({nullptr, 0, 1, &kTerminators[options.syntax.terminator == '\n' ? 0 : 1]});
-  return walk_plan(layout, sized, records, data, scratch, scratch_offset, sink);
+  return shuffle_variable(data, records, input.longest_record_bytes, scratch, scratch_offset, options, sink);
 }
 
 }  // namespace extshuffle::driver

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <string>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/bucket_store.hpp"
@@ -22,6 +23,12 @@ T* carve(std::byte*& cursor, std::uint64_t count) {
   T* at = reinterpret_cast<T*>(cursor);
   cursor += align_up(count * sizeof(T), 64);
   return at;
+}
+
+// The error for a record larger than what --memory leaves for reading one.
+[[noreturn]] inline void throw_record_too_large(std::uint64_t bytes, std::uint64_t budget) {
+  throw InputError("a record of at least " + std::to_string(bytes) + " bytes does not fit in what --memory " +
+                   std::to_string(budget) + " leaves for one record: raise --memory");
 }
 
 // Bytes per bucket buffer when p buckets share `share` bytes, two buffers each.

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
+#include "chunk_router.hpp"
 #include "executor_support.hpp"
-#include "extshuffle/core/recursive_matrix.hpp"
+#include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "memory_executor.hpp"
 #include "tuning.hpp"
@@ -13,253 +15,256 @@
 namespace extshuffle::driver {
 namespace {
 
-std::uint64_t half_budget(std::uint64_t budget) { return budget / 2 / 64 * 64; }  // as fits_in_memory
-
-// Records so large that a chunk does not fit in memory are gathered by index
-// (DESIGN.md 2.3): the chunk's permutation and its inverse (8 bytes a
-// record), a read buffer that streams through the chunk, and an output window
-// that receives the records whose shuffled positions it covers; one
-// sequential pass over the chunk per window.
-struct GatherLayout {
-  std::uint64_t index_bytes = 0;
-  std::uint64_t read_bytes = 0;
-  std::uint64_t window_bytes = 0;
-  std::uint64_t total() const { return index_bytes + read_bytes + window_bytes; }
-};
-
-GatherLayout gather_layout(std::uint64_t records, std::size_t record_size, std::uint64_t budget) {
-  GatherLayout g;
-  g.index_bytes = 2 * align_up(records * sizeof(std::uint32_t), 64);  // as carved below
-  const std::uint64_t left = budget > g.index_bytes ? budget - g.index_bytes : 0;
-  g.read_bytes = std::max<std::uint64_t>(1, std::min<std::uint64_t>(left / 8 / record_size,
-                                                                     tuning::kMiB / record_size + 1)) *
-                 record_size;
-  g.window_bytes = align_down(left > g.read_bytes ? left - g.read_bytes : 0, record_size);
-  if (g.window_bytes < record_size) throw BudgetError("--memory too small for the record size");
-  return g;
-}
-
-// How a streaming node uses the budget. Bucket write buffers (two per bucket)
-// take up to half; chunks take the rest: groups of whole chunks (read
-// double-buffered, plus the shuffled copy) when three chunks fit, otherwise
-// the windowed gather, with a quarter for the buckets.
-struct FixedSplit {
-  SplitLayout split;
-  std::uint64_t group_chunks = 1;
-  GatherLayout gather;
-};
-
-FixedSplit fixed_split(std::uint64_t p, std::size_t r, const core::PlanConstants& c, std::uint64_t budget) {
-  FixedSplit f;
-  const std::uint64_t chunk_bytes = c.leaf_records * r;
-  f.split.bucket_buffer_bytes = bucket_buffer_bytes(budget / 2, p);
-  const std::uint64_t chunk_budget = budget - 2 * p * f.split.bucket_buffer_bytes;
-  if (3 * chunk_bytes <= chunk_budget) {
-    f.group_chunks = std::min(tuning::kMaxChunkGroup, chunk_budget / (3 * chunk_bytes));
-    f.split.chunk_memory_bytes = 3 * f.group_chunks * chunk_bytes;
-    return f;
-  }
-  f.split.chunks_gathered = true;
-  f.split.bucket_buffer_bytes = bucket_buffer_bytes(budget / 4, p);
-  f.gather = gather_layout(c.leaf_records, r, budget - 2 * p * f.split.bucket_buffer_bytes);
-  f.split.chunk_memory_bytes = f.gather.total();
-  return f;
-}
-
-// The m records at `start` of `data` in the order of the bijective shuffle
-// `f`, window by window, in `memory` as laid out by `g`: the inverse
-// permutation says where each record read goes, and each pass over the
-// records fills one window of consecutive output positions.
-void gather_in_windows(const core::VariablePhilox& f, std::uint64_t m, const io::ByteExtents& data,
-                       std::uint64_t start, const GatherLayout& g, std::byte* memory, std::size_t r,
-                       RunContext& ctx, const OnWindow& on_window) {
-  std::byte* cursor = memory;
-  auto* permutation = carve<std::uint32_t>(cursor, m);
-  auto* inverse = carve<std::uint32_t>(cursor, m);
-  std::byte* read_buffer = cursor;
-  std::byte* window = read_buffer + g.read_bytes;
-  {
-    PhaseTimer timer(ctx.stats.seconds_shuffling);
-    for (std::uint32_t k = 0; k < m; ++k) inverse[k] = k;
-    const device::ShuffleJob job{reinterpret_cast<const std::byte*>(inverse),
-                                 reinterpret_cast<std::byte*>(permutation), m, f};
-    device::shuffle_records(device::Device::kCpu, job, sizeof(std::uint32_t), ctx.threads);
-    for (std::uint32_t k = 0; k < m; ++k) inverse[permutation[k]] = k;
-  }
-  const std::uint64_t window_records = g.window_bytes / r;
-  const std::uint64_t read_records = g.read_bytes / r;
-  io::ExtentReader reader(data);
-  for (std::uint64_t first = 0; first < m; first += window_records) {
-    const std::uint64_t end = std::min(m, first + window_records);
-    for (std::uint64_t s0 = 0; s0 < m; s0 += read_records) {
-      const std::uint64_t count = std::min(read_records, m - s0);
-      {
-        PhaseTimer timer(ctx.stats.seconds_reading);
-        reader.seek(start + s0 * r);
-        reader.read_now(read_buffer, count * r);
-        ctx.stats.bytes_read += count * r;
-      }
-      for (std::uint64_t e = 0; e < count; ++e) {
-        const std::uint64_t k = inverse[s0 + e];
-        if (k >= first && k < end) std::memcpy(window + (k - first) * r, read_buffer + e * r, r);
-      }
-    }
-    on_window(Window{window, first, end, nullptr, r});
-  }
-}
-
-// Steps 1-2 for chunks that fit: groups of G chunks, the next group read
-// while this one is shuffled and scattered.
-class FixedChunkGroups final : public ChunkGroups {
+// A node's records read from its bytes in the batches the in-RAM plan asks
+// for, the next batch read while this one is shuffled (two buffers).
+class FileSource final : public RecordSource {
  public:
-  FixedChunkGroups(const core::Node& node, const io::ByteExtents& data, std::uint64_t first_chunk,
-                   std::uint64_t end_chunk, const FixedSplit& layout, const ExternalOptions& o, RunContext& ctx)
-      : node_(node), data_(data), first_chunk_(first_chunk), end_chunk_(end_chunk), layout_(layout), o_(o), ctx_(ctx),
-        r_(o.record_size), reader_(data) {
-    const std::uint64_t group_bytes = layout.group_chunks * o.constants.leaf_records * r_;
-    for (int b = 0; b < 3; ++b) buffers_[b] = ctx.arena + b * group_bytes;
-    if (!layout.split.chunks_gathered) start_read(0);
+  FileSource(const io::ByteExtents& data, std::size_t r, std::uint64_t n, std::uint64_t batch_records,
+             std::byte* buffers, RunContext& ctx, double& reading)
+      : reader_(data), r_(r), n_(n), batch_(batch_records), ctx_(ctx), reading_(reading) {
+    buffers_[0] = buffers;
+    buffers_[1] = buffers + align_up(batch_records * r, 64);
+    start(0);
   }
-
-  std::uint64_t next(std::uint64_t i) override {
-    if (layout_.split.chunks_gathered) return 0;
+  const std::byte* records(std::uint64_t first, std::uint64_t) override {
     {
-      PhaseTimer timer(ctx_.stats.seconds_reading);
+      PhaseTimer timer(reading_);
       reader_.finish();
     }
-    const std::uint64_t g = (i - first_chunk_) / layout_.group_chunks;
-    input_ = buffers_[g % 2];
-    start_read(g + 1);
-    return std::min(layout_.group_chunks, end_chunk_ - i);
+    const std::byte* ready = buffers_[which_];
+    which_ ^= 1;
+    start(first + std::min(batch_, n_ - first));
+    return ready;
   }
-
-  void shuffle(std::uint64_t i, std::uint64_t count) override {
-    const core::PlanConstants& c = o_.constants;
-    jobs_.clear();
-    for (std::uint64_t k = 0; k < count; ++k) {
-      const std::uint64_t at = k * c.leaf_records * r_;
-      const std::uint64_t m = core::chunk_records(node_.records, i + k, c);
-      jobs_.push_back({input_ + at, buffers_[2] + at, m,
-                       core::shuffle_bijection(o_.seed, {node_.id, core::Purpose::kChunkShuffle, i + k}, m)});
-    }
-    device::shuffle_records(o_.device, jobs_, r_, ctx_.threads);
-  }
-
-  void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const override {
-    bucket.append(buffers_[2] + (g * o_.constants.leaf_records + k0) * r_, (k1 - k0) * r_);
-  }
-
-  void gather_chunk(std::uint64_t i, std::uint64_t m, const core::VariablePhilox& f,
-                    const OnWindow& on_window) override {
-    gather_in_windows(f, m, data_, byte_offset(i), layout_.gather, ctx_.arena, r_, ctx_,
-                      on_window);
-  }
-
-  void finish() override {}
 
  private:
-  // Where chunk i starts in data_ (which starts with chunk first_chunk_).
-  std::uint64_t byte_offset(std::uint64_t i) const {
-    return (core::chunk_first(i, o_.constants) - core::chunk_first(first_chunk_, o_.constants)) * r_;
-  }
-
-  // Group g's bytes into its read buffer (one read in flight at a time).
-  void start_read(std::uint64_t g) {
-    const std::uint64_t first = first_chunk_ + g * layout_.group_chunks;
-    if (first >= end_chunk_) return;
-    const std::uint64_t last = std::min(end_chunk_, first + layout_.group_chunks);
-    const std::uint64_t bytes = core::chunk_range_records(node_.records, first, last, o_.constants) * r_;
-    reader_.seek(byte_offset(first));
-    reader_.start(buffers_[g % 2], bytes);
+  void start(std::uint64_t first) {
+    if (first >= n_) return;
+    const std::uint64_t bytes = std::min(batch_, n_ - first) * r_;
+    reader_.start(buffers_[which_], bytes);
     ctx_.stats.bytes_read += bytes;
   }
-
-  core::Node node_;
-  const io::ByteExtents& data_;
-  std::uint64_t first_chunk_, end_chunk_;
-  FixedSplit layout_;
-  const ExternalOptions& o_;
-  RunContext& ctx_;
-  std::size_t r_;
   io::ExtentReader reader_;
-  std::byte* buffers_[3] = {};  // two read buffers and the shuffled group
-  const std::byte* input_ = nullptr;
-  std::vector<device::ShuffleJob> jobs_;
+  std::size_t r_;
+  std::uint64_t n_, batch_;
+  RunContext& ctx_;
+  double& reading_;
+  std::byte* buffers_[2] = {};
+  int which_ = 0;
 };
 
 }  // namespace
 
-std::uint64_t FixedRecords::minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size) {
-  return std::max(kMinMemoryBytes, (32 * constants.leaf_records + 8 * record_size + 256) / 3 + 4096);
+// Placement reads through a stream of a 16th of the node, at most
+// kPlacementStreamSpace, at least what holds one record.
+std::uint64_t FixedRecords::placement_space(const NodeFacts& node) const {
+  const std::uint64_t floor = minimum_stream_space(*this, r_);
+  return std::clamp<std::uint64_t>(align_up(node.records * r_ / 16, 64), floor,
+                                   std::max(tuning::kPlacementStreamSpace, floor));
 }
 
-void FixedRecords::check_budget(std::uint64_t, std::uint64_t, std::uint64_t budget) const {
-  const std::uint64_t minimum = minimum_memory_bytes(o_.constants, r_);
-  if (budget < minimum) {
-    throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K for records of " +
-                      std::to_string(r_) + " bytes");
+std::uint64_t FixedRecords::placement_bytes(const NodeFacts& node) const {
+  const core::PlanConstants& c = o_.constants;
+  const std::uint64_t router = core::is_leaf(node.records, c)
+                                   ? 0
+                                   : ChunkRouter::memory_bytes(c, core::bucket_count(node.records, c),
+                                                               routed_open_chunks(node));
+  return router + RecordStream::arrays_bytes(tuning::kPlacementBatch) + placement_space(node);
+}
+
+std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
+  const std::uint64_t n = node.records;
+  const std::uint64_t records_bytes = align_up(n * r_, 64);
+  switch (way) {
+    case InRam::kDevice:
+      if (node.tagged || o_.device != device::Device::kCuda ||
+          !device::node_fits_on_device(n, r_, o_.constants)) {
+        return UINT64_MAX;
+      }
+      return 2 * records_bytes;
+    case InRam::kRead: {
+      if (node.tagged || !MemoryPlan::shuffles_chunks(o_)) return UINT64_MAX;
+      const std::uint64_t workspace = MemoryPlan::workspace_bytes(n, o_, MemoryMode::kShuffle);
+      // A leaf is read whole and shuffled into the workspace; a larger node
+      // reads its batches into two buffers beside the workspace.
+      if (core::is_leaf(n, o_.constants)) return records_bytes + workspace;
+      return records_bytes + workspace + 2 * MemoryPlan::batch_bytes(n, o_);
+    }
+    case InRam::kPlaceShuffled:
+      return records_bytes +
+             std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_, MemoryMode::kShuffle));
+    case InRam::kPlaceIndexed:
+      return records_bytes + std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_, MemoryMode::kIndex));
   }
+  return UINT64_MAX;
 }
 
-std::uint64_t FixedRecords::in_memory_bytes(std::uint64_t, std::uint64_t bytes, std::uint64_t) const {
-  // Two buffers of the node's bytes (memory_executor.hpp).
-  return std::max<std::uint64_t>(2 * align_up(bytes, 64), 128);
+FixedRecords::InRam FixedRecords::way_for(const NodeFacts& node, std::uint64_t budget) const {
+  for (const InRam way : {InRam::kDevice, InRam::kRead, InRam::kPlaceShuffled}) {
+    if (way_bytes(node, way) <= budget) return way;
+  }
+  return InRam::kPlaceIndexed;
 }
 
-void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, bool, RunContext& ctx) const {
-  const std::uint64_t bytes = node.records * r_;
-  std::byte* a = ctx.arena;
-  std::byte* b = ctx.arena + half_budget(o_.memory_bytes);
-  // The first chunks are shuffled while the rest is still being read.
-  io::ExtentReader reader(data);
-  reader.start(a, bytes);
-  ctx.stats.bytes_read += bytes;
+std::uint64_t FixedRecords::in_memory_bytes(const NodeFacts& node) const {
+  return std::min({way_bytes(node, InRam::kRead), way_bytes(node, InRam::kPlaceShuffled),
+                   way_bytes(node, InRam::kPlaceIndexed)});
+}
+
+std::uint64_t FixedRecords::in_memory_bytes(const NodeFacts& node, std::uint64_t budget) const {
+  return way_bytes(node, way_for(node, budget));
+}
+
+void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool,
+                                 RunContext& ctx) const {
+  const std::uint64_t n = node.records;
+  const InRam way = way_for(facts, o_.memory_bytes);
+  const MemoryMode mode = way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
+  std::byte* node_buffer = ctx.arena;
+  std::byte* workspace = node_buffer + align_up(n * r_, 64);
   double reading = 0;
-  {
-    PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
-    run_node_in_memory(
-        node, a, b, o_,
-        [&](const std::byte* data_out, std::size_t n) {
-          ctx.output.write_fixed(data_out, n, r_);
-          ctx.publish_progress();
-        },
-        [&](std::uint64_t records) {
-          PhaseTimer timer(reading);
-          reader.wait_for(records * r_);
-        });
+  PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
+  MemoryPlan plan(
+      o_, mode, workspace,
+      [&](const std::byte* out, std::size_t bytes) {
+        ctx.output.write_fixed(out, bytes, r_);
+        ctx.publish_progress();
+      },
+      [&](std::uint64_t first) { return ctx.output.wanted(first); });
+  if (way == InRam::kDevice) {
+    // The whole node on the GPU: read while the first chunks go in, the
+    // output handed on as it comes back.
+    io::ExtentReader reader(data);
+    reader.start(node_buffer, n * r_);
+    ctx.stats.bytes_read += n * r_;
+    device::NodeOnDeviceOptions on_device;
+    on_device.threads = ctx.threads;
+    on_device.await_input = [&](std::uint64_t records) {
+      PhaseTimer timer(reading);
+      reader.wait_for(records * r_);
+    };
+    on_device.emit = [&](const std::byte* out, std::size_t bytes) {
+      ctx.output.write_fixed(out, bytes, r_);
+      ctx.publish_progress();
+    };
+    device::shuffle_node_on_device(node, o_.seed, o_.constants, node_buffer, workspace, r_, on_device);
     PhaseTimer timer(reading);
     reader.finish();
+  } else if (way == InRam::kRead && core::is_leaf(n, o_.constants)) {
+    {
+      PhaseTimer timer(reading);
+      io::ExtentReader(data).read_now(node_buffer, n * r_);
+      ctx.stats.bytes_read += n * r_;
+    }
+    MemorySource source(node_buffer, r_);
+    plan.run(node, source, nullptr);
+  } else if (way == InRam::kRead) {
+    // The first chunks are shuffled while the next are read.
+    FileSource source(data, r_, n, MemoryPlan::batch_chunks(o_) * o_.constants.leaf_records,
+                      workspace + MemoryPlan::workspace_bytes(n, o_, mode), ctx, reading);
+    plan.run(node, source, node_buffer);
+  } else {
+    place(node, data, facts, node_buffer, workspace, ctx);
+    plan.run_buckets(node, node_buffer);
   }
   ctx.stats.seconds_reading += reading;
   ctx.stats.seconds_shuffling -= reading;
 }
 
-void FixedRecords::gather_leaf(const core::Node& node, const io::ByteExtents& data, bool, RunContext& ctx,
-                               const OnWindow& on_window) const {
-  const GatherLayout g = gather_layout(node.records, r_, o_.memory_bytes);
-  gather_in_windows(core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kLeafShuffle, 0}, node.records),
-                    node.records, data, 0, g, ctx.arena, r_, ctx, on_window);
+void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
+                         std::byte* node_buffer, std::byte* memory, RunContext& ctx) const {
+  const core::PlanConstants& c = o_.constants;
+  const std::uint64_t n = node.records;
+  const bool leaf = core::is_leaf(n, c);
+  const std::uint64_t p = leaf ? 1 : core::bucket_count(n, c);
+  std::byte* cursor = memory;
+  std::optional<ChunkRouter> router;
+  if (!leaf) {
+    router.emplace(o_.seed, node, c, 0, cursor, routed_open_chunks(facts), ctx.threads);
+    cursor += ChunkRouter::memory_bytes(c, p, routed_open_chunks(facts));
+  }
+  std::byte* arrays = cursor;
+  cursor += RecordStream::arrays_bytes(tuning::kPlacementBatch);
+  std::optional<PositionTag> tag;
+  if (facts.tagged) tag = PositionTag::for_node(n, false);
+  const RecordFraming framing = this->framing(false);
+  RecordStream stream(data, framing, tag, n, 0, cursor, placement_space(facts), arrays, tuning::kPlacementBatch,
+                      o_.memory_bytes, ctx);
+  RecordBatch batch;
+  while (stream.next(batch)) {
+    for (std::uint64_t first = 0; first < batch.count;) {
+      const std::uint64_t end = router ? first + router->open_for(batch.positions + first, batch.count - first)
+                                       : batch.count;
+      const auto from = static_cast<std::int64_t>(first), to_end = static_cast<std::int64_t>(end);
+#pragma omp parallel for schedule(static) num_threads(ctx.threads) \
+    if ((to_end - from) * static_cast<std::int64_t>(r_) >= static_cast<std::int64_t>(tuning::kParallelScatterBytes))
+      for (std::int64_t k = from; k < to_end; ++k) {
+        std::uint64_t to = batch.positions[k];
+        if (router) {
+          const ChunkRouter::Destination d = router->route(to);
+          to = core::bucket_first(n, p, d.bucket) + d.position;
+        }
+        std::memcpy(node_buffer + to * r_, batch.base + batch.offsets[k], r_);
+      }
+      if (router) {
+        for (std::uint64_t k = first; k < end; ++k) router->routed(batch.positions[k]);
+      }
+      first = end;
+    }
+  }
 }
 
-SplitLayout FixedRecords::split_layout(std::uint64_t p, std::uint64_t budget) const {
-  return fixed_split(p, r_, o_.constants, budget).split;
+bool FixedRecords::chunks_fit(const NodeFacts& node, std::uint64_t budget) const {
+  return !node.tagged && fixed_split(core::bucket_count(node.records, o_.constants), r_, o_.constants, budget)
+                                 .group_chunks > 0;
 }
 
 std::unique_ptr<ChunkGroups> FixedRecords::open_chunk_groups(const core::Node& node, const io::ByteExtents& data,
                                                              bool, std::uint64_t first_chunk, std::uint64_t end_chunk,
                                                              std::uint64_t, RunContext& ctx) const {
-  return std::make_unique<FixedChunkGroups>(node, data, first_chunk, end_chunk, fixed_split(core::bucket_count(node.records, o_.constants), r_,
-                                                                    o_.constants, o_.memory_bytes),
-                                            o_, ctx);
+  return open_fixed_chunk_groups(node, data, first_chunk, end_chunk,
+                                 fixed_split(core::bucket_count(node.records, o_.constants), r_, o_.constants,
+                                             o_.memory_bytes),
+                                 o_, ctx);
 }
 
-// Buckets [first, end) of `node`, loaded at `input`: runs of leaf buckets
-// are shuffled in one batch, other buckets one by one in RAM; outputs go out
-// in bucket order.
+// In a group, a bucket holds its shuffled copy in the workspace: a leaf, or
+// a node whose in-RAM plan also fits there. Routed buckets are placed first,
+// so only their leaves run in groups.
+bool FixedRecords::runs_in_group(const NodeFacts& bucket, std::uint64_t stored_bytes,
+                                 std::uint64_t workspace_bytes) const {
+  const std::uint64_t records_bytes = bucket.records * r_;
+  if (stored_bytes > workspace_bytes || records_bytes > workspace_bytes) return false;
+  if (core::is_leaf(bucket.records, o_.constants)) return true;
+  return !bucket.tagged &&
+         records_bytes + MemoryPlan::workspace_bytes(bucket.records, o_, MemoryPlan::fastest_mode(o_)) <= workspace_bytes;
+}
+
+// Buckets [first, end) of `node`, loaded at `input`: routed buckets are put
+// in plan order first (into the workspace, which then swaps with the
+// input); runs of leaf buckets are shuffled in one batch, other buckets one
+// by one in RAM; outputs go out in bucket order.
 void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first,
-                                         std::uint64_t end, std::span<const std::uint64_t>, std::byte* input,
-                                         std::byte* output, RunContext& ctx) const {
+                                         std::uint64_t end, std::span<const std::uint64_t> bucket_bytes, bool tagged,
+                                         std::byte* input, std::byte* workspace, RunContext& ctx) const {
   const std::uint64_t base = core::bucket_first(node.records, p, first);
+  if (tagged) {
+    const PositionTag tag = PositionTag::for_node(core::bucket_records(node.records, p, 0), false);
+    const std::byte* frame = input;
+    for (std::uint64_t j = first; j < end; ++j) {
+      std::byte* placed = workspace + (core::bucket_first(node.records, p, j) - base) * r_;
+      const std::uint64_t records = core::bucket_records(node.records, p, j);
+      if (bucket_bytes[j - first] != records * (tag.width + r_)) {
+        throw InputError("scratch space holds a bucket that is not what was written");
+      }
+      for (std::uint64_t k = 0; k < records; ++k, frame += tag.width + r_) {
+        const std::uint64_t at = tag.read(frame);
+        if (at >= records) throw InputError("scratch space holds a bucket that is not what was written");
+        std::memcpy(placed + at * r_, frame + tag.width, r_);
+      }
+    }
+    std::swap(input, workspace);
+  }
   std::vector<device::ShuffleJob> leaves;
   std::uint64_t pending_from = 0, pending_bytes = 0;  // output bytes of the batched leaves
   auto emit = [&](const std::byte* data, std::size_t n) {
@@ -272,7 +277,7 @@ void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p
       PhaseTimer timer(ctx.stats.seconds_shuffling);
       device::shuffle_records(o_.device, leaves, r_, ctx.threads);
     }
-    emit(output + pending_from, pending_bytes);
+    emit(workspace + pending_from, pending_bytes);
     leaves.clear();
     pending_bytes = 0;
   };
@@ -281,13 +286,15 @@ void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p
     const std::uint64_t at = (core::bucket_first(node.records, p, j) - base) * r_;
     if (core::is_leaf(child.records, o_.constants)) {
       if (leaves.empty()) pending_from = at;
-      leaves.push_back({input + at, output + at, child.records,
+      leaves.push_back({input + at, workspace + at, child.records,
                         core::shuffle_bijection(o_.seed, {child.id, core::Purpose::kLeafShuffle, 0}, child.records)});
       pending_bytes += child.records * r_;
     } else {
       flush_leaves();
       PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
-      run_node_in_memory(child, input + at, output + at, o_, emit);
+      MemorySource source(input + at, r_);
+      MemoryPlan(o_, MemoryPlan::fastest_mode(o_), workspace + align_up(child.records * r_, 64), emit)
+          .run(child, source, workspace);
     }
   }
   flush_leaves();

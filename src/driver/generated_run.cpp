@@ -2,59 +2,129 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
+#include <unordered_set>
 
 #include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
-#include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "permutation_prefix.hpp"
 
 namespace extshuffle::driver {
+namespace {
+
+// One hypergeometric draw of permutation_prefix() (~200 ns,
+// bench/hypergeometric_bench) against one index written, shuffled and read
+// back by the fixed-size executor: bench/permutation_prefix_bench measured
+// 17-100 ns per estimated draw (up to 150 for k = 10: fixed costs) and 40-75
+// ns per index in RAM, more through disk (docs/benchmarks.md, "-i with -n"). The
+// prefix is computed alone when its estimated draws times this are fewer
+// than N. Both give the same output; this only picks the faster.
+constexpr double kIndexRecordsPerDraw = 4;
+
+// Bytes per number a sample beyond the plan holds to refuse repeats (a hash
+// set of 64-bit numbers, with its nodes and buckets).
+constexpr std::uint64_t kSampleBytesPerNumber = 64;
+
+bool plan_addresses(std::uint64_t last_index, const core::PlanConstants& c) {
+  if (last_index == UINT64_MAX) return false;
+  try {
+    core::check_plan(last_index + 1, c);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+// 1. The indices, as 8-byte records in scratch space; 2. their shuffle,
+// each index printed as the item it names.
+ExternalStats shuffle_all(const Config& config, std::uint64_t n, ItemPrinter& printer) {
+  auto scratch = io::BlockFile::create_scratch(io::scratch_directory(config.tmpdir));
+  const std::uint64_t piece = std::min<std::uint64_t>(n, std::uint64_t{1} << 20);
+  const io::AlignedBuffer buffer = io::allocate_aligned(8 * std::max<std::uint64_t>(piece, 1));
+  auto* indices = reinterpret_cast<std::uint64_t*>(buffer.get());
+  for (std::uint64_t first = 0; first < n; first += piece) {
+    const std::uint64_t count = std::min<std::uint64_t>(piece, n - first);
+    for (std::uint64_t k = 0; k < count; ++k) indices[k] = first + k;
+    scratch->write_now(indices, first * 8, count * 8);
+  }
+  ExternalOptions options{{8, config.seed, config.constants, config.device, config.threads}, config.memory_bytes};
+  options.output_records = config.head_count;
+  ExternalStats e = shuffle_external(*scratch, 0, n, *scratch, n * 8, options,
+                                     [&](const std::byte* data, std::size_t bytes) {
+                                       for (std::size_t at = 0; at < bytes; at += 8) {
+                                         std::uint64_t index = 0;
+                                         std::memcpy(&index, data + at, 8);
+                                         printer.print(index);
+                                       }
+                                     });
+  e.bytes_written += n * 8;
+  return e;
+}
+
+// A range beyond the plan: number j of the output is drawn uniformly from
+// stream (kRangeSample, j) among the numbers not yet output (redrawn while
+// taken), so the first K are a uniform sample in uniform order, and a
+// longer -n only appends.
+void sample_range(const Config& config, std::uint64_t last_index, ItemPrinter& printer) {
+  const std::uint64_t k = config.head_count;
+  if (k > config.memory_bytes / kSampleBytesPerNumber) {
+    throw BudgetError("-n " + std::to_string(k) + " numbers of a range beyond 2^52 take about " +
+                      std::to_string(kSampleBytesPerNumber) + " bytes each: more than --memory " +
+                      std::to_string(config.memory_bytes) + " allows");
+  }
+  std::unordered_set<std::uint64_t> taken;
+  taken.reserve(k);
+  for (std::uint64_t j = 0; j < k; ++j) {
+    core::Stream stream(config.seed, core::sequence_address(core::Purpose::kRangeSample, j));
+    std::uint64_t index;
+    do {
+      index = last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
+    } while (!taken.insert(index).second);
+    printer.print(index);
+  }
+}
+
+}  // namespace
 
 RunStats run_generated(const Config& config) {
-  const std::uint64_t n = config.echo ? config.echo_items.size() : config.range_high + 1 - config.range_low;
-  core::check_plan(n, config.constants);
+  const bool empty = ItemPrinter::empty(config);
+  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
+  const bool planned = empty || plan_addresses(last_index, config.constants);
+  if (!planned && config.head_count == UINT64_MAX) {
+    throw UsageError("-i " + std::to_string(config.range_low) + "-" + std::to_string(config.range_high) +
+                     " holds more than 2^52 numbers, beyond what permutation version " +
+                     std::to_string(core::kPermutationVersion) + " orders: give -n K for a sample of K of them");
+  }
   io::OutputFile output(config.output_path);
   io::CompressingWriter writer(io::codec_for_path(config.output_path),
                                [&output](const void* data, std::size_t n) { output.write(data, n); },
                                config.threads);
-  // 1. The indices, as 8-byte records in scratch space.
-  auto scratch = io::BlockFile::create_scratch(io::scratch_directory(config.tmpdir));
-  std::vector<std::uint64_t> indices(std::min<std::uint64_t>(n, std::uint64_t{1} << 20));
-  for (std::uint64_t first = 0; first < n; first += indices.size()) {
-    const std::uint64_t count = std::min<std::uint64_t>(indices.size(), n - first);
-    for (std::uint64_t k = 0; k < count; ++k) indices[k] = first + k;
-    scratch->write_now(indices.data(), first * 8, count * 8);
+  ItemPrinter printer(config, writer);
+  RunStats stats;
+  const std::uint64_t n = empty ? 0 : last_index + 1;  // 0 also for 2^64 (not planned)
+  if (!planned) {
+    sample_range(config, last_index, printer);
+  } else if (config.head_count < n && permutation_prefix_draws(n, config.head_count, config.constants) *
+                                                  kIndexRecordsPerDraw < static_cast<double>(n)) {
+    for (const std::uint64_t index : permutation_prefix(config.seed, n, config.head_count, config.constants)) {
+      printer.print(index);
+    }
+  } else {
+    core::check_plan(n, config.constants);
+    const ExternalStats e = shuffle_all(config, n, printer);
+    stats.passes = e.passes;
+    stats.bytes_read = e.bytes_read;
+    stats.bytes_written = e.bytes_written;
   }
-  // 2. Their shuffle; each index comes out as the item it names.
-  ExternalOptions options{{8, config.seed, config.constants, config.device, config.threads}, config.memory_bytes};
-  options.output_records = config.head_count;
-  std::string text;
-  const ExternalStats e = shuffle_external(
-      *scratch, 0, n, *scratch, n * 8, options, [&](const std::byte* data, std::size_t bytes) {
-        text.clear();
-        for (std::size_t at = 0; at < bytes; at += 8) {
-          std::uint64_t index = 0;
-          std::memcpy(&index, data + at, 8);
-          if (config.echo) {
-            text += config.echo_items[index];
-          } else {
-            text += std::to_string(config.range_low + index);
-          }
-          text += '\n';
-        }
-        writer.write(text.data(), text.size());
-      });
+  printer.flush();
   writer.finish();
   output.commit();
-  RunStats stats;
   stats.records = n;
   stats.bytes = n * 8;
-  stats.levels = core::plan_levels(n, config.constants);
-  stats.passes = e.passes;
-  stats.bytes_read = e.bytes_read;
-  stats.bytes_written = e.bytes_written + n * 8;
+  stats.levels = planned ? core::plan_levels(n, config.constants) : 0;
   return stats;
 }
 

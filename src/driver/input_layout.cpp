@@ -1,5 +1,6 @@
 #include "input_layout.hpp"
 
+#include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/npy_layout.hpp"
 #include "extshuffle/io/input_source.hpp"
@@ -8,15 +9,22 @@ namespace extshuffle::driver {
 namespace {
 
 InputLayout text_layout(const Config& config, formats::Format format, io::InputSource& source,
-                        const std::string& name) {
+                        const std::string& name, std::byte* load, std::uint64_t load_capacity) {
+  if (format == formats::Format::kTfrecord && (config.header_lines > 0 || config.skip_empty)) {
+    throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
+                     " is for text: TFRecord files have no header lines and no blank records");
+  }
   InputLayout layout;
   layout.text = true;
   layout.syntax = formats::text_syntax(format, config.zero_terminated);
   const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
-  layout.text_count = count_text_records(source.data(), bytes, layout.syntax, header_lines, config.skip_empty, name,
-                                         config.verify ? &layout.digest : nullptr);
+  // Room for the bytes and the terminator a last record may lack.
+  layout.loaded = load != nullptr && bytes < load_capacity;
+  layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
+                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr,
+                                         layout.loaded ? load : nullptr);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = source.read_head(layout.data_offset);
@@ -27,15 +35,35 @@ InputLayout text_layout(const Config& config, formats::Format format, io::InputS
 
 }  // namespace
 
-InputLayout read_input_layout(const Config& config, io::InputSource& source) {
-  const std::string name = config.input_path == "-" ? "standard input" : "'" + config.input_path + "'";
+std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+
+std::string format_name(const formats::DetectedFormat& format) {
+  switch (format.layout) {
+    case formats::RecordLayout::kNpy: return "npy";
+    case formats::RecordLayout::kFixed: return "binary";
+    case formats::RecordLayout::kText: break;
+  }
+  switch (format.text_format) {
+    case formats::Format::kCsv: return "csv";
+    case formats::Format::kTsv: return "tsv";
+    case formats::Format::kJsonl: return "jsonl";
+    default: return "lines";
+  }
+}
+
+InputLayout read_input_layout(const Config& config, io::InputSource& source, std::byte* load,
+                              std::uint64_t load_capacity) {
+  const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected = formats::detect_format(
-      config.format, config.record_size, config.zero_terminated, config.input_path, head, name);
+      config.format, config.record_size, config.zero_terminated, source.path(), head, name);
   InputLayout layout;
+  layout.format = detected;
   switch (detected.layout) {
     case formats::RecordLayout::kText:
-      return text_layout(config, detected.text_format, source, name);
+      layout = text_layout(config, detected.text_format, source, name, load, load_capacity);
+      layout.format = detected;
+      return layout;
     case formats::RecordLayout::kNpy: {
       const std::uint64_t wanted = formats::npy_head_bytes(head, source.bytes());
       if (wanted > head.size()) head = source.read_head(wanted);
@@ -50,7 +78,7 @@ InputLayout read_input_layout(const Config& config, io::InputSource& source) {
       break;
   }
   layout.record_size = config.record_size;
-  layout.records = formats::fixed_record_count(source.bytes(), config.record_size);
+  layout.records = formats::fixed_record_count(source.bytes(), config.record_size, name);
   return layout;
 }
 

@@ -9,6 +9,7 @@
 
 #include "extshuffle/driver/config.hpp"
 #include "extshuffle/driver/record_digest.hpp"
+#include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "text_input.hpp"
 
@@ -19,6 +20,7 @@ class InputSource;
 namespace extshuffle::driver {
 
 struct InputLayout {
+  formats::DetectedFormat format;  // how its records lie
   std::uint64_t data_offset = 0;
   std::size_t record_size = 0;  // 0 for text records
   std::uint64_t records = 0;
@@ -27,13 +29,24 @@ struct InputLayout {
   formats::RecordSyntax syntax;
   TextCount text_count;
   RecordDigest digest;  // of the text records read, with --verify
+  bool loaded = false;  // text: the input's bytes were loaded where read_input_layout was told, while counted
 };
 
-// Detects the format of `source` (formats/format_detection.hpp) and lays out
-// its records: fixed-size and .npy records without reading more than the
-// header; text records by the counting pass (one sequential read, which
-// also digests them with config.verify). Throws UsageError, InputError,
-// IoError.
-InputLayout read_input_layout(const Config& config, io::InputSource& source);
+// Detects the format of `source` (formats/format_detection.hpp; its own
+// path's extension counts) and lays out its records: fixed-size and .npy
+// records without reading more than the header; text records by the
+// counting pass (one sequential read, which also digests them with
+// config.verify). With `load` (room for `load_capacity` bytes), a text input
+// that fits there is read into it while counted (layout.loaded), so that a
+// run in RAM reads it once. Throws UsageError, InputError, IoError.
+InputLayout read_input_layout(const Config& config, io::InputSource& source, std::byte* load = nullptr,
+                              std::uint64_t load_capacity = 0);
+
+// How messages name an input: "standard input" for "-", else 'path'.
+std::string input_display_name(const std::string& path);
+
+// The format's name, as the manifest records it: "lines", "csv", "tsv",
+// "jsonl", "npy" or "binary".
+std::string format_name(const formats::DetectedFormat& format);
 
 }  // namespace extshuffle::driver

@@ -27,6 +27,11 @@ class ChunkRows {
     matrix_.rows(first, end, rows);
   }
   std::uint64_t bucket_count() const { return matrix_.bucket_count(); }
+  // How many records the chunks before `first` put in each bucket.
+  void column_sums_before(std::uint64_t first, std::vector<std::uint64_t>& sums) {
+    sums.resize(matrix_.bucket_count());
+    matrix_.column_sums_before(first, sums);
+  }
 
  private:
   core::RecursiveMatrix matrix_;

@@ -17,15 +17,15 @@ void shuffle_in_memory(std::span<const std::byte> input, std::span<std::byte> ou
   }
   const std::uint64_t n = input.size() / record_size;
   core::check_plan(n, options.constants);
-  std::vector<std::byte> records(input.begin(), input.end());
-  std::vector<std::byte> workspace(input.size());
+  const ShuffleOptions shuffle{record_size, seed, options.constants, options.device, options.threads};
+  const MemoryMode mode = MemoryPlan::fastest_mode(shuffle);
+  std::vector<std::byte> buckets(input.size()), workspace(MemoryPlan::workspace_bytes(n, shuffle, mode));
   std::byte* out = output.data();
-  run_node_in_memory(core::Node{core::NodeId{0, 0}, n}, records.data(), workspace.data(),
-                     ShuffleOptions{record_size, seed, options.constants, options.device, options.threads},
-                     [&out](const std::byte* data, std::size_t bytes) {
-                       std::memcpy(out, data, bytes);
-                       out += bytes;
-                     });
+  MemorySource source(input.data(), record_size);
+  MemoryPlan(shuffle, mode, workspace.data(), [&out](const std::byte* data, std::size_t bytes) {
+    std::memcpy(out, data, bytes);
+    out += bytes;
+  }).run(core::Node{core::NodeId{0, 0}, n}, source, buckets.data());
 }
 
 }  // namespace extshuffle::driver

@@ -1,42 +1,56 @@
 // One run, in order: check the config, open the output, prepare the input
-// (open or spool it, detect its format, count its records), plan the
-// schedule, shuffle through the executor for its record layout into the
-// output, verify, commit. The pieces live in io (InputSource, OutputFile,
-// compression), formats (format detection, .npy layout) and the executors.
+// (open or spool each input file, detect its format, count its records, put
+// the inputs together as one dataset), plan the schedule, shuffle through
+// the executor for its record layout into the output files (cut into shards
+// and splits as the records arrive), verify, commit. The pieces live in io
+// (InputSet, OutputFile, compression), formats (format detection, .npy
+// layout), dataset_input, sharded_output and the executors.
 #include "extshuffle/driver/run.hpp"
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "extshuffle/driver/external_executor.hpp"
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/errors.hpp"
-#include "extshuffle/io/compression.hpp"
-#include "extshuffle/io/input_source.hpp"
-#include "extshuffle/io/output_file.hpp"
-#include "fixed_records.hpp"
+#include "extshuffle/io/input_set.hpp"
+#include "dataset_input.hpp"
+#include "empty_run.hpp"
 #include "generated_run.hpp"
-#include "input_layout.hpp"
 #include "progress_meter.hpp"
+#include "sharded_output.hpp"
+#include "repeat_run.hpp"
 #include "verification.hpp"
 
 namespace extshuffle::driver {
 
 struct PreparedInput::State {
-  io::InputSource source;
-  InputLayout layout;
+  io::InputSet inputs;
+  DatasetInput dataset;
+  device::HostMemory arena;  // the run's memory, holding a text input loaded while counted
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
 PreparedInput::PreparedInput(PreparedInput&&) noexcept = default;
 PreparedInput& PreparedInput::operator=(PreparedInput&&) noexcept = default;
 PreparedInput::~PreparedInput() = default;
-std::uint64_t PreparedInput::records() const { return state_->layout.records; }
-const std::string& PreparedInput::path() const { return state_->source.path(); }
+std::uint64_t PreparedInput::records() const { return state_->dataset.layout.records; }
+const std::string& PreparedInput::path() const { return state_->inputs[0].path(); }
 
 namespace {
+
+// Memory a run takes beside the executor's arena: the program itself (code,
+// libraries, STXXL's threads: about 6 MiB, the peak RSS of a run on a few
+// records) and as much of the output file's two 1 MiB buffers as the output
+// fills.
+constexpr std::uint64_t kProgramBytes = std::uint64_t{6} << 20;
+constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{2} << 20;
+// The counting pass of text, before the arena exists: its piece and the two
+// it reads in turn (text_input.cpp), 2 MiB each.
+constexpr std::uint64_t kCountingBytes = std::uint64_t{6} << 20;
 
 std::uint64_t peak_rss_bytes() {
   struct rusage usage {};
@@ -57,9 +71,22 @@ VariableOptions variable_options(const Config& config, const InputLayout& layout
   return options;
 }
 
-Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint64_t bytes) {
+// The inputs of the run's one dataset, directories expanded.
+std::vector<std::string> dataset_paths(const Config& config) {
+  return io::expand_input_paths(config.input_paths.empty() ? std::vector<std::string>{config.input_path}
+                                                           : config.input_paths);
+}
+
+// The schedule of a dataset of `record_bytes` bytes of records. For text,
+// from what the counting pass found: the longest record and the records'
+// spread in size (node_path.hpp).
+Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint64_t record_bytes) {
   if (layout.text) {
-    return plan_schedule_variable(layout.records, bytes - layout.data_offset, variable_options(config, layout));
+    const double n = static_cast<double>(std::max<std::uint64_t>(layout.records, 1));
+    const double mean = static_cast<double>(record_bytes) / n;
+    const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
+    return plan_schedule_variable(layout.records, record_bytes, layout.text_count.longest_record_bytes,
+                                  variable_options(config, layout), variance);
   }
   return plan_schedule(layout.records, executor_options(config, layout));
 }
@@ -76,69 +103,103 @@ std::string describe_schedule(const InputLayout& layout, const Config& config, c
                        config.constants.max_fanout == core::kPlanV2.max_fanout;
   const std::string version =
       shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
-  char text[1024];
+  auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
+  char routed[192] = "", windows[96] = "";
+  if (s.nodes_routed > 0) {
+    char into[96] = "";
+    if (s.nodes_into_windows > 0) {
+      std::snprintf(into, sizeof into, ", %llu into their leaves' windows%s", u(s.nodes_into_windows),
+                    s.leaf_orders_on_disk > 0 ? " (leaf orders through scratch space)" : "");
+    }
+    std::snprintf(routed, sizeof routed, " (%llu routed record by record: chunks larger than memory%s)",
+                  u(s.nodes_routed), into);
+  }
+  if (s.nodes_in_windows > 0) {
+    std::snprintf(windows, sizeof windows, ", %llu lea%s larger than memory placed window by window",
+                  u(s.nodes_in_windows), s.nodes_in_windows == 1 ? "f" : "ves");
+  }
+  char text[1280];
   std::snprintf(text, sizeof text,
                 "plan: %s, %s (L = %llu, F = %llu), %u level%s\n"
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
-                "space, %llu node%s in RAM%s\n"
-                "expected IO: %llu bytes read, %llu bytes written\n",
-                what, version.c_str(), static_cast<unsigned long long>(config.constants.leaf_records),
-                static_cast<unsigned long long>(config.constants.max_fanout), s.levels, s.levels == 1 ? "" : "s",
-                static_cast<unsigned long long>(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
-                static_cast<unsigned long long>(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s",
-                static_cast<unsigned long long>(s.nodes_in_memory), s.nodes_in_memory == 1 ? "" : "s",
-                s.gather_by_index ? ", large records gathered by index" : "",
-                static_cast<unsigned long long>(s.bytes_read), static_cast<unsigned long long>(s.bytes_written));
+                "space%s%s, %llu node%s in RAM\n"
+                "expected IO: %llu bytes read, %llu bytes written%s; peak memory %llu bytes\n",
+                what, version.c_str(), u(config.constants.leaf_records), u(config.constants.max_fanout), s.levels,
+                s.levels == 1 ? "" : "s", u(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
+                u(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s", routed, windows, u(s.nodes_in_memory),
+                s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
+                layout.text ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
   return text;
 }
 
-// What can be checked before any input is read. Fixed-size records know
-// their budget now; .npy rows and text records are checked by the
-// executors once the input is read (BudgetError either way).
+// What can be checked before any input is read. The budget's minimum
+// depends on the record count: the executors check it once the input is
+// opened, before any work (BudgetError).
 void check_config(const Config& config) {
   if (config.threads < 1) throw UsageError("invalid thread count " + std::to_string(config.threads));
-  if (config.dry_run && config.input_path == "-" && !config.echo && !config.integer_range) {
+  const bool reads_stdin = config.input_paths.empty()
+                               ? config.input_path == "-"
+                               : std::find(config.input_paths.begin(), config.input_paths.end(), "-") !=
+                                     config.input_paths.end();
+  if (config.dry_run && reads_stdin && !config.echo && !config.integer_range) {
     throw UsageError("--dry-run needs an INPUT file, not standard input");
   }
-  if (config.record_size == 0) return;
-  ExternalOptions fixed;  // the layout's own rule, before any input is opened
-  fixed.record_size = config.record_size;
-  fixed.constants = config.constants;
-  FixedRecords(fixed).check_budget(0, 0, config.memory_bytes);
 }
 
-// Steps 4-6 of a run: shuffle the prepared input into `output` with the
+// The output files as the config asks for them (sharded_output.hpp).
+OutputSpec output_spec(const Config& config) {
+  OutputSpec spec;
+  spec.pattern = config.output_path;
+  spec.splits = config.splits;
+  spec.shard_count = config.shard_count;
+  spec.shard_bytes = config.shard_bytes;
+  spec.threads = config.threads;
+  spec.read_back = config.verify;
+  return spec;
+}
+
+// Steps 4-6 of a run: shuffle the prepared dataset into `output` with the
 // executor for its layout, digesting both sides with --verify, then commit.
-RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared, io::OutputFile* output) {
+RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared, ShardedOutput* output) {
   const auto start = std::chrono::steady_clock::now();
-  io::InputSource& in = prepared.source;
-  const InputLayout& layout = prepared.layout;
-  const std::uint64_t bytes = in.bytes(), records = layout.records;
+  io::InputSet& in = prepared.inputs;
+  const DatasetInput& dataset = prepared.dataset;
+  const InputLayout& layout = dataset.layout;
+  const std::uint64_t records = layout.records;
   RunResult result;
   RunStats& stats = result.stats;
-  if (in.spooled()) stats.bytes_written += bytes;
+  stats.bytes_written += in.spooled_bytes();
   core::check_plan(records, config.constants);
   // 4. The schedule: what --dry-run describes and what the progress counts.
-  const Schedule schedule = schedule_for(config, layout, bytes);
+  //    Text was read once already, to count its records; one input that
+  //    fits in RAM was loaded then, so the run in RAM reads nothing more.
+  Schedule schedule = schedule_for(config, layout, dataset.data.bytes);
+  const std::uint64_t counted_bytes = layout.text ? dataset.bytes : 0;
+  schedule.bytes_read += counted_bytes;
+  const bool loads = layout.text && dataset.files.size() == 1 && dataset.bytes < config.memory_bytes / 20 * 19;
+  if (loads && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
+    schedule.bytes_read -= dataset.data.bytes;
+  }
+  schedule.peak_memory_bytes =
+      kProgramBytes + std::max(schedule.peak_memory_bytes + std::min(dataset.data.bytes, kOutputBufferBytes),
+                               layout.text && !loads ? kCountingBytes : 0);
   if (config.dry_run) {
     result.dry_run_text = describe_schedule(layout, config, schedule);
     return result;
   }
-  if (!layout.text && !layout.header.empty() && config.head_count < records) {
-    throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
+  // The files take the first `wanted` records: -n, or where the last split ends.
+  // (A .npy array with no bytes to move, rows of zero bytes included, keeps its header.)
+  const OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
+                              layout.format.layout == formats::RecordLayout::kNpy && records > 0};
+  const std::uint64_t wanted = output->start(form, std::min(config.head_count, records));
+  if (config.verify && wanted < records) {
+    throw UsageError(config.head_count < records
+                         ? "--verify checks whole permutations: it cannot be combined with -n"
+                         : "--verify checks whole permutations: it cannot be combined with a --split that leaves "
+                           "records out");
   }
-  if (config.verify && config.head_count < records) {
-    throw UsageError("--verify checks whole permutations: it cannot be combined with -n");
-  }
-  RecordDigest read_digest = layout.digest, written_digest;
-  if (config.verify && !layout.text) {
-    read_digest = digest_fixed_records(in.data(), layout.data_offset, records * layout.record_size,
-                                       layout.record_size);
-  }
-  io::CompressingWriter writer(io::codec_for_path(config.output_path),
-                               [output](const void* data, std::size_t n) { output->write(data, n); },
-                               config.threads);
-  writer.write(layout.header.data(), layout.header.size());
+  const RecordDigest& read_digest = layout.digest;
+  RecordDigest written_digest;
   // 5. The shuffle, through the executor for the record layout.
   ExternalStats e;
   try {
@@ -151,20 +212,25 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
           written_digest.add_fixed(data, n, layout.record_size);
         }
       }
-      writer.write(data, n);
+      output->write(data, n);
     };
     if (layout.text) {
       VariableOptions options = variable_options(config, layout);
-      options.output_records = config.head_count;
+      options.output_records = wanted;
       options.progress_bytes = progress.counter();
-      const TextInput text{&in.data(), layout.data_offset, bytes - layout.data_offset,
-                           layout.text_count.add_terminator && layout.data_offset < bytes};
-      e = shuffle_variable(text, records, in.scratch(), in.scratch_offset(), options, sink);
+      LoadedRecords loaded;
+      if (!dataset.loaded.extents.empty()) {
+        loaded.arena = std::move(prepared.arena);
+        loaded.records = dataset.loaded;
+        loaded.reserved_bytes = (dataset.bytes + 1 + 63) / 64 * 64;  // the input and a terminator added
+      }
+      e = shuffle_variable(dataset.data, records, layout.text_count.longest_record_bytes, in.scratch(),
+                           in.scratch_offset(), options, sink, loaded.arena ? &loaded : nullptr);
     } else {
       ExternalOptions options = executor_options(config, layout);
-      options.output_records = config.head_count;
+      options.output_records = wanted;
       options.progress_bytes = progress.counter();
-      e = shuffle_external(in.data(), layout.data_offset, records, in.scratch(), in.scratch_offset(), options, sink);
+      e = shuffle_external(dataset.data, records, in.scratch(), in.scratch_offset(), options, sink);
     }
   } catch (const std::runtime_error&) {
     // A failed read or a wrong record count may come from an input that
@@ -172,17 +238,21 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
     in.check_unchanged();
     throw;
   }
-  // 6. Check, then commit.
+  // 6. Check, then commit: every file is complete and fsynced before the first is renamed.
   in.check_unchanged();
   if (config.verify) check_digests(read_digest, written_digest);
-  writer.finish();
+  output->finish();
   output->commit();
 
+  result.inputs = dataset.files;
+  result.format = format_name(layout.format);
+  result.records_written = wanted;
+  result.outputs = output->files();
   stats.records = records;
-  stats.bytes = bytes;
+  stats.bytes = dataset.bytes;
   stats.levels = core::plan_levels(records, config.constants);
   stats.passes = e.passes;
-  stats.bytes_read = e.bytes_read;
+  stats.bytes_read = counted_bytes + e.bytes_read;
   stats.bytes_written += e.bytes_written;
   stats.seconds_reading = e.seconds_reading;
   stats.seconds_shuffling = e.seconds_shuffling;
@@ -193,17 +263,25 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   return result;
 }
 
-std::unique_ptr<io::OutputFile> open_output(const Config& config) {
-  return config.dry_run ? nullptr : std::make_unique<io::OutputFile>(config.output_path);
+std::unique_ptr<ShardedOutput> open_output(const Config& config) {
+  return config.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(config));
 }
 
 }  // namespace
 
 PreparedInput prepare_input(const Config& config) {
   check_config(config);
-  io::InputSource source(config.input_path, io::scratch_directory(config.tmpdir));
-  InputLayout layout = read_input_layout(config, source);
-  return PreparedInput(std::make_unique<PreparedInput::State>(std::move(source), std::move(layout)));
+  io::InputSet inputs(dataset_paths(config), io::scratch_directory(config.tmpdir));
+  // One input that may fit in RAM: its memory now, so that a text input is
+  // loaded while its records are counted and read once (the pages are
+  // touched only as they fill).
+  device::HostMemory arena;
+  if (inputs.size() == 1 && !config.dry_run && inputs[0].bytes() < config.memory_bytes / 20 * 19) {
+    arena = device::allocate_host_memory(config.device, config.memory_bytes);
+  }
+  DatasetInput dataset = read_dataset(config, inputs, arena.get(), arena ? config.memory_bytes : 0);
+  return PreparedInput(
+      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset), std::move(arena)));
 }
 
 RunResult run(const Config& config, PreparedInput input) {
@@ -214,9 +292,12 @@ RunResult run(const Config& config, PreparedInput input) {
 
 RunResult run(const Config& config) {
   check_config(config);
-  if (config.echo || config.integer_range) {
+  // Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i.
+  const bool repeat = config.repeat, empty = !repeat && outputs_nothing_of_input(config);
+  if (repeat || empty || config.echo || config.integer_range) {
     const auto start = std::chrono::steady_clock::now();
-    RunResult result{run_generated(config), {}};
+    RunResult result;
+    result.stats = repeat ? run_repeat(config) : empty ? run_empty(config) : run_generated(config);
     result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.stats.peak_rss_bytes = peak_rss_bytes();
     return result;

@@ -52,6 +52,10 @@ struct RunContext {
   OutputLimiter& output;
   std::byte* arena;     // options.memory_bytes bytes, allocated once for the run
   int threads;          // worker threads, resolved
+  // The arena's first bytes, holding the root's records: a text input that
+  // fits in RAM is loaded while its records are counted, so it is read once
+  // (0: none; then the root's data is one extent in memory inside them).
+  std::uint64_t reserved_bytes = 0;
 
   void publish_progress() const {
     if (options.progress_bytes) {

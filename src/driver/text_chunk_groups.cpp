@@ -2,13 +2,12 @@
 // ahead into the chunk space while earlier chunks are shuffled and
 // scattered; records are located in place (in bulk where every terminator
 // ends a record), and each chunk's record indices are shuffled.
-#include <cstring>
 #include <vector>
 
 #include "executor_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
-#include "text_gather.hpp"
+#include "read_ahead_space.hpp"
 #include "text_records.hpp"
 
 namespace extshuffle::driver {
@@ -18,22 +17,23 @@ class TextChunkGroups final : public ChunkGroups {
  public:
   TextChunkGroups(const core::Node& node, const io::ByteExtents& data, std::uint64_t end_chunk, const TextScan& scan,
                   const TextSplit& layout, const VariableOptions& o, RunContext& ctx)
-      : node_(node), data_(data), end_chunk_(end_chunk), scan_(scan), layout_(layout), o_(o), ctx_(ctx),
-        reader_(data) {
-    space_ = ctx.arena;
+      : node_(node), end_chunk_(end_chunk), scan_(scan), layout_(layout), o_(o), ctx_(ctx),
+        space_(data, ctx.arena, layout.space_bytes, ctx) {
     arrays_ = ctx.arena + align_up(layout.space_bytes, 64);
-    start_read();
+    space_.start_read();
   }
 
   std::uint64_t next(std::uint64_t i) override {
     const core::PlanConstants& c = o_.constants;
     release_group();
     for (;;) {
-      finish_read();
-      if (begin_ > 0 && (begin_ >= layout_.space_bytes / 2 || fill_ == layout_.space_bytes)) compact();
+      space_.finish_read();
+      if (space_.begin() > 0 && (space_.begin() >= layout_.space_bytes / 2 || space_.full())) space_.compact();
       // Find the records of up to G whole chunks in what has been read.
       group_.clear();
-      const std::byte* at = space_ + begin_;
+      std::byte* const space = space_.space();
+      const std::byte* const filled = space + space_.fill();
+      const std::byte* at = space + space_.begin();
       for (std::uint64_t g = 0; g < layout_.group_chunks && i + g < end_chunk_; ++g) {
         const std::uint64_t m = core::chunk_records(node_.records, i + g, c);
         auto* offsets = reinterpret_cast<std::uint32_t*>(arrays_ + align_up(4 * c.leaf_records, 64)) +
@@ -44,13 +44,13 @@ class TextChunkGroups final : public ChunkGroups {
         if (scan_.plain_terminators()) {
           const auto* text = reinterpret_cast<const char*>(at);
           offsets[0] = 0;
-          k = formats::find_record_ends(text, reinterpret_cast<const char*>(space_ + fill_), o_.syntax.terminator, m,
+          k = formats::find_record_ends(text, reinterpret_cast<const char*>(filled), o_.syntax.terminator, m,
                                         offsets + 1);
           base = at;
           walk = at + (k > 0 ? offsets[k] : 0);
         } else {
           for (; k < m; ++k) {
-            const std::byte* stop = scan_.next_record(walk, space_ + fill_);
+            const std::byte* stop = scan_.next_record(walk, filled);
             if (!stop) break;
             if (k == 0) base = walk;
             offsets[k] = static_cast<std::uint32_t>(walk - base);
@@ -63,15 +63,17 @@ class TextChunkGroups final : public ChunkGroups {
         at = walk;
       }
       if (!group_.empty()) {
-        group_end_ = static_cast<std::uint64_t>(at - space_);
+        group_end_ = static_cast<std::uint64_t>(at - space);
         // Read ahead into the free space while this group is shuffled and scattered.
-        start_read();
+        space_.start_read();
         return group_.size();
       }
-      if (reader_.at_end()) throw InputError(records_changed_message(node_.records));
-      if (begin_ == 0 && fill_ == layout_.space_bytes) return 0;  // a chunk larger than the chunk space
-      if (begin_ > 0) compact();
-      start_read();
+      if (space_.at_end()) throw InputError(records_changed_message(node_.records));
+      // A chunk larger than the chunk space: the path is chosen only when
+      // L records of the input's longest fit, so the input has changed.
+      if (space_.begin() == 0 && space_.full()) throw InputError(records_changed_message(node_.records));
+      if (space_.begin() > 0) space_.compact();
+      space_.start_read();
     }
   }
 
@@ -100,32 +102,10 @@ class TextChunkGroups final : public ChunkGroups {
     }
   }
 
-  void gather_chunk(std::uint64_t, std::uint64_t m, const core::VariablePhilox& f, const OnWindow& on_window) override {
-    const std::uint64_t chunk_end = text_gather_in_windows(data_, buffer_position_, m, f, scan_, arrays_, space_,
-                                                           layout_.space_bytes, o_.memory_bytes, ctx_, on_window);
-    identity_ready_ = false;  // the gather reused the arrays
-    reader_.seek(chunk_end);
-    buffer_position_ = chunk_end;
-    fill_ = begin_ = 0;
-    start_read();
-  }
-
   // After the node's last record only blank records (when skipped) may follow.
   void finish() override {
     release_group();
-    finish_read();
-    const std::byte* at = space_ + begin_;
-    const std::byte* end = space_ + fill_;
-    for (;;) {
-      if (at != end) {
-        if (!scan_.filter_blank) throw InputError(records_changed_message(node_.records));
-        if (scan_.next_record(at, end) || at != end) throw InputError(records_changed_message(node_.records));
-      }
-      if (reader_.at_end()) return;
-      const std::uint64_t got = reader_.read_now(space_, layout_.space_bytes);
-      at = space_;
-      end = space_ + got;
-    }
+    space_.expect_only_blank_records(&scan_, node_.records);
   }
 
  private:
@@ -139,42 +119,19 @@ class TextChunkGroups final : public ChunkGroups {
   // The last group's bytes are spent once it has been scattered.
   void release_group() {
     if (group_.empty()) return;
-    begin_ = group_end_;
+    space_.spend_to(group_end_);
     group_.clear();
-  }
-  void start_read() {
-    if (!reading_ && !reader_.at_end() && fill_ < layout_.space_bytes) {
-      reader_.start(space_ + fill_, layout_.space_bytes - fill_);
-      reading_ = true;
-    }
-  }
-  void finish_read() {
-    if (!reading_) return;
-    PhaseTimer timer(ctx_.stats.seconds_reading);
-    const std::uint64_t got = reader_.finish();
-    fill_ += got;
-    ctx_.stats.bytes_read += got;
-    reading_ = false;
-  }
-  void compact() {
-    std::memmove(space_, space_ + begin_, fill_ - begin_);
-    buffer_position_ += begin_;
-    fill_ -= begin_;
-    begin_ = 0;
   }
 
   core::Node node_;
-  const io::ByteExtents& data_;
   std::uint64_t end_chunk_;
   TextScan scan_;
   TextSplit layout_;
   const VariableOptions& o_;
   RunContext& ctx_;
-  io::ExtentReader reader_;
-  std::byte* space_ = nullptr;
+  ReadAheadSpace space_;
   std::byte* arrays_ = nullptr;
-  std::uint64_t fill_ = 0, begin_ = 0, buffer_position_ = 0, group_end_ = 0;
-  bool reading_ = false;
+  std::uint64_t group_end_ = 0;
   bool identity_ready_ = false;
   std::vector<GroupChunk> group_;
   std::vector<device::ShuffleJob> jobs_;

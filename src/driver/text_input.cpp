@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <string>
 #include <cstring>
+#include <vector>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/driver/record_digest.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
+#include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 
@@ -14,39 +16,105 @@ namespace extshuffle::driver {
 
 namespace {
 
-// Counts the terminators in [from, bytes) of `file`, reading the next piece
-// while this one is counted so that the disk never waits for the count;
-// `last_byte` becomes the input's last byte when there is any.
-std::uint64_t count_rest(io::BlockFile& file, std::uint64_t from, std::uint64_t bytes, char terminator,
-                         char& last_byte) {
-  std::uint64_t records = 0;
-  io::read_sequentially(file, from, bytes - from, std::size_t{8} << 20, [&](const std::byte* data, std::size_t size) {
+// Terminators counted in bulk, and the longest gap between them (the
+// longest record): ends found 64 Ki at a time, `open` the bytes since the
+// last terminator of earlier pieces.
+class TerminatorCount {
+ public:
+  explicit TerminatorCount(char terminator) : terminator_(terminator), ends_(kBlock) {}
+  void add(const char* begin, const char* end) {
+    for (const char* at = begin;;) {
+      const std::size_t found = formats::find_record_ends(at, end, terminator_, kBlock, ends_.data());
+      std::uint64_t previous = 0;
+      for (std::size_t k = 0; k < found; ++k) {
+        const std::uint64_t length = ends_[k] - previous + (k == 0 ? open_ : 0);
+        longest_ = std::max(longest_, length);
+        squares_ += static_cast<double>(length) * static_cast<double>(length);
+        previous = ends_[k];
+      }
+      records_ += found;
+      if (found > 0) open_ = 0;
+      at += previous;
+      if (found < kBlock) {
+        open_ += static_cast<std::uint64_t>(end - at);
+        return;
+      }
+    }
+  }
+  std::uint64_t records() const { return records_; }
+  // The longest record, counting an unterminated last one (it gets a terminator).
+  std::uint64_t longest() const { return std::max(longest_, open_ > 0 ? open_ + 1 : 0); }
+  double squares() const {
+    const double last = open_ > 0 ? static_cast<double>(open_ + 1) : 0;
+    return squares_ + last * last;
+  }
+
+ private:
+  static constexpr std::size_t kBlock = 65536;
+  char terminator_;
+  std::vector<std::uint64_t> ends_;
+  std::uint64_t records_ = 0, longest_ = 0, open_ = 0;
+  double squares_ = 0;
+};
+
+// Pieces of the counting pass when it streams (two in turn while it only
+// counts terminators): 2 MiB keeps them in the CPU's caches and the pass
+// within kCountingBytes of memory (run.cpp, --dry-run's peak).
+constexpr std::size_t kCountPieceBytes = std::size_t{2} << 20;
+
+// Counts the terminators in [from, bytes) of the input at `offset` of
+// `file`, reading the next piece while this one is counted so that the disk
+// never waits for the count; `last_byte` becomes the input's last byte when
+// there is any.
+void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, std::uint64_t bytes,
+                TerminatorCount& count, char& last_byte) {
+  io::read_sequentially(file, offset + from, bytes - from, kCountPieceBytes,
+                        [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
-    records += formats::count_terminators(text, text + size, terminator);
+    count.add(text, text + size);
     last_byte = text[size - 1];
   });
-  return records;
 }
 
 }  // namespace
 
-TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                             std::uint64_t header_records, bool skip_blank, const std::string& display_name,
-                             RecordDigest* digest) {
-  constexpr std::size_t kPiece = std::size_t{8} << 20;
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
+                             const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
+                             const std::string& display_name, RecordDigest* digest, std::byte* load) {
+  constexpr std::size_t kPiece = std::size_t{8} << 20;  // loading: reads straight into `load`
   TextCount count;
-  io::AlignedBuffer storage = io::allocate_aligned(kPiece);
-  std::size_t capacity = kPiece;
-  char* buffer = reinterpret_cast<char*>(storage.get());
+  // Streaming, the bytes pass through a buffer of one piece (grown for a
+  // longer record) that keeps only the record in progress. Loading, they
+  // land at `load`, all read ahead in pieces, and are counted as they arrive.
+  io::AlignedBuffer storage;
+  std::vector<io::PendingIo> pieces;
+  std::size_t capacity = kPiece, next_piece = 0;
+  char* buffer = nullptr;
+  if (load != nullptr) {
+    buffer = reinterpret_cast<char*>(load);
+    capacity = bytes;
+    for (std::uint64_t at = 0; at < bytes; at += kPiece) {
+      pieces.push_back(file.read(load + at, offset + at, std::min<std::uint64_t>(kPiece, bytes - at)));
+    }
+  } else {
+    capacity = kCountPieceBytes;
+    storage = io::allocate_aligned(capacity);
+    buffer = reinterpret_cast<char*>(storage.get());
+  }
   std::uint64_t position = 0;  // of buffer[0] in the input
   std::size_t fill = 0, at = 0;
   std::uint64_t headers_seen = 0;
   // Plain lines need no record boundaries once the header is passed: count terminators.
-  const bool count_terminators = !syntax.quoted && !skip_blank && !digest;
+  const bool framed = syntax.framing == formats::RecordFraming::kTfrecord;
+  const bool count_terminators = !syntax.quoted && !skip_blank && !digest && !framed;
   char last_byte = syntax.terminator;
   bool counted_by_terminators = false;  // the last piece: its unterminated line is not counted yet
-  while (position + fill < bytes || at < fill) {
-    if (position + fill < bytes) {
+  // The next piece, after fill.
+  auto more = [&] {
+    if (load != nullptr) {
+      pieces[next_piece++].wait();
+      fill = std::min<std::uint64_t>(bytes, fill + kPiece);
+    } else {
       // Keep the incomplete record; grow the buffer when it fills it.
       std::memmove(buffer, buffer + at, fill - at);
       position += at;
@@ -59,20 +127,40 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         capacity *= 2;
         buffer = reinterpret_cast<char*>(storage.get());
       }
-      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
-      file.read_now(buffer + fill, position + fill, take);
+      const std::size_t take =
+          static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
+      file.read_now(buffer + fill, offset + position + fill, take);
       fill += take;
-      last_byte = buffer[fill - 1];
     }
-    const bool at_input_end = position + fill == bytes;
+    last_byte = buffer[fill - 1];
+  };
+  while (position + fill < bytes || at < fill) {
+    if (position + fill < bytes) more();
+  const bool at_input_end = position + fill == bytes;
     if (count_terminators && headers_seen == header_records) {
-      count.records += formats::count_terminators(buffer + at, buffer + fill, syntax.terminator);
-      count.records += count_rest(file, position + fill, bytes, syntax.terminator, last_byte);
+      TerminatorCount terminators(syntax.terminator);
+      terminators.add(buffer + at, buffer + fill);
+      if (load != nullptr) {
+        while (fill < bytes) {
+          const std::size_t from = fill;
+          more();
+          terminators.add(buffer + from, buffer + fill);
+        }
+      } else {
+        count_rest(file, offset, position + fill, bytes, terminators, last_byte);
+      }
+      count.records += terminators.records();
+      count.longest_record_bytes = terminators.longest();
+      count.record_bytes_squared += terminators.squares();
       counted_by_terminators = true;
       break;
     }
     counted_by_terminators = false;
     while (at < fill) {
+      // TFRecord: each frame's CRCs, checked here once (and its truncation).
+      if (framed) {
+        formats::check_tfrecord_frame(buffer + at, buffer + fill, bytes - position - at, position + at, display_name);
+      }
       const formats::RecordScan scan = formats::scan_record(buffer + at, buffer + fill, syntax);
       if (!scan.end) {
         if (!at_input_end) break;
@@ -87,6 +175,8 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
           count.header_bytes = position + end;
         } else if (!skip_blank || !formats::is_blank_record(buffer + at, buffer + end + 1)) {
           ++count.records;
+          count.longest_record_bytes = std::max<std::uint64_t>(count.longest_record_bytes, end - at + 1);
+          count.record_bytes_squared += static_cast<double>(end - at + 1) * static_cast<double>(end - at + 1);
           if (digest) {
             std::string record(buffer + at, end - at);
             record += syntax.terminator;
@@ -102,6 +192,8 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
         count.header_bytes = position + end;
       } else if (!skip_blank || !formats::is_blank_record(buffer + at, scan.end)) {
         ++count.records;
+        count.longest_record_bytes = std::max<std::uint64_t>(count.longest_record_bytes, end - at);
+        count.record_bytes_squared += static_cast<double>(end - at) * static_cast<double>(end - at);
         if (digest) digest->add(reinterpret_cast<const std::byte*>(buffer + at), end - at);
       }
       at = end;
@@ -110,7 +202,11 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t bytes, const for
   if (counted_by_terminators && last_byte != syntax.terminator) {
     ++count.records;  // the last line, unterminated
   }
-  count.add_terminator = bytes > 0 && last_byte != syntax.terminator;
+  // With blank records skipped, a record's span in the node reaches to the
+  // next record: bound it by the blank records' bytes too (rare; see the
+  // header).
+  if (skip_blank) count.longest_record_bytes = std::max(count.longest_record_bytes, bytes - count.header_bytes);
+  count.add_terminator = bytes > 0 && last_byte != syntax.terminator && !framed;
   return count;
 }
 

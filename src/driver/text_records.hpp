@@ -8,17 +8,19 @@
 #include <cstdint>
 
 #include "extshuffle/driver/variable_executor.hpp"
+#include "node_path.hpp"
 #include "record_layout.hpp"
 #include "text_scan.hpp"
 
 namespace extshuffle::driver {
 
-// How a streaming node of text records carves its chunk memory: the chunk
-// space (read ahead, records located in place) and the index arrays.
+// How a split of text records with its chunks in memory carves the chunk
+// memory: the chunk space (read ahead, records located in place) and the
+// index arrays of a group of chunks.
 struct TextSplit {
   SplitLayout split;
   std::uint64_t group_chunks = 1;
-  std::uint64_t space_bytes = 0;
+  std::uint64_t space_bytes = 0;  // 0: the budget leaves no chunk space
   std::uint64_t arrays_bytes = 0;
 };
 TextSplit text_split(std::uint64_t p, const core::PlanConstants& c, std::uint64_t budget);
@@ -27,53 +29,52 @@ class TextRecords final : public RecordLayout {
  public:
   explicit TextRecords(const VariableOptions& options) : o_(options) {}
 
-  // Smallest budget for an input that does not fit in it: bucket buffers of
-  // 4 KiB at full fanout in one half; the gather arrays and a minimal chunk
-  // space in the other (about 65 MiB with the shipped L and F).
-  static std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants);
+  const ExternalOptions& options() const override { return o_; }
+  bool text() const override { return true; }
+  RecordFraming framing(bool root) const override { return RecordFraming{0, scan(root)}; }
 
-  // Only an input that does not fit is held to the minimum.
-  void check_budget(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
-  // The node's bytes, 8-byte record offsets, two 4-byte index arrays, the
+  // The node's bytes, the place of each record (8 bytes; 12 for records
+  // that arrive behind tags), the plan run on 4-byte indices held once, the
   // gather batch's offsets and the output staging; at most 2^32 - 1 records.
-  std::uint64_t in_memory_bytes(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override;
-  bool fits_in_memory(std::uint64_t records, std::uint64_t bytes, std::uint64_t budget) const override {
-    return records < (std::uint64_t{1} << 32) && in_memory_bytes(records, bytes, budget) <= budget;
-  }
-  // Finds the records (in bulk for plain terminators), shuffles their
-  // indices with the plan, gathers the bytes in batches on all threads.
-  void run_in_memory(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx) const override;
-  void gather_leaf(const core::Node& node, const io::ByteExtents& data, bool root, RunContext& ctx,
-                   const OnWindow& on_window) const override;
+  std::uint64_t in_memory_bytes(const NodeFacts& node) const override;
+  // Reads the node (unless the run loaded it while counting: run_context.hpp),
+  // finds its records, shuffles their indices with the plan, gathers the
+  // bytes in batches on all threads.
+  void run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool root,
+                     RunContext& ctx) const override;
+
+  // Chunks fit when L records of the input's longest do (a bound that
+  // holds in every bucket: buckets are samples of the input's records).
+  bool chunks_fit(const NodeFacts& node, std::uint64_t budget) const override;
   SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override {
     return text_split(p, o_.constants, budget).split;
   }
-  // The bucket's expected share of the node's bytes plus slack (tuning.hpp).
-  std::uint64_t bucket_region_bytes(std::uint64_t node_bytes, std::uint64_t n,
-                                    std::uint64_t bucket_records) const override;
-  bool buckets_may_overflow() const override { return true; }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
                                                  std::uint64_t first_chunk, std::uint64_t end_chunk,
                                                  std::uint64_t chunk_memory_bytes, RunContext& ctx) const override;
-  // A bucket's workspace: its record offsets, index arrays and staging.
-  bool runs_in_group(std::uint64_t records, std::uint64_t, std::uint64_t workspace_bytes) const override {
-    return records < (std::uint64_t{1} << 32) && in_memory_bytes(records, 0, o_.memory_bytes) <= workspace_bytes;
-  }
+  // The bucket's expected share of the node's bytes, its tags, and slack.
+  std::uint64_t bucket_region_bytes(std::uint64_t record_bytes, std::uint64_t n, std::uint64_t bucket_records,
+                                    std::uint32_t tag_width) const override;
+  bool buckets_may_overflow() const override { return true; }
+  bool runs_in_group(const NodeFacts& bucket, std::uint64_t stored_bytes,
+                     std::uint64_t workspace_bytes) const override;
   void run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
-                             std::span<const std::uint64_t> bucket_bytes, std::byte* input, std::byte* workspace,
-                             RunContext& ctx) const override;
+                             std::span<const std::uint64_t> bucket_bytes, bool tagged, std::byte* input,
+                             std::byte* workspace, RunContext& ctx) const override;
 
   TextScan scan(bool root) const { return TextScan{o_.syntax, root && o_.skip_blank}; }
 
  private:
-  // A node whose `size` bytes are at `bytes`, run with the arrays carved
-  // from `workspace` on (in_memory_bytes less the bytes' own space).
-  void run_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool root,
-                  std::byte* workspace, RunContext& ctx) const;
-
   const VariableOptions& o_;
 };
 
+// A text node whose `size` bytes are at `bytes` (records in plan order, or
+// each behind its position tag), run in RAM with the arrays carved from
+// `workspace` on (text_in_memory.cpp).
+void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
+                     const TextScan& scan, std::byte* workspace, const VariableOptions& o, RunContext& ctx);
+// The workspace run_text_loaded needs for a node of `records` records.
+std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, const VariableOptions& o);
 
 std::unique_ptr<ChunkGroups> open_text_chunk_groups(const core::Node& node, const io::ByteExtents& data,
                                                     std::uint64_t end_chunk, const TextScan& scan,

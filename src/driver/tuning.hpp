@@ -23,6 +23,19 @@ inline constexpr std::uint64_t kMaxChunkGroup = 16;
 // gain nothing measurable (bench/external_bench.sh, docs/benchmarks.md).
 inline constexpr std::uint64_t kMaxBucketBuffer = 8 * kMiB;
 
+// In RAM, chunks of at most this many bytes (8-byte records at L = 2^20)
+// are shuffled in place in batches of one a thread, in a chunk buffer and a
+// file source's two read buffers: 48 MiB at 2 threads, a 20th of a 1 GiB
+// node (two a thread, 96 MiB, took a 256 MiB node to 1.35 times its size
+// in peak RSS and was no faster). Larger records move through index
+// permutations instead, with no chunk-sized copy (bench/suite.sh,
+// fixed8_1g and fixed4k cases).
+inline constexpr std::uint64_t kMaxShuffledChunkBytes = 8 * kMiB;
+
+// Index mode: records gathered through a permutation are staged this many
+// bytes at a time before they are handed on (not measured).
+inline constexpr std::uint64_t kIndexStagingBytes = 4 * kMiB;
+
 // Below this many bytes an in-RAM scatter runs on one thread: waking the
 // others costs more than the copy (not measured beyond bench/suite.sh).
 inline constexpr std::uint64_t kParallelScatterBytes = 4 * kMiB;
@@ -37,9 +50,13 @@ inline constexpr std::uint64_t kGatherBatchBudgetDivisor = 2048;
 inline constexpr std::uint64_t kMinGatherBatchRecords = 1024;
 inline constexpr std::uint64_t kMaxGatherBatchRecords = std::uint64_t{1} << 18;
 
-// Text output staging: a 16th of the budget, between these bounds.
+// Text output staging: a 16th of the budget, between these bounds. 16 MiB
+// rather than 4 or 1: 2 GiB of JSONL in RAM took 4.4, 4.7 and 5.3 s (the
+// parallel gather's per-batch cost); 64 MiB took an in-RAM run of
+// 250 MB of JSONL at -S 1G to 1.4 times the input in peak RSS for no gain
+// in time (bench/suite.sh, jsonl_heavy in RAM).
 inline constexpr std::uint64_t kMinStagingBytes = 4 * kKiB;
-inline constexpr std::uint64_t kMaxStagingBytes = 64 * kMiB;
+inline constexpr std::uint64_t kMaxStagingBytes = 16 * kMiB;
 
 // Text streaming: the smallest chunk space worth streaming through, and the
 // largest (record offsets within a chunk are 32-bit).
@@ -54,9 +71,27 @@ inline constexpr std::uint64_t kMaxChunkSpace = (std::uint64_t{4} << 30) - 4096;
 inline constexpr std::uint64_t kRegionSlackDivisor = 32;
 inline constexpr std::uint64_t kRegionSlackBytes = 64 * kKiB;
 
-// Windowed gathers read the chunk in pieces of at most this many bytes (not
-// measured: the path is bounded by its passes, not its piece size).
-inline constexpr std::uint64_t kGatherPieceBytes = 16 * kMiB;
+// Records routed one by one (a routed split, a leaf in windows, a node
+// placed in RAM) are read through a record stream (record_stream.hpp): a
+// space of at least kMinStreamSpace (the largest record must fit in it) and
+// at most kMaxStreamSpace, read ahead while the last batch is routed, and
+// batches of kMinRouteBatch to kMaxRouteBatch records. Placement in RAM
+// reads through kPlacementStreamSpace in batches of kPlacementBatch. Not
+// measured beyond bench/suite.sh (the jsonl_heavy and fixed4k cases): the
+// routed paths are bound by their IO.
+inline constexpr std::uint64_t kMinStreamSpace = 256 * kKiB;
+// ...but a space only as large as the longest record and its tag is
+// accepted down to kMinStreamFloor, so that small budgets still run.
+inline constexpr std::uint64_t kMinStreamFloor = 1 * kKiB;
+inline constexpr std::uint64_t kMaxStreamSpace = 64 * kMiB;
+inline constexpr std::uint64_t kMinRouteBatch = 16;
+inline constexpr std::uint64_t kMaxRouteBatch = 65536;
+inline constexpr std::uint64_t kPlacementStreamSpace = 8 * kMiB;
+inline constexpr std::uint64_t kPlacementBatch = 16384;
+
+// The smallest write buffer of a bucket or window a budget may be cut
+// into (two each): tiny budgets get slow writes rather than a refusal.
+inline constexpr std::uint64_t kMinBucketBufferBytes = 256;
 
 // Buckets read back: consecutive small buckets share one read of at most a
 // third of the budget, the next group read while this one is shuffled

@@ -12,6 +12,7 @@ Format format_by_extension(std::string_view path) {
   if (path.ends_with(".csv")) return Format::kCsv;
   if (path.ends_with(".tsv")) return Format::kTsv;
   if (path.ends_with(".jsonl") || path.ends_with(".ndjson")) return Format::kJsonl;
+  if (path.ends_with(".tfrecord") || path.ends_with(".tfrecords")) return Format::kTfrecord;
   return Format::kAuto;
 }
 
@@ -24,6 +25,9 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
   if (zero_terminated && format == Format::kAuto) format = Format::kLines;
   if (format != Format::kAuto && format != Format::kBinary) {
     if (record_size != 0) throw UsageError("--record-size is for binary records, not text formats");
+    if (format == Format::kTfrecord && zero_terminated) {
+      throw UsageError("-z is for lines: TFRecord records are length-prefixed frames");
+    }
     return {RecordLayout::kText, format};
   }
   // 2. A .npy array, by its magic.
@@ -33,8 +37,8 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
     if (format == Format::kBinary) throw UsageError("--format binary needs --record-size BYTES");
     if (head.find('\0') != std::string_view::npos) {
       throw UsageError("input " + display_name +
-                       " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, or --format lines "
-                       "(or -z) to shuffle it as text");
+                       " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, --format tfrecord for "
+                       "TFRecord frames, or --format lines (or -z) to shuffle it as text");
     }
     return {RecordLayout::kText, Format::kLines};
   }
@@ -45,6 +49,7 @@ RecordSyntax text_syntax(Format format, bool zero_terminated) {
   RecordSyntax syntax;
   syntax.terminator = zero_terminated ? '\0' : '\n';
   syntax.quoted = format == Format::kCsv;
+  if (format == Format::kTfrecord) syntax.framing = RecordFraming::kTfrecord;
   return syntax;
 }
 
@@ -52,9 +57,10 @@ std::uint64_t default_header_records(Format format) {
   return format == Format::kCsv || format == Format::kTsv ? 1 : 0;
 }
 
-std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size) {
+std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size, const std::string& display_name) {
   if (bytes % record_size != 0) {
-    throw InputError("input size: " + std::to_string(bytes) + " bytes is not a multiple of the record size " +
+    throw InputError("input " + display_name + ": its size, " + std::to_string(bytes) +
+                     " bytes, is not a multiple of the record size " +
                      std::to_string(record_size) + " (remainder " + std::to_string(bytes % record_size) +
                      " bytes)");
   }

@@ -35,4 +35,42 @@ NpyLayout npy_layout(std::string_view head, std::uint64_t input_bytes, std::size
   return layout;
 }
 
+
+std::string npy_header_with_rows(std::string_view header, std::uint64_t rows, const std::string& display_name) {
+  const NpyHeader parsed = parse_npy_header(header, display_name);
+  const std::size_t prefix = parsed.major_version == 1 ? 10 : 12;
+  std::string dict(header.substr(prefix));
+  // 1. The shape's first extent: the digits after "'shape': (" (a field of a
+  //    structured dtype named 'shape' is followed by a comma, not a colon).
+  std::size_t at = std::string::npos;
+  for (const char* key : {"'shape'", "\"shape\""}) {
+    for (std::size_t k = dict.find(key); k != std::string::npos && at == std::string::npos; k = dict.find(key, k + 1)) {
+      std::size_t p = dict.find_first_not_of(" ", k + 7);
+      if (p == std::string::npos || dict[p] != ':') continue;
+      p = dict.find_first_not_of(" ", p + 1);
+      if (p == std::string::npos || dict[p] != '(') continue;
+      p = dict.find_first_not_of(" ", p + 1);
+      if (p != std::string::npos && dict[p] >= '0' && dict[p] <= '9') at = p;
+    }
+  }
+  if (at == std::string::npos) throw InputError(display_name + ": malformed .npy header: no shape to rewrite");
+  const std::size_t digits_end = dict.find_first_not_of("0123456789", at);
+  dict.replace(at, digits_end - at, std::to_string(rows));
+  // 2. Padding: strip the old, pad to a multiple of 64 with the newline last.
+  while (!dict.empty() && (dict.back() == ' ' || dict.back() == '\n')) dict.pop_back();
+  int version = parsed.major_version;
+  if (version == 1 && dict.size() + 1 + 10 > 65535) version = 2;
+  const std::size_t head = version == 1 ? 10 : 12;
+  const std::size_t total = (head + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - head - dict.size() - 1, ' ');
+  dict += '\n';
+  std::string out(kNpyMagic);
+  out += static_cast<char>(version);
+  out += '\0';
+  const std::uint64_t length = dict.size();
+  for (std::size_t b = 0; b < head - 8; ++b) out += static_cast<char>((length >> (8 * b)) & 0xFF);
+  out += dict;
+  return out;
+}
+
 }  // namespace extshuffle::formats

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "extshuffle/formats/tfrecord.hpp"
+
 namespace extshuffle::formats {
 const char* find_record_end(const char* begin, const char* end, const RecordSyntax& syntax, QuoteState& state) {
   if (!syntax.quoted) {
@@ -43,6 +45,7 @@ const char* find_record_end(const char* begin, const char* end, const RecordSynt
 }
 
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax) {
+  if (syntax.framing == RecordFraming::kTfrecord) return {tfrecord_frame_end(begin, end), false};
   QuoteState state = QuoteState::kFieldStart;
   const char* record_end = find_record_end(begin, end, syntax, state);
   return {record_end, !record_end && state == QuoteState::kQuoted};

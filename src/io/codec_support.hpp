@@ -1,9 +1,9 @@
-// What the codec files of io share: zlib's and libzstd's settings and the
+// What the codec files of io share: igzip's and libzstd's settings and the
 // small helpers around their APIs (compression.cpp, decompressing_reader.cpp,
 // compressing_writer.cpp).
 #pragma once
 
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -11,21 +11,29 @@
 #include <cctype>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace extshuffle::io::codec_support {
 
 
-inline constexpr int kGzipLevel = 6;  // gzip's own default
+// igzip's level for .gz output and the level buffer it asks for at that
+// level (ISA-L's default size). bench/gzip_engines_bench on 256 MiB of JSONL
+// (docs/benchmarks.md, "gzip engines"): igzip level 1 compresses about 16
+// times as fast as zlib -6 (and 3 times as fast as zlib -1) to a ratio
+// about that of zlib -1; levels 2 and 3 cost more time for little ratio.
+inline constexpr std::uint32_t kIgzipLevel = 1;
+inline constexpr std::size_t kIgzipLevelBufferBytes = ISAL_DEF_LVL1_DEFAULT;
+// A gzip member header: magic, deflate, no flags, mtime 0, no extra flags,
+// OS 3 (Unix): what gzip -n writes, so the output never depends on the clock.
+inline constexpr unsigned char kGzipHeader[10] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
 inline constexpr int kZstdLevel = 3;  // zstd's own default
 // Input per zstd worker job (ZSTD_c_jobSize). libzstd's default at level 3 is
 // 8 MiB; bench/compression_bench (64 MiB of JSONL, 2 cores) measured the same
 // MB/s and ratio (4.983 vs 4.971) with 2 MiB jobs and a quarter of the memory:
 // ZSTD_sizeof_CCtx 15 MiB vs 51 MiB with 1 worker, 50 MiB vs 181 MiB with 16.
 inline constexpr int kZstdJobBytes = 2 << 20;
-// zlib: 15-bit window (32 KiB), +16 for the gzip wrapper instead of zlib's.
-inline constexpr int kGzipWindowBits = 15 + 16;
 // Writes at least this large skip the staging buffer.
 inline constexpr std::size_t kDirectWriteBytes = std::size_t{64} << 10;
 
@@ -37,8 +45,32 @@ inline bool ends_with_nocase(std::string_view text, std::string_view suffix) {
   });
 }
 
-// zlib counts in uInt (32 bits): larger requests go in pieces.
-inline uInt clamp_uint(std::size_t bytes) { return static_cast<uInt>(std::min<std::size_t>(bytes, UINT_MAX)); }
+// igzip counts in uint32_t: larger requests go in pieces.
+inline std::uint32_t clamp_uint(std::size_t bytes) {
+  return static_cast<std::uint32_t>(std::min<std::size_t>(bytes, UINT32_MAX));
+}
+
+// igzip's error codes in zlib's words (what gzip -d users know).
+inline std::string igzip_reason(int code) {
+  switch (code) {
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check";
+    case ISAL_INVALID_BLOCK:
+      return "invalid block type or lengths";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid code";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+      return "incorrect header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "igzip error " + std::to_string(code);
+  }
+}
 
 // libzstd's messages start with a capital letter; ours are lower case.
 inline std::string zstd_reason(std::size_t code) {

@@ -1,7 +1,7 @@
 #include "extshuffle/io/compression.hpp"
 
+#include <isa-l/igzip_lib.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
@@ -36,16 +37,16 @@ struct CompressingWriter::State {
   std::uint64_t in_bytes = 0;
   std::uint64_t out_bytes = 0;
 
-  z_stream gzip{};
-  bool gzip_ready = false;
+  // gzip: ISA-L's igzip (docs/benchmarks.md, "gzip engines"), its level
+  // buffer, and whether the member header has been written.
+  isal_zstream gzip{};
+  std::vector<std::uint8_t> gzip_level_buffer;
+  bool gzip_header_written = false;
   ZSTD_CCtx* zstd = nullptr;
 
   State(Codec codec_in, Sink sink_in) : codec(codec_in), sink(std::move(sink_in)) {}
 
-  ~State() {
-    if (gzip_ready) deflateEnd(&gzip);
-    ZSTD_freeCCtx(zstd);
-  }
+  ~State() { ZSTD_freeCCtx(zstd); }
 
   void emit_output() {
     if (output_fill == 0) return;
@@ -65,25 +66,27 @@ struct CompressingWriter::State {
     if (end) emit_output();
   }
 
+  // igzip's output depends on how its input is cut (unlike zlib's), so it
+  // only ever gets whole kBufferBytes pieces (and the stream's tail): the
+  // compressed bytes then depend on the data alone. The member header is
+  // ours (mtime 0, OS Unix, as gzip -n writes it); igzip adds the trailer.
   void compress_gzip(const std::byte* data, std::size_t bytes, bool end) {
+    if (!gzip_header_written) {
+      std::memcpy(output + output_fill, kGzipHeader, sizeof kGzipHeader);
+      output_fill += sizeof kGzipHeader;
+      gzip_header_written = true;
+    }
+    gzip.next_in = const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(data));
+    gzip.avail_in = static_cast<std::uint32_t>(bytes);
+    gzip.end_of_stream = end ? 1 : 0;
     for (;;) {
-      const uInt piece = clamp_uint(bytes);
-      const bool last_piece = piece == bytes;
-      gzip.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(data));
-      gzip.avail_in = piece;
-      const int flush = end && last_piece ? Z_FINISH : Z_NO_FLUSH;
-      for (;;) {
-        gzip.next_out = reinterpret_cast<Bytef*>(output + output_fill);
-        gzip.avail_out = static_cast<uInt>(kBufferBytes - output_fill);
-        const int rc = deflate(&gzip, flush);
-        output_fill = kBufferBytes - gzip.avail_out;
-        if (rc == Z_STREAM_ERROR) throw std::logic_error("deflate: stream error");
-        if (output_fill == kBufferBytes) emit_output();
-        if (flush == Z_FINISH ? rc == Z_STREAM_END : gzip.avail_in == 0) break;
-      }
-      data += piece;
-      bytes -= piece;
-      if (last_piece) return;
+      gzip.next_out = reinterpret_cast<std::uint8_t*>(output + output_fill);
+      gzip.avail_out = static_cast<std::uint32_t>(kBufferBytes - output_fill);
+      const int rc = isal_deflate(&gzip);
+      output_fill = kBufferBytes - gzip.avail_out;
+      if (rc != COMP_OK) throw std::logic_error("isal_deflate: error " + std::to_string(rc));
+      if (output_fill == kBufferBytes) emit_output();
+      if (end ? gzip.internal_state.state == ZSTATE_END : gzip.avail_in == 0) return;
     }
   }
 
@@ -127,10 +130,12 @@ CompressingWriter::CompressingWriter(Codec codec, Sink sink, int threads)
   s.stage = s.buffers.get();
   s.output = s.buffers.get() + kBufferBytes;
   if (codec == Codec::kGzip) {
-    if (deflateInit2(&s.gzip, kGzipLevel, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      throw std::bad_alloc();
-    }
-    s.gzip_ready = true;
+    isal_deflate_init(&s.gzip);
+    s.gzip.level = kIgzipLevel;
+    s.gzip_level_buffer.resize(kIgzipLevelBufferBytes);
+    s.gzip.level_buf = s.gzip_level_buffer.data();
+    s.gzip.level_buf_size = static_cast<std::uint32_t>(s.gzip_level_buffer.size());
+    s.gzip.gzip_flag = IGZIP_GZIP_NO_HDR;
     return;
   }
   s.zstd = ZSTD_createCCtx();
@@ -154,6 +159,21 @@ void CompressingWriter::write(const void* data, std::size_t bytes) {
   if (s.codec == Codec::kNone) {
     if (bytes > 0) s.sink(p, bytes);
     s.out_bytes += bytes;
+    return;
+  }
+  if (s.codec == Codec::kGzip) {
+    // Whole stages only (see compress_gzip): top the stage up, then whole
+    // pieces straight from the caller, then stage the rest.
+    const std::size_t top_up = std::min(bytes, kBufferBytes - s.stage_fill);
+    std::memcpy(s.stage + s.stage_fill, p, top_up);
+    s.stage_fill += top_up;
+    p += top_up;
+    bytes -= top_up;
+    if (s.stage_fill < kBufferBytes) return;
+    s.flush_stage();
+    for (; bytes >= kBufferBytes; p += kBufferBytes, bytes -= kBufferBytes) s.compress(p, kBufferBytes, false);
+    std::memcpy(s.stage, p, bytes);
+    s.stage_fill = bytes;
     return;
   }
   if (bytes < kDirectWriteBytes) {
@@ -182,8 +202,7 @@ Codec CompressingWriter::codec() const { return state_->codec; }
 std::size_t CompressingWriter::memory_bytes() const {
   const State& s = *state_;
   std::size_t bytes = s.buffers ? 2 * kBufferBytes : 0;
-  // deflate: window 2 x 32 KiB, hash 2 x 64 KiB (memLevel 8), pending 64 KiB, state.
-  if (s.gzip_ready) bytes += 2 * 32768 + 2 * 65536 + 65536 + 6 * 1024;
+  if (s.codec == Codec::kGzip) bytes += sizeof(isal_zstream) + s.gzip_level_buffer.size();
   if (s.zstd) bytes += ZSTD_sizeof_CCtx(s.zstd);
   return bytes;
 }

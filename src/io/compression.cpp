@@ -1,7 +1,6 @@
 #include "extshuffle/io/compression.hpp"
 
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 

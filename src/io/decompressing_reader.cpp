@@ -1,7 +1,7 @@
 #include "extshuffle/io/compression.hpp"
 
+#include <isa-l/igzip_lib.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -43,8 +43,9 @@ struct DecompressingReader::State {
   std::uint64_t compressed_bytes = 0;
   std::uint64_t produced_bytes = 0;
 
-  z_stream gzip{};
-  bool gzip_ready = false;
+  // gzip: ISA-L's igzip, about twice zlib's speed (docs/benchmarks.md,
+  // "gzip engines"); it parses each member's header and checks its trailer.
+  std::unique_ptr<inflate_state> gzip;
   GzipPhase gzip_phase = GzipPhase::kBeforeFirst;
 
   ZSTD_DCtx* zstd = nullptr;
@@ -55,10 +56,7 @@ struct DecompressingReader::State {
   State(int fd_in, Codec codec_in, std::string name_in)
       : fd(fd_in), codec(codec_in), name(std::move(name_in)) {}
 
-  ~State() {
-    if (gzip_ready) inflateEnd(&gzip);
-    ZSTD_freeDCtx(zstd);
-  }
+  ~State() { ZSTD_freeDCtx(zstd); }
 
   [[noreturn]] void fail(const std::string& reason) const {
     throw InputError("input '" + name + "' is not valid " + std::string(codec_name(codec)) + " data: " + reason);
@@ -119,26 +117,27 @@ struct DecompressingReader::State {
         } else if (first != 0x1f) {
           fail("trailing garbage after gzip data");
         } else {
-          inflateReset(&gzip);
+          isal_inflate_reset(gzip.get());
+          gzip->crc_flag = ISAL_GZIP;
         }
         gzip_phase = GzipPhase::kInMember;
       }
       // 2. Inflate straight into the caller's buffer.
-      gzip.next_in = reinterpret_cast<Bytef*>(input.get() + input_pos);
-      gzip.avail_in = static_cast<uInt>(input_end - input_pos);
-      gzip.next_out = reinterpret_cast<Bytef*>(to + done);
-      gzip.avail_out = clamp_uint(bytes - done);
-      const uInt in_before = gzip.avail_in;
-      const uInt out_before = gzip.avail_out;
-      const int rc = inflate(&gzip, Z_NO_FLUSH);
-      input_pos = input_end - gzip.avail_in;
-      done += out_before - gzip.avail_out;
-      if (rc == Z_STREAM_END) {
+      inflate_state& z = *gzip;
+      z.next_in = reinterpret_cast<std::uint8_t*>(input.get() + input_pos);
+      z.avail_in = static_cast<std::uint32_t>(input_end - input_pos);
+      z.next_out = reinterpret_cast<std::uint8_t*>(to + done);
+      z.avail_out = clamp_uint(bytes - done);
+      const std::uint32_t in_before = z.avail_in;
+      const std::uint32_t out_before = z.avail_out;
+      const int rc = isal_inflate(&z);
+      input_pos = input_end - z.avail_in;
+      done += out_before - z.avail_out;
+      if (rc != ISAL_DECOMP_OK) fail(igzip_reason(rc));
+      if (z.block_state == ISAL_BLOCK_FINISH) {
         gzip_phase = GzipPhase::kBetween;
-      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        fail(gzip.msg ? gzip.msg : zError(rc));
-      } else if (in_before == gzip.avail_in && out_before == gzip.avail_out) {
-        // No progress (Z_BUF_ERROR): zlib needs input that is not there.
+      } else if (in_before == z.avail_in && out_before == z.avail_out) {
+        // No progress: the member needs input that is not there.
         if (input_eof) fail("unexpected end of stream");
         if (!input_empty()) fail("inflate made no progress");  // never seen; avoids spinning
       }
@@ -183,8 +182,9 @@ DecompressingReader::DecompressingReader(int fd, Codec codec, std::string displa
   if (codec == Codec::kNone) return;
   s.input = allocate_aligned(kBufferBytes);
   if (codec == Codec::kGzip) {
-    if (inflateInit2(&s.gzip, kGzipWindowBits) != Z_OK) throw std::bad_alloc();
-    s.gzip_ready = true;
+    s.gzip = std::make_unique<inflate_state>();
+    isal_inflate_init(s.gzip.get());
+    s.gzip->crc_flag = ISAL_GZIP;
   } else {
     s.zstd = ZSTD_createDCtx();
     if (!s.zstd) throw std::bad_alloc();
@@ -221,7 +221,7 @@ Codec DecompressingReader::codec() const { return state_->codec; }
 std::size_t DecompressingReader::memory_bytes() const {
   const State& s = *state_;
   std::size_t bytes = s.input ? kBufferBytes : 0;
-  if (s.gzip_ready) bytes += sizeof(z_stream) + (std::size_t{1} << 15) + 7 * 1024;  // window + inflate_state
+  if (s.gzip) bytes += sizeof(inflate_state);  // its window and tables are inside
   if (s.zstd) bytes += ZSTD_sizeof_DCtx(s.zstd);
   return bytes;
 }

@@ -20,7 +20,7 @@ namespace {
 // decompressed) into the scratch file so that it can be read at random
 // offsets; returns its size in bytes. Writes are double-buffered: one piece
 // is written behind while the next is read.
-std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch) {
+std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch, std::uint64_t offset) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   const AlignedBuffer buffers = allocate_aligned(2 * kPiece);
   PendingIo pending;
@@ -30,7 +30,7 @@ std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch) {
     const std::size_t fill = reader.read(buffer, kPiece);
     if (fill == 0) break;
     pending.wait();
-    pending = scratch.write(buffer, size, fill);
+    pending = scratch.write(buffer, offset + size, fill);
     size += fill;
     if (fill < kPiece) break;
   }
@@ -53,6 +53,18 @@ int descriptor_named(const std::string& path) {
 }  // namespace
 
 InputSource::InputSource(const std::string& path, const std::string& scratch_directory) : path_(path) {
+  // The scratch file is created after the input is opened, so that a
+  // missing input is reported as such before a bad scratch directory.
+  open(scratch_directory, 0);
+}
+
+InputSource::InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset)
+    : path_(path), scratch_(&shared_scratch) {
+  open("", spool_offset);
+}
+
+void InputSource::open(const std::string& scratch_directory, std::uint64_t spool_offset) {
+  const std::string& path = path_;
   const Codec codec = codec_for_path(path);
   // Standard input ("-") and every path that is not a regular file or a
   // block device (a FIFO, /dev/stdin on a pipe, /dev/fd/N from bash's
@@ -80,23 +92,30 @@ InputSource::InputSource(const std::string& path, const std::string& scratch_dir
   if (in_place) {
     file_ = BlockFile::open_input(path);
     file_bytes_ = file_->size();
+    stored_bytes_ = file_bytes_;
   }
-  scratch_ = BlockFile::create_scratch(scratch_directory);
+  if (!scratch_) {
+    own_scratch_ = BlockFile::create_scratch(scratch_directory);
+    scratch_ = own_scratch_.get();
+  }
+  scratch_offset_ = spool_offset;  // 0 for a scratch file of its own
   if (in_place && codec == Codec::kNone) {
     data_ = file_.get();
     bytes_ = file_bytes_;
     return;
   }
   DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path);
-  bytes_ = spool(reader, *scratch_);
-  data_ = scratch_.get();
-  scratch_offset_ = (bytes_ + 4095) / 4096 * 4096;
+  spool_offset_ = spool_offset;
+  bytes_ = spool(reader, *scratch_, spool_offset_);
+  if (!in_place) stored_bytes_ = reader.compressed_bytes_read();
+  data_ = scratch_;
+  scratch_offset_ = spool_offset_ + (bytes_ + 4095) / 4096 * 4096;
   spooled_ = true;
 }
 
 std::string InputSource::read_head(std::uint64_t wanted) {
   std::string head(std::min(bytes_, wanted), '\0');
-  data_->read_now(head.data(), 0, head.size());
+  data_->read_now(head.data(), data_offset(), head.size());
   return head;
 }
 

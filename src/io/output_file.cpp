@@ -38,14 +38,11 @@ std::string final_target(const std::string& path) {
   throw IoError("cannot write output", path, ELOOP);
 }
 
-OutputFile::OutputFile(const std::string& destination) : destination_(destination) {
-  if (destination == "-") {
-    fd_ = 1;
-    return;
-  }
+void OutputFile::resolve_target(const std::string& destination) {
   // Through a symbolic link, the link's final target is written and
   // renamed over, so the link stays a link.
   target_ = final_target(destination);
+  replaced_.reset();
   struct stat st {};
   if (stat(target_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
@@ -54,18 +51,27 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
   const std::string directory = directory_of(target_);
   if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
   if (!S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, ENOTDIR);
-  install_cleanup_handlers();
   directory_ = directory;
+}
+
+OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
+    : destination_(destination), buffers_(std::move(buffers)) {
+  if (destination == "-") {
+    fd_ = 1;
+    return;
+  }
+  resolve_target(destination);
+  install_cleanup_handlers();
+  if (!buffers_) buffers_ = allocate_aligned(2 * kBufferBytes);
+  buffer_[0] = buffers_.get();
+  buffer_[1] = buffers_.get() + kBufferBytes;
   // An anonymous file in the destination's directory (O_TMPFILE): it has no
   // name until commit() links it, so not even kill -9 leaves a partial file.
   // File systems without O_TMPFILE get a hidden name, removed on failure and
-  // on signals, which only kill -9 can leave behind.
-  fd_ = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  // on signals, which only kill -9 can leave behind. Read-write, for read_back().
+  fd_ = ::open(directory_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
   if (fd_ >= 0) {
     file_ = BlockFile::open_output("/proc/self/fd/" + std::to_string(fd_), destination);
-    buffers_ = allocate_aligned(2 * kBufferBytes);
-    buffer_[0] = buffers_.get();
-    buffer_[1] = buffers_.get() + kBufferBytes;
     return;
   }
   // A hidden name in the same directory, so rename() is atomic.
@@ -74,9 +80,9 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
     char suffix[17];
     std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
-    temporary_ = directory + "/." + base + ".extshuffle-" + suffix;
+    temporary_ = directory_ + "/." + base + ".extshuffle-" + suffix;
     cleanup_slot_ = register_cleanup_path(temporary_);
-    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0) {
       const int error = errno;
       forget_cleanup_path(cleanup_slot_);
@@ -86,9 +92,6 @@ OutputFile::OutputFile(const std::string& destination) : destination_(destinatio
   }
   if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
   file_ = BlockFile::open_output(temporary_, destination);
-  buffers_ = allocate_aligned(2 * kBufferBytes);
-  buffer_[0] = buffers_.get();
-  buffer_[1] = buffers_.get() + kBufferBytes;
 }
 
 OutputFile::~OutputFile() {
@@ -152,23 +155,58 @@ void OutputFile::start_writeback(std::uint64_t settled) {
   }
 }
 
-void OutputFile::commit() {
-  if (is_stdout()) return;
+void OutputFile::finish() {
+  if (is_stdout() || finished_) return;
   flush_buffer();
   pending_[0].wait();
   pending_[1].wait();
   file_.reset();
+  buffer_[0] = buffer_[1] = nullptr;
+  start_writeback(bytes_written_);  // the tail too: sync() then finds little left to wait for
+  finished_ = true;
+}
+
+void OutputFile::sync() {
+  if (is_stdout() || synced_) return;
+  finish();
+  // fsync before rename: after a crash the destination is the old file or the whole new one.
+  if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
+  synced_ = true;
+}
+
+void OutputFile::read_back(const std::function<void(const std::byte* data, std::size_t bytes)>& consume) const {
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  const AlignedBuffer piece = allocate_aligned(kPiece);
+  for (std::uint64_t offset = 0; offset < bytes_written_;) {
+    const ssize_t got = ::pread(fd_, piece.get(), std::min<std::uint64_t>(kPiece, bytes_written_ - offset),
+                                static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw IoError("cannot read back output", destination_, got < 0 ? errno : EIO);
+    consume(piece.get(), static_cast<std::size_t>(got));
+    offset += static_cast<std::uint64_t>(got);
+  }
+}
+
+void OutputFile::rename_destination(const std::string& destination) {
+  if (is_stdout() || destination == destination_) return;
+  resolve_target(destination);
+  destination_ = destination;
+}
+
+void OutputFile::commit() {
+  if (is_stdout()) return;
+  sync();
   // A replaced file's permissions (and, for root, its owner and group) carry
   // over, as they do when sort -o truncates it in place; a new file keeps
-  // the 0666 & ~umask it was created with.
+  // the 0666 & ~umask it was created with. Known only now: the destination
+  // may have been renamed since finish() (a second fsync makes them durable).
   if (replaced_) {
     if (::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
       throw IoError("cannot set the owner of output", destination_, errno);
     }
     if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
+    if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   }
-  // fsync before rename: after a crash the destination is the old file or the whole new one.
-  if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   if (temporary_.empty()) {
     // Name the anonymous file beside the destination, then rename it over
     // the destination (atomic); a name taken meanwhile means try another.
@@ -200,6 +238,10 @@ void OutputFile::commit() {
     throw IoError("cannot rename output into place", destination_, errno);
   }
   committed_ = true;
+  // Its name is the destination's now: nothing to remove on a signal, and
+  // the registry's slot is free for the next file (a run may write many).
+  forget_cleanup_path(cleanup_slot_);
+  cleanup_slot_ = -1;
 }
 
 }  // namespace extshuffle::io

@@ -18,6 +18,8 @@ namespace extshuffle::mpi {
 namespace {
 
 const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
+const char* const kTfrecordReason = "TFRecord frames are found one after another from the start: they cannot be "
+                                    "split across ranks (use extshuffle)";
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
@@ -26,6 +28,14 @@ void check_supported(const driver::Config& config) {
   if (config.threads < 1) throw UsageError("invalid thread count " + std::to_string(config.threads));
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
   if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
+  if (config.repeat) refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
+  if (config.input_paths.size() > 1) {
+    refuse("several inputs", "extshuffle-mpi shuffles one input file per output (join them first, or use extshuffle)");
+  }
+  if (config.shard_count > 0 || config.shard_bytes > 0) refuse("--shards, --shard-size", "not supported by extshuffle-mpi");
+  if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
+  if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
+  if (config.format == driver::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
   if (config.input_path == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
   if (config.output_path == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (io::codec_for_path(config.input_path) != io::Codec::kNone) {
@@ -35,8 +45,11 @@ void check_supported(const driver::Config& config) {
     refuse("output '" + config.output_path + "'", "a compressed output cannot be written in parts (compress it afterwards)");
   }
   struct stat st {};
-  if (::stat(config.input_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) &&
-      !S_ISDIR(st.st_mode)) {
+  if (::stat(config.input_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    refuse("input '" + config.input_path + "'",
+           "a directory is a dataset of its files, which extshuffle-mpi does not read (use extshuffle)");
+  }
+  if (::stat(config.input_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
     refuse("input '" + config.input_path + "'", "a pipe or a device is read once, in order: it cannot be split across ranks");
   }
   if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
@@ -98,6 +111,9 @@ DistributedInput prepare_input(const driver::Config& config, Communicator& comm)
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, config.input_path,
                                       head, name);
+    if (detected.layout == formats::RecordLayout::kText && detected.text_format == formats::Format::kTfrecord) {
+      throw UsageError("input " + name + ": " + kTfrecordReason);
+    }
     if (detected.layout == formats::RecordLayout::kText) return;
     if (detected.layout != formats::RecordLayout::kFixed && detected.layout != formats::RecordLayout::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
@@ -120,6 +136,7 @@ DistributedInput prepare_input(const driver::Config& config, Communicator& comm)
       in.records = split.records;
       in.data_offset = split.header_bytes;
       in.add_terminator = split.add_terminator;
+      in.longest_record_bytes = split.longest_record_bytes;
       in.chunk_begin = split.chunk_begin;
       in.data_begin = split.data_begin;
       // Every rank: its output's offset counts the header's bytes.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/node_path.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/io/input_source.hpp"
@@ -25,6 +26,7 @@ struct DistributedInput::State {
   std::string header;              // written on top of the output (by rank 0)
   formats::RecordSyntax syntax;    // text
   bool add_terminator = false;     // text: the last record gets the terminator it lacks
+  std::uint64_t longest_record_bytes = 0;  // text: the longest record, with its terminator (the same on every rank)
   // Ranks + 1 entries: rank r scatters chunks [chunk_begin[r], chunk_begin[r + 1]),
   // text records from byte data_begin[r] (fixed-size ones by arithmetic).
   std::vector<std::uint64_t> chunk_begin;
@@ -36,6 +38,10 @@ struct DistributedInput::State {
   io::ByteExtents all_data() const;
   // The bytes of rank `rank`'s chunks, from its first chunk's first record.
   io::ByteExtents chunk_data(int rank, const core::PlanConstants& constants) const;
+  // What the driver knows of the root (driver/node_path.hpp): the same on every rank.
+  driver::NodeFacts root_facts() const {
+    return driver::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};
+  }
 };
 
 }  // namespace extshuffle::mpi

@@ -118,7 +118,7 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
     if (!in.text && !in.header.empty() && config.head_count < n) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
-    Walker(config, in, config.memory_bytes, config.device).layout->check_budget(n, in.data_bytes(), config.memory_bytes);
+    Walker(config, in, config.memory_bytes, config.device).layout->check_budget(in.root_facts(), config.memory_bytes);
     if (me == 0) output = SharedOutput::create(config.output_path);
   });
   const std::uint64_t inode = comm.broadcast(me == 0 ? output->inode() : 0, 0);
@@ -127,6 +127,7 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
   });
 
   std::uint32_t passes = 1;
+  bool routed = false;
   if (!split) {
     checkpoint(comm, [&] {
       if (me == 0) passes = run_alone(config, in, *output, stats);
@@ -141,8 +142,21 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
     stats.chunks = d.chunk_begin[me + 1] - d.chunk_begin[me];
     stats.buckets = d.end_bucket(me) - d.first_bucket(me);
 
-    // 3. The root's split, exchanged.
+    // 3. The root's split, exchanged. Its path is the same on every rank (a
+    // routed split tags the records its buckets receive): chunks in memory
+    // where every rank's share of the budget holds whole chunks, else
+    // routed record by record (chunks larger than memory).
     t0 = Clock::now();
+    const driver::NodeFacts root = in.root_facts();
+    std::optional<ExchangeBudget> in_memory;
+    checkpoint(comm, [&] {
+      const Walker rules(config, in, config.memory_bytes, device::Device::kCpu);
+      in_memory = plan_exchange_budget(*rules.layout, d, me, config.memory_bytes, root,
+                                       driver::NodePath::kChunksInMemory);
+    });
+    routed = comm.max(in_memory ? 0 : 1) == 1;
+    const driver::NodePath path = routed ? driver::NodePath::kRouted : driver::NodePath::kChunksInMemory;
+    std::uint32_t tag_width = 0;
     io::BucketStore store(in.source->scratch(), in.source->scratch_offset());
     std::optional<ReceivedBuckets> received;
     MappedMemory writer_buffers;
@@ -153,15 +167,22 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       MappedMemory pool, receive;
       checkpoint(comm, [&] {
         const Walker rules(config, in, config.memory_bytes, device::Device::kCpu);
-        const std::uint64_t chunk_bytes = static_cast<std::uint64_t>(
-            static_cast<unsigned __int128>(in.data_bytes()) * std::min(n, c.leaf_records) / n);
-        budget = plan_exchange_budget(*rules.layout, d, me, config.memory_bytes, chunk_bytes);
+        const std::optional<ExchangeBudget> share =
+            routed ? plan_exchange_budget(*rules.layout, d, me, config.memory_bytes, root, path) : in_memory;
+        if (!share) {
+          throw BudgetError("--memory too small for " + std::to_string(d.ranks) + " ranks: " +
+                            std::to_string(config.memory_bytes) +
+                            " bytes cannot hold the scatter's chunk memory, its slices for other ranks and a buffer "
+                            "per rank and bucket");
+        }
+        budget = *share;
+        tag_width = routed ? root_tag_width(*rules.layout, d) : 0;
         scatter.emplace(config, in, budget.scatter_arena_bytes, device::Device::kCpu);
         pool = MappedMemory(budget.pool_bytes);
         receive = MappedMemory(budget.receive_bytes);
         writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
-        received.emplace(store, d, me, *scatter->layout, in.data_bytes(), config.head_count, writer_buffers.get(),
-                         budget.writer_buffer_bytes);
+        received.emplace(store, d, me, *scatter->layout, in.data_bytes(), tag_width, config.head_count,
+                         writer_buffers.get(), budget.writer_buffer_bytes);
       });
       const driver::OutputSink no_output = [](const std::byte*, std::size_t) {};
       driver::PlanWalk walk(*scatter->layout, store, scatter->options, no_output);
@@ -173,7 +194,8 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       bool stopped = false;  // by a failure seen in a round
       try {
         if (stats.chunks > 0) {
-          walk.scatter_chunks(d.root, in.chunk_data(me, c), true, d.chunk_begin[me], d.chunk_begin[me + 1], targets);
+          walk.scatter_chunks(d.root, in.chunk_data(me, c), root, true, path, d.chunk_begin[me], d.chunk_begin[me + 1],
+                              targets);
         }
       } catch (const PeerFailed&) {
         stopped = true;
@@ -206,12 +228,18 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
     stats.count_bytes_sent = exchange.count_bytes_sent;
     stats.seconds_exchanging = exchange.seconds_exchanging;
 
-    // 4. This rank's buckets, to its range of the output.
+    // 4. This rank's buckets, to its range of the output (their records'
+    // bytes: a routed split's tags stay behind).
     t0 = Clock::now();
     RankOutput ranges(d, me, in.text ? 0 : in.record_size, in.syntax, config.head_count, in.header.size());
+    auto bucket_facts = [&](std::uint64_t j) {
+      const std::uint64_t records = core::bucket_records(n, d.buckets, j);
+      return driver::NodeFacts{records, received->bucket(j).bytes - records * tag_width, routed,
+                               root.max_record_bytes, 1};
+    };
     std::uint64_t my_bytes = 0;
     for (std::uint64_t j = received->first(); j < received->end(); ++j) {
-      if (received->kept(j)) my_bytes += received->bucket(j).bytes;
+      if (received->kept(j)) my_bytes += bucket_facts(j).record_bytes;
     }
     const std::uint64_t offset = ranges.offset(my_bytes, comm);
     checkpoint(comm, [&] {
@@ -223,7 +251,8 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       std::uint32_t deepest = 1;
       for (std::uint64_t j = received->first(); j < received->end() && received->kept(j); ++j) {
         ranges.start_bucket(j);
-        deepest = std::max(deepest, walk.run_subtree(core::bucket_node(d.root, d.buckets, j), received->bucket(j)));
+        deepest = std::max(deepest, walk.run_subtree(core::bucket_node(d.root, d.buckets, j), received->bucket(j),
+                                                     bucket_facts(j)));
         received->discard(j);
       }
       passes = deepest + 1;
@@ -247,6 +276,7 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
   stats.peak_rss_bytes = peak_rss_bytes();
 
   DistributedResult result;
+  result.routed = routed;
   const std::vector<RankStats> all = comm.all_gather(stats);
   const std::uint64_t job_passes = comm.max(passes);
   driver::RunStats& s = result.stats;

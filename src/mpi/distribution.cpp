@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "extshuffle/core/recursive_matrix.hpp"
-
 namespace extshuffle::mpi {
 
 int Distribution::owner(std::uint64_t bucket) const {
@@ -18,6 +16,14 @@ std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks) {
                                           static_cast<unsigned>(ranks));
   }
   return begin;
+}
+
+void range_column_sums(core::RecursiveMatrix& matrix, std::uint64_t first, std::uint64_t end,
+                       std::span<std::uint64_t> out) {
+  std::vector<std::uint64_t> before_first(out.size());
+  matrix.column_sums_before(first, before_first);
+  matrix.column_sums_before(end, out);
+  for (std::size_t j = 0; j < out.size(); ++j) out[j] -= before_first[j];
 }
 
 Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::PlanConstants& constants,
@@ -43,7 +49,7 @@ Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::P
   const std::uint64_t first = d.chunk_begin[comm.rank()], end = d.chunk_begin[comm.rank() + 1];
   if (first < end) {
     core::RecursiveMatrix matrix(seed, d.root.id, records, constants);
-    matrix.column_sums(first, end, mine);
+    range_column_sums(matrix, first, end, mine);
     d.splits_drawn = matrix.splits_drawn();
   }
   d.sent = comm.all_gather(mine);

@@ -10,9 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "extshuffle/core/plan.hpp"
+#include "extshuffle/core/recursive_matrix.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 
 namespace extshuffle::mpi {
@@ -36,6 +38,14 @@ struct Distribution {
 
 // The even split of R chunks (fixed-size records: equal bytes per rank).
 std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
+
+// Writes to `out` (p entries) the column sums of rows [first, end) of
+// `matrix`: how many records chunks first..end-1 give each bucket, as the
+// sums before `end` less those before `first` (two root-to-boundary paths,
+// at most 2 x row_tree_depth(R) draws, however many rows lie between).
+// Throws as RecursiveMatrix::column_sums_before.
+void range_column_sums(core::RecursiveMatrix& matrix, std::uint64_t first, std::uint64_t end,
+                       std::span<std::uint64_t> out);
 
 // The distribution of a root of `records` records (not a leaf) whose chunks
 // the ranks scatter as `chunk_begin` says. Collective.

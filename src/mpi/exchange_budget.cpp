@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "driver/position_tag.hpp"
 #include "driver/tuning.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/bucket_store.hpp"
@@ -24,23 +25,46 @@ std::uint64_t align_down(std::uint64_t x, std::uint64_t a) { return x / a * a; }
 // measured: below them the rounds and the writes cost more than they move).
 constexpr std::uint64_t kMinSlotBytes = 4096;
 constexpr std::uint64_t kMinPairBufferBytes = 4096;
-// Text records: the index arrays a chunk's records need in the chunk
-// memory beside their bytes (offsets and the shuffle's indices), about.
-constexpr std::uint64_t kIndexBytesPerRecord = 24;
 
-// The pool that holds what one group of chunks (at most the chunk memory)
-// scatters to other ranks, with one block of slack per such bucket.
-void size_pool(ExchangeBudget& b, std::uint64_t remote) {
+// The pool that holds what one round scatters to other ranks (at most
+// `round_bytes`), with one block of slack per such bucket.
+void size_pool(ExchangeBudget& b, std::uint64_t round_bytes, std::uint64_t remote) {
   b.block_bytes = b.pool_bytes = 0;
   if (remote == 0) return;
   b.block_bytes = std::clamp(align_down(b.chunk_memory_bytes / (4 * remote), 64), kMinBlockBytes, kMaxBlockBytes);
-  b.pool_bytes = b.chunk_memory_bytes + remote * b.block_bytes;
+  b.pool_bytes = round_bytes + remote * b.block_bytes;
+}
+
+// The scatter's chunk memory in an arena of `arena` bytes and the most one
+// round scatters: a chunk group (its bytes lie in the chunk memory), or a
+// routed batch (at most the stream's space, each record behind its tag;
+// plan_walk.cpp calls group_done() after each batch). Nullopt when the path
+// does not fit the arena.
+struct ScatterShare {
+  std::uint64_t chunk_memory_bytes = 0, round_bytes = 0;
+};
+std::optional<ScatterShare> scatter_share(const driver::RecordLayout& layout, const Distribution& d,
+                                          const driver::NodeFacts& root, driver::NodePath path, std::uint64_t arena) {
+  try {
+    if (path == driver::NodePath::kRouted) {
+      const driver::RoutedSplitMemory m = driver::routed_split_memory(
+          layout, d.buckets, driver::routed_open_chunks(root), root.max_record_bytes, arena);
+      const std::uint32_t tag_width = root_tag_width(layout, d);
+      return ScatterShare{m.chunk_memory_bytes, m.space_bytes + m.max_batch * tag_width};
+    }
+    if (!layout.chunks_fit(root, arena)) return std::nullopt;
+    const std::uint64_t chunk_memory = layout.split_layout(d.buckets, arena).chunk_memory_bytes;
+    return ScatterShare{chunk_memory, chunk_memory};
+  } catch (const BudgetError&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
 
-ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
-                                    std::uint64_t budget, std::uint64_t chunk_bytes) {
+std::optional<ExchangeBudget> plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
+                                                   std::uint64_t budget, const driver::NodeFacts& root,
+                                                   driver::NodePath path) {
   ExchangeBudget b;
   const std::uint64_t own = d.end_bucket(rank) - d.first_bucket(rank), remote = d.buckets - own;
   b.writer_pairs = ReceivedBuckets::pairs(d, rank);
@@ -50,42 +74,28 @@ ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Di
   // the budget when there are other ranks (fewer sub-rounds, larger writes).
   const std::uint64_t fair_rest = d.ranks > 1 ? std::max(least_rest, budget / 4) : least_rest;
   // The scatter walk's budget: the largest arena of these whose chunk
-  // memory, pool and least buffers fit, preferring one whose chunk memory
-  // holds whole chunks (else each chunk is gathered in windows, one pass
-  // over it per window; for a chunk of text: its expected bytes and a
-  // quarter more, and its records' index arrays), then one that leaves the
-  // buffers their fair quarter. Alone (P = 1, no pool) the walk gets what a
-  // split of the whole budget gets, as on one machine.
+  // memory (on `path`), pool and least buffers fit, preferring one that
+  // leaves the buffers their fair quarter. Alone (P = 1, no pool) the walk
+  // gets what a split of the whole budget gets, as on one machine.
   struct Choice {
     ExchangeBudget budget;
-    bool whole_chunks = false, fair = false;
-    int score() const { return 2 * whole_chunks + fair; }
+    bool fair = false;
   };
   std::optional<Choice> best;
   for (const std::uint64_t arena : {budget / 2, budget / 8 * 5, budget / 3 * 2, budget / 4 * 3, budget / 8 * 7, budget}) {
-    driver::SplitLayout split;
-    try {
-      split = layout.split_layout(d.buckets, arena);
-    } catch (const BudgetError&) {
-      continue;
-    }
+    const std::optional<ScatterShare> share = scatter_share(layout, d, root, path, arena);
+    if (!share) continue;
     Choice c{b};
     c.budget.scatter_arena_bytes = arena;
-    c.budget.chunk_memory_bytes = split.chunk_memory_bytes;
-    size_pool(c.budget, remote);
+    c.budget.chunk_memory_bytes = share->chunk_memory_bytes;
+    size_pool(c.budget, share->round_bytes, remote);
     const std::uint64_t taken = c.budget.chunk_memory_bytes + c.budget.pool_bytes;
     if (taken + least_rest > budget) continue;
     c.fair = taken + fair_rest <= budget;
-    c.whole_chunks = !split.chunks_gathered &&
-                     split.chunk_memory_bytes >= chunk_bytes + chunk_bytes / 4 + kIndexBytesPerRecord * d.root.records /
-                                                                                std::max<std::uint64_t>(d.chunks, 1);
-    // Whole chunks first, then fair buffers; later candidates are larger.
-    if (!best || c.score() >= best->score()) best = c;
+    // Fair buffers first; later candidates are larger.
+    if (!best || c.fair >= best->fair) best = c;
   }
-  if (!best) {
-    throw BudgetError("--memory too small for " + std::to_string(d.ranks) + " ranks: " + std::to_string(budget) +
-                      " bytes cannot hold a chunk group, its slices for other ranks and a buffer per rank and bucket");
-  }
+  if (!best) return std::nullopt;
   b = best->budget;
   // The rest: one half receives a sub-round (a slot per other rank), the
   // other half buffers the writes of the (source, bucket) pairs.
@@ -101,6 +111,10 @@ ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Di
     b.writer_buffer_bytes = buffer >= io::kScratchAlign ? align_down(buffer, io::kScratchAlign) : align_down(buffer, 64);
   }
   return b;
+}
+
+std::uint32_t root_tag_width(const driver::RecordLayout& layout, const Distribution& d) {
+  return driver::PositionTag::for_node(core::bucket_records(d.root.records, d.buckets, 0), layout.text()).width;
 }
 
 }  // namespace extshuffle::mpi

@@ -3,15 +3,17 @@
 // (the first part of the scatter walk's arena, the only part the scatter
 // touches; the rest of that arena is what a split would give its bucket
 // buffers, and the exchange's buffers below take its place), the pool of
-// blocks that holds a chunk group's slices for other ranks, one sub-round's
-// receive buffer, and two write buffers per (source, bucket) pair of the
-// buckets this rank owns. Afterwards the rank's buckets run with the whole
-// budget.
+// blocks that holds what one chunk group (or one routed batch) scatters to
+// other ranks, one sub-round's receive buffer, and two write buffers per
+// (source, bucket) pair of the buckets this rank owns. Afterwards the rank's
+// buckets run with the whole budget.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "distribution.hpp"
+#include "driver/node_path.hpp"
 #include "driver/record_layout.hpp"
 
 namespace extshuffle::mpi {
@@ -28,11 +30,17 @@ struct ExchangeBudget {
   }
 };
 
-// The shares for rank `rank` of `d` under `budget` bytes, with `layout`'s
-// chunk memory rule, for chunks of about `chunk_bytes` bytes. Throws
-// BudgetError when the budget cannot hold a chunk group, its slices and a
-// minimal buffer per pair and per rank.
-ExchangeBudget plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
-                                    std::uint64_t budget, std::uint64_t chunk_bytes);
+// The shares for rank `rank` of `d` under `budget` bytes when the root's
+// split (whose facts are `root`) takes `path` (kChunksInMemory or kRouted),
+// with `layout`'s rules for its chunk memory; nullopt when no share of the
+// budget holds the path's chunk memory (for kChunksInMemory: whole chunks),
+// its pool and a minimal buffer per pair and per rank.
+std::optional<ExchangeBudget> plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
+                                                   std::uint64_t budget, const driver::NodeFacts& root,
+                                                   driver::NodePath path);
+
+// The position tag's width a routed root split writes before each record
+// (the width of its largest bucket's positions: plan_walk.cpp's rule).
+std::uint32_t root_tag_width(const driver::RecordLayout& layout, const Distribution& d);
 
 }  // namespace extshuffle::mpi

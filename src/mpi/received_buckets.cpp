@@ -5,9 +5,13 @@
 namespace extshuffle::mpi {
 
 ReceivedBuckets::ReceivedBuckets(io::BucketStore& store, const Distribution& d, int rank,
-                                 const driver::RecordLayout& layout, std::uint64_t data_bytes,
+                                 const driver::RecordLayout& layout, std::uint64_t data_bytes, std::uint32_t tag_width,
                                  std::uint64_t output_records, std::byte* buffers, std::uint64_t buffer_bytes)
-    : first_(d.first_bucket(rank)), end_(d.end_bucket(rank)), ranks_(d.ranks), output_records_(output_records) {
+    : first_(d.first_bucket(rank)),
+      end_(d.end_bucket(rank)),
+      ranks_(d.ranks),
+      tag_width_(tag_width),
+      output_records_(output_records) {
   const std::uint64_t n = d.root.records, pairs = ReceivedBuckets::pairs(d, rank);
   std::vector<std::uint64_t> region_bytes(pairs);
   std::unique_ptr<bool[]> pair_kept(new bool[pairs]);
@@ -15,7 +19,7 @@ ReceivedBuckets::ReceivedBuckets(io::BucketStore& store, const Distribution& d, 
   for (std::uint64_t j = first_; j < end_; ++j) {
     kept_[j - first_] = core::bucket_first(n, d.buckets, j) < output_records;
     for (int s = 0; s < ranks_; ++s) {
-      region_bytes[pair(s, j)] = layout.bucket_region_bytes(data_bytes, n, d.sent_by(s, j));
+      region_bytes[pair(s, j)] = layout.bucket_region_bytes(data_bytes, n, d.sent_by(s, j), tag_width);
       pair_kept[pair(s, j)] = kept_[j - first_];
     }
   }

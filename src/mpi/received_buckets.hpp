@@ -25,11 +25,13 @@ class ReceivedBuckets {
  public:
   // Buckets [d.first_bucket(rank), d.end_bucket(rank)) of the root, whose
   // data are `data_bytes` bytes; a bucket past the first `output_records`
-  // positions (-n) is not stored. Two buffers of `buffer_bytes` per pair,
-  // carved from `buffers` (2 x pairs() x buffer_bytes bytes).
+  // positions (-n) is not stored. Each record arrives behind a position
+  // tag of `tag_width` bytes when the split is routed (0: none). Two
+  // buffers of `buffer_bytes` per pair, carved from `buffers` (2 x pairs() x
+  // buffer_bytes bytes).
   ReceivedBuckets(io::BucketStore& store, const Distribution& d, int rank, const driver::RecordLayout& layout,
-                  std::uint64_t data_bytes, std::uint64_t output_records, std::byte* buffers,
-                  std::uint64_t buffer_bytes);
+                  std::uint64_t data_bytes, std::uint32_t tag_width, std::uint64_t output_records,
+                  std::byte* buffers, std::uint64_t buffer_bytes);
 
   static std::uint64_t pairs(const Distribution& d, int rank) {
     return (d.end_bucket(rank) - d.first_bucket(rank)) * static_cast<std::uint64_t>(d.ranks);
@@ -38,6 +40,7 @@ class ReceivedBuckets {
   std::uint64_t end() const { return end_; }
   bool kept(std::uint64_t bucket) const { return kept_[bucket - first_]; }
   std::uint64_t output_records() const { return output_records_; }
+  std::uint32_t tag_width() const { return tag_width_; }
 
   // Where rank `source`'s slices of `bucket` go, in order.
   io::BucketWriter& writer(int source, std::uint64_t bucket) { return split_->writer(pair(source, bucket)); }
@@ -56,6 +59,7 @@ class ReceivedBuckets {
   }
   std::uint64_t first_, end_;
   int ranks_;
+  std::uint32_t tag_width_;
   std::uint64_t output_records_;
   std::unique_ptr<bool[]> kept_;
   std::unique_ptr<io::BucketStore::Split> split_;

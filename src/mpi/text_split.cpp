@@ -18,115 +18,126 @@ using formats::QuoteState;
 constexpr std::uint64_t kNone = UINT64_MAX;
 constexpr int kStates = 4;  // the values of formats::QuoteState
 
-// What a rank's range holds when the scan enters it in one quoting state.
+// What a rank's range holds when the scan enters it in one quoting state
+// (every rank's goes to every rank).
 struct RangeCount {
   std::uint64_t starts = 0;           // records that start in the range (after a record's end, before the input's)
   std::uint64_t first_start = kNone;  // the byte offsets of the first and the last of them
   std::uint64_t last_start = kNone;
+  std::uint64_t first_end = kNone;    // the first and the last record end (one past a terminator) in the range
+  std::uint64_t last_end = kNone;
   std::uint64_t state_at_end = 0;     // the QuoteState where the range ends
 };
 using RangeScan = std::array<RangeCount, kStates>;
 
-// Notes a record end at byte offset `at` (one past its terminator): a record
-// starts there unless the input ends there.
-void note_end(RangeCount& count, std::uint64_t at, std::uint64_t input_bytes) {
-  if (at >= input_bytes) return;
-  ++count.starts;
-  if (count.first_start == kNone) count.first_start = at;
-  count.last_start = at;
-}
+// The lengths of the records that both start and end in a range (those
+// between two of its record ends), kept for this rank alone: the first
+// `header_records` one by one (which of them are the input's header is
+// known only once every rank's count is), the rest as their longest and
+// the sum of their squares.
+class RecordLengths {
+ public:
+  explicit RecordLengths(std::uint64_t header_records) : header_records_(header_records) {}
+  void add(std::uint64_t length) {
+    if (first_.size() < header_records_) {
+      first_.push_back(length);
+      return;
+    }
+    longest_ = std::max(longest_, length);
+    squares_ += static_cast<double>(length) * static_cast<double>(length);
+  }
+  // The longest and the squares of all but the first `skip` (<= header_records) records.
+  void add_after(std::uint64_t skip, std::uint64_t& longest, double& squares) const {
+    for (std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(skip, first_.size())); k < first_.size(); ++k) {
+      longest = std::max(longest, first_[k]);
+      squares += static_cast<double>(first_[k]) * static_cast<double>(first_[k]);
+    }
+    longest = std::max(longest, longest_);
+    squares += squares_;
+  }
 
-// Lines, TSV, JSONL: every terminator ends a record; counted in bulk.
-RangeCount scan_plain(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, std::uint64_t input_bytes,
-                      char terminator, std::size_t piece_bytes) {
+ private:
+  std::uint64_t header_records_;
+  std::vector<std::uint64_t> first_;
+  std::uint64_t longest_ = 0;
+  double squares_ = 0;
+};
+
+// A scan of a range from one entry state: its count and its records' lengths.
+struct RangeRecords {
   RangeCount count;
+  RecordLengths lengths;
+  // A record ends at byte offset `at` (one past its terminator): a record
+  // starts there unless the input ends there.
+  void note_end(std::uint64_t at, std::uint64_t input_bytes) {
+    if (count.last_end != kNone) lengths.add(at - count.last_end);
+    if (count.first_end == kNone) count.first_end = at;
+    count.last_end = at;
+    if (at >= input_bytes) return;
+    ++count.starts;
+    if (count.first_start == kNone) count.first_start = at;
+    count.last_start = at;
+  }
+};
+
+// Lines, TSV, JSONL: every terminator ends a record; found in bulk.
+void scan_plain(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, std::uint64_t input_bytes,
+                char terminator, std::size_t piece_bytes, RangeRecords& range) {
+  constexpr std::size_t kBlock = 65536;
+  std::vector<std::uint64_t> ends(kBlock);
   std::uint64_t position = begin;
   io::read_sequentially(file, begin, end - begin, piece_bytes, [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
-    const std::uint64_t found = formats::count_terminators(text, text + size, terminator);
-    if (found > 0) {
-      const std::uint64_t earlier_last = count.last_start;
-      const auto* first = static_cast<const char*>(std::memchr(text, terminator, size));
-      const auto* last = static_cast<const char*>(::memrchr(text, terminator, size));
-      count.starts += found;
-      if (count.first_start == kNone) count.first_start = position + static_cast<std::uint64_t>(first - text) + 1;
-      count.last_start = position + static_cast<std::uint64_t>(last - text) + 1;
-      if (count.last_start == input_bytes) {
-        // The input's last terminator starts no record.
-        --count.starts;
-        if (found > 1) {
-          const auto* before = static_cast<const char*>(::memrchr(text, terminator, static_cast<std::size_t>(last - text)));
-          count.last_start = position + static_cast<std::uint64_t>(before - text) + 1;
-        } else {
-          count.last_start = earlier_last;
-        }
-        if (count.starts == 0) count.first_start = count.last_start = kNone;
-      }
+    for (const char* at = text;;) {
+      const std::size_t found = formats::find_record_ends(at, text + size, terminator, kBlock, ends.data());
+      const std::uint64_t offset = position + static_cast<std::uint64_t>(at - text);
+      for (std::size_t k = 0; k < found; ++k) range.note_end(offset + ends[k], input_bytes);
+      if (found < kBlock) break;
+      at += ends[found - 1];
     }
     position += size;
   });
-  return count;
 }
 
 // CSV: one scan per quoting state the range may start in, over each piece
-// in turn. Two scans in the same state at the end of a piece (and alike in
-// whether they have found a record yet) find the same records from then on:
-// the later one follows the earlier and stops scanning.
-RangeScan scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, std::uint64_t input_bytes,
-                      const formats::RecordSyntax& syntax, std::size_t piece_bytes) {
-  struct Scan {
-    RangeCount count;
-    QuoteState state;
-    int leader = -1;  // the scan this one follows, from the merge on
-    std::uint64_t starts_ahead = 0, leader_last = kNone;
-  };
-  std::array<Scan, kStates> scans;
-  for (int s = 0; s < kStates; ++s) scans[s].state = static_cast<QuoteState>(s);
+// in turn. Two scans in the same state at the end of a piece find the same
+// record ends from then on: the later one stops scanning, and the earlier
+// one notes each end it finds for both (each keeps its own count and
+// lengths, since the record that joins their paths differs).
+void scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, std::uint64_t input_bytes,
+                 const formats::RecordSyntax& syntax, std::size_t piece_bytes, std::vector<RangeRecords>& ranges) {
+  std::array<QuoteState, kStates> state;
+  // The scans that take each scan's record ends (itself first); empty once it has stopped.
+  std::array<std::vector<int>, kStates> takers;
+  for (int s = 0; s < kStates; ++s) {
+    state[s] = static_cast<QuoteState>(s);
+    takers[s] = {s};
+  }
   std::uint64_t position = begin;
   io::read_sequentially(file, begin, end - begin, piece_bytes, [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
-    for (Scan& scan : scans) {
-      if (scan.leader >= 0) continue;
+    for (int a = 0; a < kStates; ++a) {
+      if (takers[a].empty()) continue;
       for (const char* p = text; p < text + size;) {
-        const char* record_end = formats::find_record_end(p, text + size, syntax, scan.state);
+        const char* record_end = formats::find_record_end(p, text + size, syntax, state[a]);
         if (!record_end) break;
-        note_end(scan.count, position + static_cast<std::uint64_t>(record_end - text), input_bytes);
+        const std::uint64_t at = position + static_cast<std::uint64_t>(record_end - text);
+        for (const int s : takers[a]) ranges[s].note_end(at, input_bytes);
         p = record_end;
       }
     }
     for (int b = 1; b < kStates; ++b) {
-      for (int a = 0; a < b && scans[b].leader < 0; ++a) {
-        const Scan& leader = scans[a];
-        Scan& follower = scans[b];
-        if (leader.leader >= 0 || leader.state != follower.state ||
-            (leader.count.first_start == kNone) != (follower.count.first_start == kNone)) {
-          continue;
-        }
-        follower.leader = a;
-        follower.starts_ahead = follower.count.starts - leader.count.starts;
-        follower.leader_last = leader.count.last_start;
+      for (int a = 0; a < b && !takers[b].empty(); ++a) {
+        if (takers[a].empty() || state[a] != state[b]) continue;
+        takers[a].insert(takers[a].end(), takers[b].begin(), takers[b].end());
+        takers[b].clear();
       }
     }
     position += size;
   });
-  // A leader has a smaller index than its followers, and may have become a
-  // follower itself later: resolve in index order, from the leaders' results.
-  RangeScan result;
-  for (int s = 0; s < kStates; ++s) {
-    const Scan& scan = scans[s];
-    RangeCount count = scan.count;
-    if (scan.leader >= 0) {
-      const RangeCount& leader = result[scan.leader];
-      count.starts = leader.starts + scan.starts_ahead;
-      if (count.first_start == kNone) count.first_start = leader.first_start;
-      if (leader.last_start != scan.leader_last) count.last_start = leader.last_start;
-      count.state_at_end = leader.state_at_end;
-    } else {
-      count.state_at_end = static_cast<std::uint64_t>(scan.state);
-    }
-    result[s] = count;
+  for (int a = 0; a < kStates; ++a) {
+    for (const int s : takers[a]) ranges[s].count.state_at_end = static_cast<std::uint64_t>(state[a]);
   }
-  return result;
 }
 
 // The second look: the byte offset where the k-th record (from 0) that
@@ -163,12 +174,14 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
   const int ranks = comm.size(), me = comm.rank();
   const std::uint64_t begin = range_begin(bytes, me, ranks), end = range_begin(bytes, me + 1, ranks);
   // 1. Count the records that start in this rank's range, from every state it may start in.
-  RangeScan mine{};
+  std::vector<RangeRecords> ranges(kStates, RangeRecords{RangeCount{}, RecordLengths(header_records)});
   if (syntax.quoted) {
-    mine = scan_quoted(file, begin, end, bytes, syntax, piece_bytes);
+    scan_quoted(file, begin, end, bytes, syntax, piece_bytes, ranges);
   } else {
-    mine[0] = scan_plain(file, begin, end, bytes, syntax.terminator, piece_bytes);
+    scan_plain(file, begin, end, bytes, syntax.terminator, piece_bytes, ranges[0]);
   }
+  RangeScan mine{};
+  for (int s = 0; s < kStates; ++s) mine[s] = ranges[s].count;
   const std::vector<RangeScan> scans = comm.all_gather(mine);
 
   // 2. Every rank composes the ranges in order: the state each starts in,
@@ -210,9 +223,21 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
     if (k < implicit) return std::uint64_t{0};
     return find_start(file, begin, bytes, syntax, static_cast<QuoteState>(entry_state[me]), k - implicit, piece_bytes);
   };
+  // The lengths of the records that start and end in this rank's range
+  // (in its true entry state), less those of the header: the record ending
+  // at its k-th record end (k from 0) is record first_index[me] - 1 + k
+  // (rank 0: record 0 ends at its first).
   struct Found {
     std::uint64_t chunk_start = kNone, data_start = kNone;
+    std::uint64_t longest = 0;
+    double squares = 0;
   } found;
+  const auto records_before = [&](int r) { return r == 0 ? std::uint64_t{1} : first_index[r]; };
+  if (bytes > 0) {
+    const std::uint64_t first_inner = records_before(me);  // the index of the record ending at the second end
+    const std::uint64_t skip = header_records > first_inner ? header_records - first_inner : 0;
+    ranges[entry_state[me]].lengths.add_after(skip, found.longest, found.squares);
+  }
   if (split.chunk_begin[me] < split.chunk_begin[me + 1]) {
     found.chunk_start = offset_of(header_records + split.chunk_begin[me] * leaf_records);
   }
@@ -226,6 +251,25 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
     split.data_begin[r] = all[r].chunk_start != kNone ? all[r].chunk_start : split.data_begin[r + 1];
     if (all[r].data_start != kNone) split.header_bytes = all[r].data_start;
   }
+  // 4. The longest record and the squares, the same on every rank (summed
+  // in rank order): each rank's own records, the records that cross into a
+  // rank's range (from the last record end before it to its first), and a
+  // last record without its terminator (it gets one).
+  const auto add = [&](std::uint64_t length, std::uint64_t index) {
+    if (index < header_records) return;
+    split.longest_record_bytes = std::max(split.longest_record_bytes, length);
+    split.record_bytes_squared += static_cast<double>(length) * static_cast<double>(length);
+  };
+  std::uint64_t last_end = 0;
+  for (int r = 0; r < ranks && bytes > 0; ++r) {
+    const RangeCount& count = scans[r][entry_state[r]];
+    if (count.first_end == kNone) continue;
+    add(count.first_end - last_end, records_before(r) - 1);
+    last_end = count.last_end;
+    split.longest_record_bytes = std::max(split.longest_record_bytes, all[r].longest);
+    split.record_bytes_squared += all[r].squares;
+  }
+  if (last_end < bytes) add(bytes - last_end + 1, total - 1);
   char last_byte = syntax.terminator;
   if (bytes > 0) file.read_now(&last_byte, bytes - 1, 1);
   split.add_terminator = bytes > 0 && last_byte != syntax.terminator;

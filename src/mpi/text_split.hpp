@@ -17,9 +17,17 @@
 // including quotes inside unquoted fields, which a parity count of quotes
 // would get wrong. Lines, TSV and JSONL count terminators at memchr speed.
 //
+// The longest record and the sum of the squares of the records' lengths
+// (the root's facts, which decide where the driver runs it: node_path.hpp)
+// come from the same scan: each rank keeps the lengths of the records
+// between two of its record ends (the first H one by one, since which of
+// them are header records is known only after the composition), and the
+// records that cross a range boundary are measured from the gathered ends.
+//
 // The result is what the single-machine counting pass (driver/text_input.cpp)
-// finds: the same N, header bytes and missing final terminator, and the same
-// error for an unterminated quoted field.
+// finds: the same N, header bytes, missing final terminator, longest record
+// and squares (summed in another order: equal up to rounding, exactly for
+// sums below 2^53), and the same error for an unterminated quoted field.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +48,8 @@ struct TextSplit {
   std::uint64_t records = 0;       // N: records after the header
   std::uint64_t header_bytes = 0;  // the header records' bytes, at the start of the input
   bool add_terminator = false;     // the input's last record (or header line) lacks its terminator
+  std::uint64_t longest_record_bytes = 0;  // the longest record after the header, with its terminator
+  double record_bytes_squared = 0;         // the sum of the squares of their lengths
   // P + 1 entries: rank r scatters chunks [chunk_begin[r], chunk_begin[r + 1])
   // of the root, whose bytes are [data_begin[r], data_begin[r + 1]).
   std::vector<std::uint64_t> chunk_begin;

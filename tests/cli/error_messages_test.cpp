@@ -54,6 +54,14 @@ constexpr BadRun kBadRuns[] = {
     {"--record-size 8 -T DIR/missing IN OUT", 1},
     {"CSV OUT --format csv", 1},
     {"GZ OUT", 1},
+    {"-r --verify IN", 2},
+    {"-r --dry-run IN", 2},
+    {"--random-source IN", 2},
+    {"-i 0-18446744073709551615", 2},
+    {"--format tfrecord -z IN", 2},
+    {"--format tfrecord IN OUT", 1},
+    {"-r --record-size 8 missing.bin OUT", 1},
+    {"-er", 1},
 };
 
 std::string substitute(std::string text, const std::string& word, const std::string& path) {

@@ -69,7 +69,8 @@ TEST(ReadmeExamples, SectionIsFoundAndCoversEveryFormat) {
   for (const auto& command : commands) all += command + "\n";
   // One example per format and per shuf-like mode, as promised in the section.
   for (const char* feature : {"--record-size", ".jsonl", ".csv", ".npy -o", " -n ", " -e ", " -i ", "| head",
-                              " -z ", "-print0", ".gz", ".zst", "--dry-run"}) {
+                              " -z ", "-print0", ".gz", ".zst", "--dry-run", "--shards", "--split",
+                              "--manifest"}) {
     EXPECT_NE(all.find(feature), std::string::npos) << "no example uses " << feature;
   }
 }

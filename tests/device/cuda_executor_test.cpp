@@ -3,6 +3,9 @@
 // Skips without a usable GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "extshuffle/driver/external_executor.hpp"
@@ -51,6 +54,25 @@ TEST(CudaExecutor, CliDeviceCudaEqualsDeviceCpu) {
   ASSERT_EQ(testing::run_command(base + (dir / "cpu.bin").string() + " --device cpu").exit_code, 0);
   ASSERT_EQ(testing::run_command(base + (dir / "gpu.bin").string() + " --device cuda").exit_code, 0);
   EXPECT_EQ(testing::read_file(dir / "cpu.bin"), testing::read_file(dir / "gpu.bin"));
+}
+
+// Without a usable GPU: --device cuda fails before reading anything, with
+// one line on stderr and exit status 1, and leaves no output file;
+// --device auto runs on the CPU (the same bytes as --device cpu).
+TEST(CudaExecutor, CliWithoutAGpuRefusesCudaAndAutoRunsOnTheCpu) {
+  if (device::cuda_available()) GTEST_SKIP() << "a GPU is usable here";
+  testing::TempDir dir;
+  const auto data = testing::numbered_records(1000, 8);
+  testing::write_file(dir / "in.bin", std::string(reinterpret_cast<const char*>(data.data()), data.size()));
+  const std::string base = testing::extshuffle_binary() + " --record-size 8 --seed 4 " + (dir / "in.bin").string() + " ";
+  const auto cuda = testing::run_command(base + (dir / "gpu.bin").string() + " --device cuda");
+  EXPECT_EQ(cuda.exit_code, 1);
+  EXPECT_EQ(cuda.err.rfind("extshuffle: CUDA device requested: ", 0), 0u) << cuda.err;
+  EXPECT_EQ(std::count(cuda.err.begin(), cuda.err.end(), '\n'), 1) << cuda.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "gpu.bin"));
+  ASSERT_EQ(testing::run_command(base + (dir / "auto.bin").string() + " --device auto").exit_code, 0);
+  ASSERT_EQ(testing::run_command(base + (dir / "cpu.bin").string() + " --device cpu").exit_code, 0);
+  EXPECT_EQ(testing::read_file(dir / "auto.bin"), testing::read_file(dir / "cpu.bin"));
 }
 
 }  // namespace

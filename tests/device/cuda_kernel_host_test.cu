@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "device/cuda/bijective_shuffle_kernels.cuh"
 #include "device/philox_cases.hpp"
@@ -56,14 +57,33 @@ TEST(CudaKernelHost, EvaluateBijectionMatchesCore) {
   EXPECT_GT(runs, 0u);
 }
 
-// Kernel (a) launches one block per tile: every index of the domain is in
-// exactly one tile.
+// The single-pass kernel launches one block per tile: every index of the
+// domain is in exactly one tile.
 TEST(CudaKernelHost, TilesCoverTheDomain) {
   for (std::uint32_t bits = 0; bits <= core::kMaxDomainBits; ++bits) {
     const std::uint64_t domain = std::uint64_t{1} << bits;
     const std::uint64_t tiles = tiles_for_domain(domain);
     ASSERT_GE(tiles * kTileItems, domain) << "width " << bits;
     ASSERT_LT((tiles - 1) * kTileItems, domain) << "width " << bits;
+  }
+}
+
+// The single-pass kernel finds each tile's job by binary search over the
+// jobs' first tiles: the same job as a linear scan, for every tile of job
+// lists with one job, equal jobs (a node's chunks), one-tile jobs and
+// mixed sizes.
+TEST(CudaKernelHost, EveryTileFindsItsJob) {
+  const std::vector<std::vector<std::uint64_t>> job_tiles = {
+      {1}, {256}, {1, 1, 1, 1, 1}, std::vector<std::uint64_t>(1000, 256), {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5}};
+  for (const auto& tiles_of_job : job_tiles) {
+    std::vector<std::uint64_t> first_tiles{0};
+    for (std::uint64_t t : tiles_of_job) first_tiles.push_back(first_tiles.back() + t);
+    const auto jobs = static_cast<std::uint32_t>(tiles_of_job.size());
+    std::uint32_t expected = 0;
+    for (std::uint64_t tile = 0; tile < first_tiles.back(); ++tile) {
+      while (first_tiles[expected + 1] <= tile) ++expected;
+      ASSERT_EQ(job_of_tile(first_tiles.data(), jobs, tile), expected) << "tile " << tile << " of " << jobs << " jobs";
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "device/staging.hpp"
 #include "extshuffle/device/device_error.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "support/permutations.hpp"
@@ -119,8 +120,7 @@ TEST(CudaShuffle, OutputIsAPermutation) {
 // batched/look-back split (domains up to and beyond 2^17), empty jobs among
 // them, some jobs adjacent in one host buffer and some in buffers of their own:
 // the same bytes as the CPU back end and as the jobs run one at a time.
-TEST(CudaShuffle, BatchesMatchCpuAndSingleJobs) {
-  EXTSHUFFLE_SKIP_WITHOUT_CUDA();
+void expect_batches_match_cpu_and_single_jobs() {
   for (std::size_t record_size : {8ul, 12ul, 16ul}) {
     std::vector<std::uint64_t> sizes;
     for (std::uint64_t k = 0; k < 300; ++k) sizes.push_back((k * 7919) % 5000);
@@ -171,6 +171,22 @@ TEST(CudaShuffle, BatchesMatchCpuAndSingleJobs) {
       EXPECT_EQ(first_difference(alone, gpu_out[m], record_size), -1) << "job " << 150 + m;
     }
   }
+}
+
+TEST(CudaShuffle, BatchesMatchCpuAndSingleJobs) {
+  EXTSHUFFLE_SKIP_WITHOUT_CUDA();
+  expect_batches_match_cpu_and_single_jobs();
+}
+
+// The same through a tiny staging: many units in flight one after another,
+// every copy wrapping the pinned ring, many launches per unit.
+TEST(CudaShuffle, TinyStagingMatchesCpu) {
+  EXTSHUFFLE_SKIP_WITHOUT_CUDA();
+  testing::with_staging(testing::tiny_staging(), [] {
+    expect_batches_match_cpu_and_single_jobs();
+    for (std::uint64_t n : {1ull, 4097ull, 100000ull}) expect_same_as_cpu(n, 8, 71);
+    expect_same_as_cpu(300, 4096, 73);  // records larger than a slot
+  });
 }
 
 TEST(CudaShuffle, EmptyCallsDoNothing) {

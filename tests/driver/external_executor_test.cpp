@@ -52,7 +52,7 @@ TEST(ExternalExecutor, MatchesReferenceAcrossSizesAndBudgets) {
     for (std::size_t r : {1ul, 8ul, 12ul, 4096ul}) {
       const auto input = testing::numbered_records(n, r);
       const auto expected = run_reference(input, r, 42, c);
-      for (std::uint64_t memory : {minimum_memory_bytes(c, r), std::uint64_t{64} << 10, std::uint64_t{16} << 20}) {
+      for (std::uint64_t memory : {minimum_memory_bytes(c, r, n), std::uint64_t{64} << 10, std::uint64_t{16} << 20}) {
         const Outcome out = run_external(input, r, 42, c, memory);
         ASSERT_EQ(out.output, expected) << "n " << n << " r " << r << " memory " << memory;
       }
@@ -97,15 +97,20 @@ TEST(ExternalExecutor, HeadCountIsThePrefixOfTheFullShuffle) {
   }
 }
 
-TEST(ExternalExecutor, LargeRecordsAreGatheredByIndex) {
+// 4 KiB records: at 1 MiB a chunk fits once beside its index permutation
+// (the split gathers its slices through it); at the smallest budget no
+// chunk fits and records are routed one by one. The same bytes either way.
+TEST(ExternalExecutor, LargeRecordsInMemoryChunksAndRouted) {
   const PlanConstants c{64, 4};
   const auto input = testing::numbered_records(1000, 4096);
-  ExternalOptions options{{4096, 9, c, device::Device::kCpu, 2}, std::uint64_t{1} << 20};
-  EXPECT_TRUE(plan_schedule(1000, options).gather_by_index);
-  EXPECT_EQ(run_external(input, 4096, 9, c, options.memory_bytes).output, run_reference(input, 4096, 9, c));
-  // At the smallest budget even a leaf's records are gathered in windows.
-  const std::uint64_t tiny = minimum_memory_bytes(c, 4096);
-  EXPECT_EQ(run_external(input, 4096, 9, c, tiny).output, run_reference(input, 4096, 9, c));
+  const auto expected = run_reference(input, 4096, 9, c);
+  const Outcome indexed = run_external(input, 4096, 9, c, std::uint64_t{1} << 20);
+  EXPECT_GT(indexed.stats.nodes_on_disk, 0u);
+  EXPECT_EQ(indexed.stats.nodes_routed, 0u);
+  EXPECT_EQ(indexed.output, expected);
+  const Outcome routed = run_external(input, 4096, 9, c, minimum_memory_bytes(c, 4096, 1000));
+  EXPECT_GT(routed.stats.nodes_routed, 0u);
+  EXPECT_EQ(routed.output, expected);
 }
 
 TEST(ExternalExecutor, IdenticalForOneAndTwoThreads) {
@@ -147,14 +152,19 @@ TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
 TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
   const ExternalOptions options{{4096, 1, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{16} << 20};
   const Schedule s = plan_schedule(32768, options);  // 128 MiB in one leaf
-  EXPECT_TRUE(s.gather_by_index);
-  EXPECT_EQ(s.passes, 1u);
+  EXPECT_EQ(s.nodes_in_windows, 1u);
+  EXPECT_EQ(s.passes, 2u);
   EXPECT_EQ(s.nodes_on_disk, 0u);
 }
 
 TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
-  EXPECT_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, 1024}),
+  const std::uint64_t n = std::uint64_t{1} << 24;
+  const std::uint64_t minimum = minimum_memory_bytes(core::kPlanV2, 8, n);
+  EXPECT_THROW(plan_schedule(n, ExternalOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, minimum - 4096}),
                BudgetError);
+  EXPECT_NO_THROW(plan_schedule(n, ExternalOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, minimum}));
+  // An input that fits in the budget runs in RAM, whatever the minimum for streaming.
+  EXPECT_NO_THROW(plan_schedule(10, ExternalOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, 1024}));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "extshuffle/errors.hpp"
+#include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
@@ -26,6 +27,11 @@ using formats::RecordSyntax;
 using extshuffle::testing::split_records;
 
 constexpr std::uint64_t kKiB = 1024;
+// More records than any test here has: the minimum budget for them is a
+// budget every test's input may use (the minimum grows with the plan's depth).
+constexpr std::uint64_t kManyRecords = std::uint64_t{1} << 20;
+// Longer than any record here but the ones meant to be too large.
+constexpr std::uint64_t kLongest = 64 * 1024;
 constexpr std::uint64_t kMiB = 1024 * 1024;
 const RecordSyntax kLines{'\n', false, ','};
 const RecordSyntax kZeroLines{'\0', false, ','};
@@ -60,7 +66,15 @@ Outcome run_variable(const std::string& text, std::uint64_t records, const Varia
   if (!file.empty()) source->write_now(file.data(), 0, file.size());
   auto scratch = io::BlockFile::in_memory();
   Outcome outcome;
-  const TextInput input{source.get(), prefix.size(), text.size(), add_terminator};
+  // The longest record, as the counting pass finds it.
+  std::uint64_t longest = 0;
+  for (const char* at = text.data(); at < text.data() + text.size();) {
+    const formats::RecordScan scan = formats::scan_record(at, text.data() + text.size(), options.syntax);
+    const char* end = scan.end ? scan.end : text.data() + text.size();
+    longest = std::max<std::uint64_t>(longest, end - at + (scan.end ? 0 : 1));
+    at = end;
+  }
+  const TextInput input{source.get(), prefix.size(), text.size(), add_terminator, longest};
   outcome.stats = shuffle_variable(input, records, *scratch, 0, options, [&](const std::byte* data, std::size_t n) {
     outcome.output.append(reinterpret_cast<const char*>(data), n);
   });
@@ -104,7 +118,7 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 TEST(VariableExecutor, OutputIsAPermutationOfTheInputRecords) {
   const PlanConstants c{64, 4};
   const std::string text = numbered_text(5000, 40);
-  for (std::uint64_t memory : {minimum_memory_bytes_variable(c), 64 * kMiB}) {
+  for (std::uint64_t memory : {minimum_memory_bytes_variable(c, kManyRecords, kLongest), 64 * kMiB}) {
     const Outcome out = run_variable(text, 5000, options_for(c, memory, 3));
     EXPECT_EQ(sorted(split_records(out.output)), sorted(split_records(text))) << "memory " << memory;
     EXPECT_NE(out.output, text);
@@ -131,15 +145,17 @@ TEST(VariableExecutor, SameBytesAtOneTwoAndThreeLevelsAsFixedSizeRecords) {
   }
 }
 
-// Three levels through scratch space (four passes): a larger input at the
-// smallest budget, against the oracle's order. Deterministic: false-failure
-// rate 0.
+// Three or more levels through scratch space: a larger input at a small
+// budget, against the oracle's order, as many passes as the schedule says.
+// Deterministic: false-failure rate 0.
 TEST(VariableExecutor, SameBytesAtThreeDiskLevels) {
   const PlanConstants c{64, 4};
   const std::uint64_t n = 400003;
   const std::string text = numbered_text(n, 50);
-  const Outcome out = run_variable(text, n, options_for(c, minimum_memory_bytes_variable(c), 7));
-  EXPECT_EQ(out.stats.passes, 4u);
+  const VariableOptions options = options_for(c, minimum_memory_bytes_variable(c, kManyRecords, kLongest), 7);
+  const Outcome out = run_variable(text, n, options);
+  EXPECT_GE(out.stats.passes, 4u);
+  EXPECT_EQ(out.stats.passes, plan_schedule_variable(n, text.size(), 63, options).passes);
   ASSERT_EQ(record_indices(out.output), fixed_size_order(n, 7, c));
 }
 
@@ -163,7 +179,7 @@ TEST(VariableExecutor, LongLinesAreGatheredInWindows) {
     const Outcome in_ram = run_variable(text, n, options_for(c, 64 * kMiB, 9));
     EXPECT_EQ(in_ram.stats.passes, 1u);
     ASSERT_EQ(record_indices(in_ram.output), expected_order);
-    const Outcome windows = run_variable(text, n, options_for(c, minimum_memory_bytes_variable(c), 9));
+    const Outcome windows = run_variable(text, n, options_for(c, minimum_memory_bytes_variable(c, kManyRecords, kLongest), 9));
     EXPECT_GT(windows.stats.nodes_on_disk, 0u);
     EXPECT_EQ(windows.output, in_ram.output);
   }
@@ -171,11 +187,12 @@ TEST(VariableExecutor, LongLinesAreGatheredInWindows) {
     const PlanConstants c{256, 8};
     const std::uint64_t n = 200;
     const std::string text = numbered_text(n, 24000);
-    ASSERT_GT(text.size(), 2 * minimum_memory_bytes_variable(c));
+    ASSERT_GT(text.size(), 2 * minimum_memory_bytes_variable(c, kManyRecords, kLongest));
     const Outcome in_ram = run_variable(text, n, options_for(c, 64 * kMiB, 4));
     ASSERT_EQ(record_indices(in_ram.output), fixed_size_order(n, 4, c));
-    const Outcome leaf = run_variable(text, n, options_for(c, minimum_memory_bytes_variable(c), 4));
+    const Outcome leaf = run_variable(text, n, options_for(c, minimum_memory_bytes_variable(c, kManyRecords, kLongest), 4));
     EXPECT_EQ(leaf.stats.nodes_on_disk, 0u);  // one leaf: nothing to scatter, only windows
+    EXPECT_EQ(leaf.stats.nodes_in_windows, 1u);
     EXPECT_EQ(leaf.output, in_ram.output);
   }
 }
@@ -186,7 +203,7 @@ TEST(VariableExecutor, LongLinesAreGatheredInWindows) {
 // shipped constants: 20 lines of 4 MB at -S 70M).
 TEST(VariableExecutor, LeafOfFewRecordsLargerThanMemory) {
   const PlanConstants c{64, 4};
-  const std::uint64_t memory = minimum_memory_bytes_variable(c);
+  const std::uint64_t memory = minimum_memory_bytes_variable(c, kManyRecords, kLongest);
   for (const std::uint64_t n : {20, 25, 30, 37, 64}) {  // 600 KB to 1.9 MB, each larger than `memory`
     std::string text;
     for (std::uint64_t i = 0; i < n; ++i) text += std::to_string(i) + ":" + std::string(30000, 'a' + i % 26) + "\n";
@@ -213,7 +230,7 @@ TEST(VariableExecutor, CsvRecordsWithQuotedNewlinesMoveWhole) {
   }
   const std::vector<std::uint64_t> expected_order = fixed_size_order(n, 11, c);
   std::string first_output;
-  for (std::uint64_t memory : {64 * kMiB, 1 * kMiB, minimum_memory_bytes_variable(c)}) {
+  for (std::uint64_t memory : {64 * kMiB, 1 * kMiB, minimum_memory_bytes_variable(c, kManyRecords, kLongest)}) {
     const Outcome out = run_variable(text, n, options_for(c, memory, 11, kCsv));
     std::string expected;
     for (std::uint64_t index : expected_order) expected += records[index];
@@ -228,7 +245,7 @@ TEST(VariableExecutor, NulTerminatedRecordsMayHoldNewlines) {
   std::string text;
   for (std::uint64_t i = 0; i < n; ++i) text += std::to_string(i) + ":\nline two\n" + std::string(i % 50, 'z') + '\0';
   const std::vector<std::uint64_t> expected_order = fixed_size_order(n, 2, c);
-  for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c)}) {
+  for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c, kManyRecords, kLongest)}) {
     const Outcome out = run_variable(text, n, options_for(c, memory, 2, kZeroLines));
     ASSERT_EQ(record_indices(out.output, '\0'), expected_order) << "memory " << memory;
     EXPECT_EQ(sorted(split_records(out.output, '\0')), sorted(split_records(text, '\0')));
@@ -272,7 +289,7 @@ TEST(VariableExecutor, SkipBlankShufflesTheOtherRecords) {
       if (i % 11 == 0) with_blanks += std::string(blanks[(i + 1) % 4]) + blanks[(i + 2) % 4];
     }
     with_blanks += "\n\t\n";
-    for (std::uint64_t memory : {64 * kMiB, 2 * kMiB, minimum_memory_bytes_variable(c)}) {
+    for (std::uint64_t memory : {64 * kMiB, 2 * kMiB, minimum_memory_bytes_variable(c, kManyRecords, kLongest)}) {
       VariableOptions skipping = options_for(c, memory, 8);
       skipping.skip_blank = true;
       const Outcome skipped = run_variable(with_blanks, n, skipping);
@@ -290,7 +307,7 @@ TEST(VariableExecutor, AddTerminatorCompletesTheLastRecord) {
     const RecordSyntax syntax{terminator, false, ','};
     const std::string text = numbered_text(30000, 30, terminator);
     const std::string cut = text.substr(0, text.size() - 1);
-    for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c)}) {
+    for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c, kManyRecords, kLongest)}) {
       const Outcome whole = run_variable(text, 30000, options_for(c, memory, 6, syntax));
       const Outcome added = run_variable(cut, 30000, options_for(c, memory, 6, syntax), true);
       ASSERT_EQ(added.output, whole.output) << "memory " << memory;
@@ -304,7 +321,7 @@ TEST(VariableExecutor, AddTerminatorCompletesTheLastRecord) {
 TEST(VariableExecutor, RecordsStartAtTheInputOffset) {
   const PlanConstants c{64, 4};
   const std::string text = numbered_text(20000, 30);
-  for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c)}) {
+  for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c, kManyRecords, kLongest)}) {
     const Outcome plain = run_variable(text, 20000, options_for(c, memory, 12));
     const Outcome after_header = run_variable(text, 20000, options_for(c, memory, 12), false, "header,line\n");
     ASSERT_EQ(after_header.output, plain.output) << "memory " << memory;
@@ -319,19 +336,47 @@ TEST(VariableExecutor, NoRecordsGiveNoOutput) {
   EXPECT_EQ(run_variable("\n  \n\t\n", 0, skipping).output, "");
 }
 
-// A record larger than what the budget leaves for one record is an input
-// error naming its size, not a crash or a silent truncation; in a leaf run
-// in RAM, in a leaf gathered in windows, and in a streamed chunk.
-TEST(VariableExecutor, RecordTooLargeForTheBudgetIsAnInputError) {
+// A record larger than what the budget leaves for one record is refused
+// before any work, naming the budget it needs and the record's size (the
+// counting pass knows the longest record): in a leaf, in a leaf larger than
+// memory and in a split. Not a crash, never a silent truncation. At the
+// budget it names, the same input runs. Deterministic: false-failure rate 0.
+TEST(VariableExecutor, RecordTooLargeForTheBudgetIsRefusedWithTheBudgetItNeeds) {
   const PlanConstants c{64, 4};
-  const std::uint64_t memory = minimum_memory_bytes_variable(c);
+  const std::uint64_t memory = minimum_memory_bytes_variable(c, kManyRecords, kLongest);
   const std::string huge = std::string(2 * memory, 'x') + "\n";
-  EXPECT_THROW(run_variable(huge, 1, options_for(c, memory, 1)), InputError);
-  EXPECT_THROW(run_variable("a\n" + huge + "b\n", 3, options_for(c, memory, 1)), InputError);
-  EXPECT_THROW(run_variable(numbered_text(1000, 20) + huge + numbered_text(1000, 20), 2001, options_for(c, memory, 1)),
-               InputError);
+  const std::pair<std::string, std::uint64_t> inputs[] = {
+      {huge, 1}, {"a\n" + huge + "b\n", 3}, {numbered_text(1000, 20) + huge + numbered_text(1000, 20), 2001}};
+  for (const auto& [text, n] : inputs) {
+    try {
+      run_variable(text, n, options_for(c, memory, 1));
+      ADD_FAILURE() << "no error for " << n << " records";
+    } catch (const BudgetError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("--memory must be at least "), std::string::npos) << what;
+      EXPECT_NE(what.find("the longest of " + std::to_string(huge.size()) + " bytes"), std::string::npos) << what;
+      const std::uint64_t needed = std::stoull(what.substr(what.find("at least ") + 9)) * 1024;
+      const Outcome out = run_variable(text, n, options_for(c, needed, 1));
+      EXPECT_EQ(sorted(split_records(out.output)), sorted(split_records(text))) << n;
+    }
+  }
+}
+
+// If the longest record is not known (0), a record longer than the space the
+// budget leaves for reading one is an input error naming its size, raised
+// while the records are read, with nothing handed on for it.
+TEST(VariableExecutor, RecordTooLargeForAnUnknownLongestIsAnInputError) {
+  const PlanConstants c{64, 4};
+  const std::uint64_t memory = 2 * minimum_memory_bytes_variable(c, kManyRecords, 0);
+  const std::string huge = std::string(2 * memory, 'x') + "\n";
+  auto source = io::BlockFile::in_memory();
+  const std::string text = numbered_text(1000, 20) + huge + numbered_text(1000, 20);
+  source->write_now(text.data(), 0, text.size());
+  auto scratch = io::BlockFile::in_memory();
   try {
-    run_variable(huge, 1, options_for(c, memory, 1));
+    shuffle_variable(TextInput{source.get(), 0, text.size(), false, 0}, 2001, *scratch, 0, options_for(c, memory, 1),
+                     [](const std::byte*, std::size_t) {});
+    ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("raise --memory"), std::string::npos) << e.what();
   }
@@ -344,7 +389,7 @@ TEST(VariableExecutor, RecordCountOtherThanStatedIsAnInputError) {
   const PlanConstants c{64, 4};
   const std::uint64_t n = 20000;
   const std::string text = numbered_text(n, 30);
-  for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c)}) {
+  for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_variable(c, kManyRecords, kLongest)}) {
     EXPECT_THROW(run_variable(text, n + 1, options_for(c, memory, 1)), InputError) << "memory " << memory;
     EXPECT_THROW(run_variable(text, n - 1, options_for(c, memory, 1)), InputError) << "memory " << memory;
     EXPECT_NO_THROW(run_variable(text, n, options_for(c, memory, 1))) << "memory " << memory;
@@ -355,12 +400,12 @@ TEST(VariableExecutor, RecordCountOtherThanStatedIsAnInputError) {
 
 TEST(VariableExecutor, BudgetBelowTheMinimumIsRejected) {
   const PlanConstants c{64, 4};
-  const std::uint64_t below = minimum_memory_bytes_variable(c) / 2;
+  const std::uint64_t below = minimum_memory_bytes_variable(c, 20000, 64, 0) - 4096;
   const std::string text = numbered_text(20000, 30);
   EXPECT_THROW(run_variable(text, 20000, options_for(c, below, 1)), BudgetError);
-  // An input that fits in the budget runs in RAM, whatever the minimum for streaming.
-  EXPECT_EQ(sorted(split_records(run_variable("b\na\n", 2, options_for(c, below, 1)).output)),
-            (std::vector<std::string>{"a\n", "b\n"}));
+  // At the minimum it runs.
+  const Outcome at_minimum = run_variable(text, 20000, options_for(c, below + 4096, 1));
+  EXPECT_EQ(sorted(split_records(at_minimum.output)), sorted(split_records(text)));
 }
 
 // The schedule --dry-run prints agrees with what runs, for evenly sized lines.
@@ -371,7 +416,7 @@ TEST(VariableExecutor, ScheduleMatchesWhatRuns) {
   for (std::uint64_t i = 0; i < n; ++i) text += std::to_string(1000000 + i) + "\n";
   for (std::uint64_t memory : {64 * kMiB, 1 * kMiB, 700 * kKiB}) {
     const VariableOptions options = options_for(c, memory, 1);
-    const Schedule s = plan_schedule_variable(n, text.size(), options);
+    const Schedule s = plan_schedule_variable(n, text.size(), 8, options);
     const Outcome out = run_variable(text, n, options);
     EXPECT_EQ(s.passes, out.stats.passes) << "memory " << memory;
     EXPECT_EQ(s.nodes_on_disk, out.stats.nodes_on_disk) << "memory " << memory;

@@ -75,7 +75,7 @@ TEST(Generators, SamplesDoNotDependOnTheThreadCount) {
 // The black box equals the reference: P(seed, N) is the same permutation
 // whether computed in RAM by the library or by the binary, in RAM (-S 1M) or
 // streaming through scratch space (64-byte records, -S 8K: 100 records of
-// 64 bytes exceed half the budget).
+// 64 bytes and their workspace exceed the budget).
 TEST(Generators, CliEqualsThePlanInRam) {
   for (const auto& [record_size, memory] : {std::pair<std::size_t, std::string>{8, "1M"}, {64, "8K"}}) {
     GeneratorOptions cli;

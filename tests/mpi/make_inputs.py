@@ -70,3 +70,11 @@ with open(path("data.jsonl"), "w") as f:
 
 np.save(path("array.npy"), np.arange(4099 * 3, dtype=np.float32).reshape(4099, 3))
 np.save(path("labels.npy"), np.arange(4099, dtype=np.int64))
+
+# JSONL of heavy-tailed record sizes (lognormal, median ~1 KB, a tail past
+# 100 KB): at a small budget its chunks are larger than memory and the root's
+# split routes them record by record.
+with open(path("heavy.jsonl"), "w") as f:
+    for i in range(6000):
+        size = min(150000, int(rng.lognormvariate(7.0, 1.3)))
+        f.write(json.dumps({"id": i, "text": "w" * size}) + "\n")

@@ -54,6 +54,15 @@ class MpiCli : public ::testing::Test {
     }
   }
 
+  // Whether the root's split of `name` on `ranks` ranks is routed record by
+  // record (--stats: routed=1) as `routed` says.
+  void expect_routed(const std::string& name, const std::string& arguments, int ranks, bool routed) {
+    const auto r = run_mpi(ranks, input(name) + " " + (dir_ / "routed").string() + " --seed 11 -j 1 --stats " +
+                                      arguments);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(routed ? " routed=1 " : " routed=0 "), std::string::npos) << arguments << ": " << r.err;
+  }
+
   TempDir dir_;
   static TempDir* inputs_;
 };
@@ -79,9 +88,24 @@ TEST_F(MpiCli, EmptyInputs) {
   expect_same("empty.txt", kKnobs, {2});
 }
 
-TEST_F(MpiCli, LargeRecordsGatheredInWindows) {
-  // A chunk (64 records of 4 KiB) larger than the scatter's chunk memory.
-  expect_same("large.bin", "--record-size 4096 -S 600K --leaf-records 64 --fanout 4", {2, 3});
+TEST_F(MpiCli, LargeRecordsRoutedRecordByRecord) {
+  // A chunk (64 records of 4 KiB) larger than the scatter's chunk memory:
+  // the root's split is routed on every rank, its buckets' records tagged.
+  const std::string arguments = "--record-size 4096 -S 600K --leaf-records 64 --fanout 4";
+  expect_same("large.bin", arguments, {2, 3});
+  expect_routed("large.bin", arguments, 3, true);
+  expect_routed("large.bin", "--record-size 4096 -S 64M --leaf-records 64 --fanout 4", 3, false);
+}
+
+TEST_F(MpiCli, HeavyTailedTextRoutedRecordByRecord) {
+  // JSONL records of ~1 KB with a tail past 100 KB, chunks of 512 records
+  // (~1.3 MB) at budgets of 1 and 4 MiB a rank: routed, and at 1 MiB the
+  // buckets' leaves are larger than memory too (placed window by window).
+  for (const char* budget : {"-S 1M", "-S 4M"}) {
+    const std::string arguments = std::string(budget) + " --leaf-records 512 --fanout 8";
+    expect_same("heavy.jsonl", arguments, {2, 3});
+    expect_routed("heavy.jsonl", arguments, 2, true);
+  }
 }
 
 TEST_F(MpiCli, CsvWithQuotedNewlinesOnOneToFiveRanks) {
@@ -175,7 +199,10 @@ TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
   for (const std::string& arguments :
        {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + ".gz",
         input("lines.txt") + " " + out + " --skip-empty", input("lines.txt") + " " + out + " --verify",
-        std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option"}) {
+        std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option",
+        input("lines.txt") + " " + out + " --repeat", input("lines.txt") + " -o " + out + "{shard} --shards 2",
+        input("lines.txt") + " -o " + out + "{split} --split a=0.5,b=0.5", input("lines.txt") + " " + input("data.jsonl") + " -o " + out,
+        inputs_->path().string() + " " + out}) {
     const auto r = run_mpi(2, arguments + " </dev/null");
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << arguments << ": " << r.err;

@@ -69,7 +69,7 @@ class MpiFailure : public ::testing::Test {
   }
 
   TempDir dir_;
-  const std::string kFaultShim = configured_path("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM);
+  const std::string kFaultShim = from_environment("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM);
 };
 
 TEST_F(MpiFailure, AFullScratchDiskOnOneRankFailsTheJobNamingIt) {

@@ -75,7 +75,7 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
           driver::TextCount expected;
           TextSplit split;
           try {
-            expected = driver::count_text_records(*file, text.size(), syntax, header, false, "'x'");
+            expected = driver::count_text_records(*file, 0, text.size(), syntax, header, false, "'x'");
           } catch (const InputError& e) {
             expected_error = e.what();
           }
@@ -92,6 +92,9 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
           ASSERT_EQ(split.records, expected.records) << where;
           ASSERT_EQ(split.header_bytes, expected.header_bytes) << where;
           ASSERT_EQ(split.add_terminator, expected.add_terminator) << where;
+          ASSERT_EQ(split.longest_record_bytes, expected.longest_record_bytes) << where;
+          ASSERT_NEAR(split.record_bytes_squared, expected.record_bytes_squared,
+                      1e-9 * expected.record_bytes_squared) << where;
           const std::uint64_t chunks = (split.records + leaf - 1) / leaf;
           ASSERT_EQ(split.chunk_begin.front(), 0u) << where;
           ASSERT_EQ(split.chunk_begin.back(), chunks) << where;

@@ -15,8 +15,8 @@
 namespace extshuffle::testing {
 namespace {
 
-// 16 MiB of 8-byte records with -S 24M: two passes through scratch space
-// (the node does not fit in half the budget), so scratch is written and read.
+// 16 MiB of 8-byte records with -S 16M: two passes through scratch space
+// (the node does not fit in the budget), so scratch is written and read.
 constexpr std::uint64_t kRecords = std::uint64_t{2} << 20;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -30,7 +30,7 @@ struct FaultCase {
   Target target;
   std::uint64_t after_bytes;
   std::string message;  // regular expression for the one-line message
-  std::string memory = "24M";
+  std::string memory = "16M";
   Source source = Source::kFile;
   Sink sink = Sink::kFile;
 };
@@ -51,7 +51,7 @@ const std::vector<FaultCase>& fault_cases() {
       {"ENOSPC after 5 MiB of scratch writes", "enospc", Target::kScratch, 5 * kMiB,
        "cannot write scratch file '.*': No space left on device"},
       {"ENOSPC while spooling standard input", "enospc", Target::kScratch, 3 * kMiB,
-       "cannot write scratch file '.*': No space left on device", "24M", Source::kStdin},
+       "cannot write scratch file '.*': No space left on device", "16M", Source::kStdin},
       {"ENOSPC on the first output byte", "enospc", Target::kDestination, 0,
        "cannot write output '.*out\\.bin.*': No space left on device"},
       {"ENOSPC after 5 MiB of output", "enospc", Target::kDestination, 5 * kMiB,
@@ -59,13 +59,13 @@ const std::vector<FaultCase>& fault_cases() {
       {"ENOSPC on the output of a run in RAM", "enospc", Target::kDestination, 5 * kMiB,
        "cannot write output '.*out\\.bin.*': No space left on device", "1G"},
       {"ENOSPC on standard output redirected to a full disk", "enospc", Target::kDestination, 5 * kMiB,
-       "cannot write output 'standard output': No space left on device", "24M", Source::kFile, Sink::kStdout},
+       "cannot write output 'standard output': No space left on device", "16M", Source::kFile, Sink::kStdout},
       {"EIO on the first input read", "eio", Target::kInput, 0,
        "cannot read input '.*in\\.bin': Input/output error"},
       {"EIO after 6 MiB of input", "eio", Target::kInput, 6 * kMiB,
        "cannot read input '.*in\\.bin': Input/output error"},
       {"EIO reading standard input", "eio", Target::kInput, 6 * kMiB,
-       "cannot read input 'standard input': Input/output error", "24M", Source::kStdin},
+       "cannot read input 'standard input': Input/output error", "16M", Source::kStdin},
       {"EIO on the first scratch read", "eio", Target::kScratch, 0,
        "cannot read scratch file '.*': Input/output error"},
       {"EIO after 5 MiB of scratch reads", "eio", Target::kScratch, 5 * kMiB,

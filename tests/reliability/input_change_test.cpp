@@ -15,7 +15,7 @@
 namespace extshuffle::testing {
 namespace {
 
-constexpr std::uint64_t kRecords = std::uint64_t{2} << 20;  // 16 MiB, two passes at -S 24M
+constexpr std::uint64_t kRecords = std::uint64_t{2} << 20;  // 16 MiB, two passes at -S 16M
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 Outcome run_while_changing(Workspace& w, const std::string& memory, const std::function<void()>& change) {
@@ -59,7 +59,7 @@ TEST_P(InputChange, TruncatedInputFailsTheRun) {
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
 }
 
-INSTANTIATE_TEST_SUITE_P(Memory, InputChange, ::testing::Values("24M", "1G"),
+INSTANTIATE_TEST_SUITE_P(Memory, InputChange, ::testing::Values("16M", "1G"),
                          [](const auto& info) { return info.param == "1G" ? "InRam" : "ThroughDisk"; });
 
 }  // namespace

@@ -17,7 +17,7 @@
 namespace extshuffle::testing {
 namespace {
 
-// 16 MiB of 8-byte records with -S 24M: two passes through scratch space.
+// 16 MiB of 8-byte records with -S 16M: two passes through scratch space.
 constexpr std::uint64_t kRecords = std::uint64_t{2} << 20;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 const std::string kOld = "the previous output, which must survive\n";
@@ -46,7 +46,7 @@ std::string prefix_of(const PausePoint& p, const Workspace& w) {
 }
 
 std::vector<std::string> shuffle_arguments(const Workspace& w, const std::string& output) {
-  return {"--record-size", "8", "--seed", "42", "-S", "24M", "-T", w.tmp_dir.string(), w.input(), output};
+  return {"--record-size", "8", "--seed", "42", "-S", "16M", "-T", w.tmp_dir.string(), w.input(), output};
 }
 
 class Interruption : public ::testing::Test {
@@ -154,8 +154,8 @@ TEST(BrokenPipe, EndsQuietlyAndLeavesNoScratch) {
   write_file(w.input(), numbered_u64(kRecords));
   const std::string base = kBinary + " --record-size 8 --seed 1 -T " + w.tmp_dir.string();
   const std::string err = (w.capture_dir / "err").string();
-  for (const std::string& run : {base + " -S 24M " + w.input(), base + " -S 1G " + w.input(),
-                                 base + " -S 24M - < " + w.input(), kBinary + " -i 1-3000000 --seed 1 -S 24M"}) {
+  for (const std::string& run : {base + " -S 16M " + w.input(), base + " -S 1G " + w.input(),
+                                 base + " -S 16M - < " + w.input(), kBinary + " -i 1-3000000 --seed 1 -S 16M"}) {
     SCOPED_TRACE(run);
     const auto r = run_command(run + " 2> " + err + " | head -c 100 | wc -c; echo status=${PIPESTATUS[0]}");
     EXPECT_NE(r.out.find("100\n"), std::string::npos) << r.out;

@@ -31,7 +31,8 @@ extern char** environ;
 namespace extshuffle::testing {
 
 inline const std::string kBinary = extshuffle_binary();
-inline const std::string kFaultShim = configured_path("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM);
+inline const std::string kFaultShim =
+    configured_path("EXTSHUFFLE_FAULT_SHIM", "../lib/libextshuffle_fault_shim.so", EXTSHUFFLE_FAULT_SHIM);
 
 using Environment = std::map<std::string, std::string>;
 

@@ -25,9 +25,9 @@ TEST(VerifyCli, GoodRunsGiveTheSameBytesAndSayNothing) {
   };
   const std::vector<Setting> settings = {
       {"in RAM", {"-S", "1G", w.input()}},
-      {"through disk", {"-S", "24M", w.input()}},
+      {"through disk", {"-S", "16M", w.input()}},
       {"three levels", {"-S", "1M", "--leaf-records", "4096", "--fanout", "8", w.input()}},
-      {"standard input", {"-S", "24M", "-"}, w.input()},
+      {"standard input", {"-S", "16M", "-"}, w.input()},
   };
   for (const Setting& s : settings) {
     SCOPED_TRACE(s.name);
@@ -44,7 +44,7 @@ TEST(VerifyCli, GoodRunsGiveTheSameBytesAndSayNothing) {
     EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
   }
   // To a file as well: the output is renamed into place only after the check.
-  const auto r = run_binary({"--record-size", "8", "--seed", "5", "-S", "24M", "-T", w.tmp_dir.string(), "--verify",
+  const auto r = run_binary({"--record-size", "8", "--seed", "5", "-S", "16M", "-T", w.tmp_dir.string(), "--verify",
                              w.input(), w.output()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -55,7 +55,7 @@ TEST(VerifyCli, GoodRunsGiveTheSameBytesAndSayNothing) {
 TEST(VerifyCli, CatchesAByteFlippedInScratchSpace) {
   Workspace w;
   write_file(w.input(), numbered_u64(kRecords));
-  const std::vector<std::string> base{"--record-size", "8", "--seed", "5", "-S", "24M", "-T", w.tmp_dir.string(),
+  const std::vector<std::string> base{"--record-size", "8", "--seed", "5", "-S", "16M", "-T", w.tmp_dir.string(),
                                       w.input(), w.output()};
   const auto corrupt = fault_environment("corrupt", w.tmp_dir.string() + "/", 5 * kMiB, w);
 

@@ -46,22 +46,34 @@ class TempDir {
 };
 
 // A path the black-box tests need (the binary, the fault shim, the source
-// tree): the environment variable `variable` when it is set and not empty, so
-// that tests run from a relocated bundle find their files, else `built_in`
-// (the build tree's path, compiled in by CMake).
-inline std::string configured_path(const char* variable, const char* built_in) {
+// tree): the environment variable `variable` when it is set and not empty;
+// else `in_bundle` relative to the directory of the running test executable
+// when that exists (a relocated bundle, scripts/bundle.sh: the tests sit in
+// <bundle>/tests, the binary in <bundle>/bin); else `built_in` (the build
+// tree's path, compiled in by CMake).
+inline std::string configured_path(const char* variable, const char* in_bundle, const char* built_in) {
   const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? std::string(value) : std::string(built_in);
+  if (value != nullptr && *value != '\0') return value;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path beside = self.parent_path() / in_bundle;
+    if (std::filesystem::exists(beside, error)) return beside.lexically_normal().string();
+  }
+  return built_in;
 }
 
 #ifdef EXTSHUFFLE_BINARY
-// The extshuffle binary under test: $EXTSHUFFLE_BINARY, else the build's.
-inline std::string extshuffle_binary() { return configured_path("EXTSHUFFLE_BINARY", EXTSHUFFLE_BINARY); }
+// The extshuffle binary under test: $EXTSHUFFLE_BINARY, else the bundle's, else the build's.
+inline std::string extshuffle_binary() {
+  return configured_path("EXTSHUFFLE_BINARY", "../bin/extshuffle", EXTSHUFFLE_BINARY);
+}
 #endif
 #ifdef EXTSHUFFLE_SOURCE_DIR
-// The source tree (README, data/): $EXTSHUFFLE_SOURCE_DIR, else the build's.
+// The source tree (README, data/): $EXTSHUFFLE_SOURCE_DIR, else the bundle's
+// copy of README and data/, else the build's source tree.
 inline std::string extshuffle_source_dir() {
-  return configured_path("EXTSHUFFLE_SOURCE_DIR", EXTSHUFFLE_SOURCE_DIR);
+  return configured_path("EXTSHUFFLE_SOURCE_DIR", "../share/extshuffle", EXTSHUFFLE_SOURCE_DIR);
 }
 #endif
 

@@ -62,6 +62,7 @@ void print_stats(const mpi::DistributedResult& result, int ranks) {
   job.add("records", s.records).add("bytes", s.bytes).add("levels", std::uint64_t{s.levels});
   job.add("passes", std::uint64_t{s.passes}).add("seconds", s.seconds).add("bytes_read", s.bytes_read);
   job.add("bytes_written", s.bytes_written).add("peak_rss_bytes", s.peak_rss_bytes);
+  job.add("routed", std::uint64_t{result.routed});
   job.add("ranks", static_cast<std::uint64_t>(ranks)).add("bytes_sent", sent).add("count_bytes_sent", counts);
   std::fprintf(stderr, "%s\n", job.str().c_str());
   for (const mpi::RankStats& r : result.ranks) {
@@ -116,12 +117,20 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   // 2. Every input prepared (counted) before any output: aligned inputs
   // must hold as many records each.
   std::vector<mpi::DistributedInput> inputs;
-  for (const std::string& path : request.inputs) {
+  for (const cli::Request::Dataset& dataset : request.datasets) {
+    mpi::checkpoint(comm, [&] {
+      if (dataset.inputs.size() != 1) {
+        throw UsageError("several inputs: extshuffle-mpi shuffles one input file per output (join them first, or "
+                         "use extshuffle)");
+      }
+    });
+    const std::string& path = dataset.inputs.front();
     config.input_path = path;
+    config.input_paths.clear();
     inputs.push_back(mpi::prepare_input(config, comm));
     if (inputs.back().records() != inputs.front().records()) {
       mpi::checkpoint(comm, [&] {
-        throw InputError("inputs differ in record count: '" + request.inputs[0] + "' has " +
+        throw InputError("inputs differ in record count: '" + request.datasets[0].inputs[0] + "' has " +
                          std::to_string(inputs.front().records()) + ", '" + path + "' has " +
                          std::to_string(inputs.back().records()));
       });
@@ -129,8 +138,8 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   }
   // 3. Each input shuffled into its output.
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    config.input_path = request.inputs[k];
-    config.output_path = request.outputs[k];
+    config.input_path = request.datasets[k].inputs.front();
+    config.output_path = request.datasets[k].output;
     const mpi::DistributedResult result = mpi::run(config, std::move(inputs[k]), comm);
     if (options.stats && comm.rank() == 0) print_stats(result, comm.size());
   }

@@ -8,9 +8,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <optional>
+
+#include "extshuffle/driver/manifest.hpp"
 #include "extshuffle/driver/run.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/output_file.hpp"
@@ -73,8 +77,22 @@ int run_cli(int argc, char** argv) {
     std::fputs(result.dry_run_text.c_str(), stdout);
     if (options.stats) std::fprintf(stderr, "%s\n", result_line(result.stats).c_str());
   };
-  if (request.inputs.size() == 1) {
-    report(driver::run(config));
+  // --manifest: opened first, so that a bad path fails before any work;
+  // written last, once every output is in place.
+  std::optional<driver::ManifestWriter> manifest;
+  if (!config.manifest_path.empty() && !config.dry_run) manifest.emplace(config);
+  const auto use_dataset = [&](const cli::Request::Dataset& dataset) {
+    config.input_paths = dataset.inputs;
+    config.input_path = dataset.inputs[0];
+    config.output_path = dataset.output;
+  };
+  if (request.datasets.size() == 1) {
+    const driver::RunResult result = driver::run(config);
+    report(result);
+    if (manifest) {
+      manifest->add(result);
+      manifest->commit();
+    }
     return 0;
   }
   // Aligned inputs (features and labels): the permutation depends on the
@@ -82,20 +100,22 @@ int run_cli(int argc, char** argv) {
   // Every input is prepared (opened, counted) once, and the counts compared
   // before any output is written.
   std::vector<driver::PreparedInput> inputs;
-  for (const std::string& path : request.inputs) {
-    config.input_path = path;
+  for (const auto& dataset : request.datasets) {
+    use_dataset(dataset);
     inputs.push_back(driver::prepare_input(config));
     if (inputs.back().records() != inputs.front().records()) {
-      throw InputError("inputs differ in record count: '" + request.inputs[0] + "' has " +
-                       std::to_string(inputs.front().records()) + ", '" + path + "' has " +
+      throw InputError("inputs differ in record count: '" + request.datasets[0].inputs[0] + "' has " +
+                       std::to_string(inputs.front().records()) + ", '" + dataset.inputs[0] + "' has " +
                        std::to_string(inputs.back().records()));
     }
   }
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    config.input_path = request.inputs[k];
-    config.output_path = request.outputs[k];
-    report(driver::run(config, std::move(inputs[k])));
+    use_dataset(request.datasets[k]);
+    const driver::RunResult result = driver::run(config, std::move(inputs[k]));
+    report(result);
+    if (manifest) manifest->add(result);
   }
+  if (manifest) manifest->commit();
   return 0;
 }
 
@@ -121,6 +141,10 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     print_error(e.what(), "run");
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    // Memory exhausted (a ulimit -v below --memory): exit 1, as shuf does.
+    print_error("out of memory: lower --memory or raise the process's memory limit", "run");
+    return 1;
   } catch (const std::exception& e) {
     print_error(e.what(), "internal error");
     return 1;

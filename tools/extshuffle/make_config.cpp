@@ -9,6 +9,7 @@
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/memory_limit.hpp"
+#include "extshuffle/io/random_source.hpp"
 #include "size_argument.hpp"
 
 namespace extshuffle::cli {
@@ -50,7 +51,8 @@ void set_range(Config& config, const std::string& text) {
     low = parse_unsigned(text.substr(0, dash));
     high = parse_unsigned(text.substr(dash + 1));
   }
-  if (!low || !high || *high == UINT64_MAX || *high + 1 < *low) {
+  // HI may be 2^64 - 1 (shuf -i 1-$UINTMAX_MAX); LO = HI + 1 is the empty range.
+  if (!low || !high || (*low > *high && *low - *high != 1)) {
     throw UsageError("invalid input range '" + text + "': expected LO-HI with LO <= HI + 1");
   }
   config.integer_range = true;
@@ -58,9 +60,10 @@ void set_range(Config& config, const std::string& text) {
   config.range_high = *high;
 }
 
-// Files: [INPUT [OUTPUT]], INPUT -o OUTPUT (either order), or INPUT1
-// INPUT2... with one -o each. With -e the operands are the items; with -i
-// there is no input.
+// Files: without -o, [INPUT [OUTPUT]] as shuf; with one -o (before or after
+// them), every operand is an input of one dataset; with several -o, one
+// aligned INPUT per -o. With -e the operands are the items; with -i there
+// is no input.
 void set_files(const Options& o, Request& request) {
   Config& config = request.config;
   if (o.echo && !o.input_range.empty()) throw UsageError("-e and -i cannot be combined");
@@ -72,26 +75,71 @@ void set_files(const Options& o, Request& request) {
       if (!o.operands.empty()) throw UsageError("extra operand '" + o.operands[0] + "' with -i");
       set_range(config, o.input_range);
     }
-    request.inputs = {"-"};
-    request.outputs = {o.outputs.empty() ? "-" : o.outputs[0]};
+    request.datasets = {{{"-"}, o.outputs.empty() ? "-" : o.outputs[0]}};
   } else if (o.outputs.size() > 1) {
     if (o.operands.size() != o.outputs.size()) {
       throw UsageError("-o: give one INPUT per -o (" + std::to_string(o.outputs.size()) + " -o, " +
                        std::to_string(o.operands.size()) + " inputs)");
     }
-    for (const std::string& input : o.operands) {
-      if (input == "-") throw UsageError("standard input cannot be one of several inputs");
+    for (std::size_t k = 0; k < o.operands.size(); ++k) {
+      if (o.operands[k] == "-") throw UsageError("standard input cannot be one of several aligned inputs");
+      request.datasets.push_back({{o.operands[k]}, o.outputs[k]});
     }
-    request.inputs = o.operands;
-    request.outputs = o.outputs;
+  } else if (o.outputs.size() == 1) {
+    request.datasets = {{o.operands.empty() ? std::vector<std::string>{"-"} : o.operands, o.outputs[0]}};
   } else {
-    if (o.operands.size() > 2) throw UsageError("too many files: give one -o per INPUT to shuffle several");
-    if (o.operands.size() == 2 && !o.outputs.empty()) throw UsageError("OUTPUT given twice (positional and -o)");
-    request.inputs = {o.operands.empty() ? "-" : o.operands[0]};
-    request.outputs = {o.operands.size() == 2 ? o.operands[1] : o.outputs.empty() ? "-" : o.outputs[0]};
+    if (o.operands.size() > 2) {
+      throw UsageError("too many operands: to read several inputs as one dataset, name the output with -o "
+                       "(extshuffle INPUT... -o OUTPUT)");
+    }
+    request.datasets = {{{o.operands.empty() ? "-" : o.operands[0]}, o.operands.size() == 2 ? o.operands[1] : "-"}};
   }
-  config.input_path = request.inputs[0];
-  config.output_path = request.outputs[0];
+  config.input_paths = request.datasets[0].inputs;
+  config.input_path = config.input_paths[0];
+  config.output_path = request.datasets[0].output;
+}
+
+// --- datasets: --shards, --shard-size, --split, --manifest ---
+void set_dataset_options(const Options& o, const Request& request, Config& config) {
+  if (!o.shards.empty()) {
+    const auto shards = parse_unsigned(o.shards);
+    if (!shards || *shards == 0) throw UsageError("invalid --shards '" + o.shards + "': expected a positive number");
+    config.shard_count = *shards;
+  }
+  if (!o.shard_size.empty()) config.shard_bytes = parse_size(o.shard_size, "--shard-size");
+  if (config.shard_count > 0 && config.shard_bytes > 0) throw UsageError("--shards and --shard-size cannot be combined");
+  if (!o.split.empty()) config.splits = driver::parse_split_spec(o.split);
+  config.manifest_path = o.manifest;
+  if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
+  const bool files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
+  if ((files || !o.manifest.empty()) && (config.echo || config.integer_range)) {
+    throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
+  }
+  if (config.shard_bytes > 0 && request.datasets.size() > 1) {
+    throw UsageError("--shard-size cuts by bytes, which differ between aligned inputs: use --shards to keep "
+                     "their shards aligned");
+  }
+  for (const auto& dataset : request.datasets) {
+    if (!o.manifest.empty() && dataset.output == o.manifest) {
+      throw UsageError("--manifest '" + o.manifest + "' is also an output");
+    }
+  }
+}
+// --- end of datasets ---
+
+// shuf's habits: --repeat (one input, a stream of draws: nothing to verify
+// or plan) and --random-source, which gives the seed.
+void set_shuf_habits(const Options& o, Request& request) {
+  Config& config = request.config;
+  config.repeat = o.repeat;
+  if (o.repeat && (request.datasets.size() > 1 || request.datasets.front().inputs.size() > 1)) {
+    throw UsageError("--repeat draws from one input");
+  }
+  if (o.repeat && o.verify) throw UsageError("--verify checks a permutation: --repeat draws with replacement");
+  if (o.repeat && o.dry_run) throw UsageError("--dry-run describes a shuffle: --repeat draws with replacement");
+  if (o.random_source.empty()) return;
+  if (!o.seed.empty()) throw UsageError("--random-source and --seed both give the seed: use one");
+  config.seed = io::seed_from_random_source(o.random_source);
 }
 
 }  // namespace
@@ -101,7 +149,8 @@ Request make_config(const Options& o) {
   Config& config = request.config;
   static const std::map<std::string, driver::Format> kFormats{
       {"auto", driver::Format::kAuto}, {"binary", driver::Format::kBinary}, {"lines", driver::Format::kLines},
-      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl}};
+      {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl},
+      {"tfrecord", driver::Format::kTfrecord}};
   config.format = kFormats.at(o.format);
   config.zero_terminated = o.zero_terminated;
   config.skip_empty = o.skip_empty;
@@ -114,7 +163,7 @@ Request make_config(const Options& o) {
   }
   config.echo = o.echo;
   set_files(o, request);
-  config.seed = seed_of(o.seed);
+  if (o.random_source.empty()) config.seed = seed_of(o.seed);
   if (!o.record_size.empty()) config.record_size = parse_byte_count(o.record_size, "--record-size");
   if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
   config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
@@ -132,6 +181,9 @@ Request make_config(const Options& o) {
   config.head_count = o.head_count;
   config.verify = o.verify;
   config.dry_run = o.dry_run;
+  set_dataset_options(o, request, config);
+
+  set_shuf_habits(o, request);
   return request;
 }
 

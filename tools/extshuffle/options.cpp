@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "long_option_prefixes.hpp"
 #include "parse_error_message.hpp"
 
 #include "extshuffle/core/plan.hpp"
@@ -51,15 +52,23 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
                "even when it is far larger than memory.",
                program};
-  app.get_formatter()->label("files", "[INPUT [OUTPUT]]");
+  app.get_formatter()->label("files", "[INPUT [OUTPUT]] | INPUT... -o OUTPUT");
   app.footer("INPUT '-' or absent: standard input. OUTPUT absent: standard output.\n"
+             "Operands: without -o, INPUT [OUTPUT], as shuf. With one -o, every operand is an input, and several\n"
+             "inputs are one dataset: their records concatenated in the order given, shuffled as one (CSV/TSV\n"
+             "headers must be identical and are kept once; .npy arrays must share dtype and row shape). A\n"
+             "directory stands for the regular files in it, in byte-wise name order; its subdirectories and\n"
+             "hidden files (.name) are left out. With several -o, one per INPUT: aligned inputs, shuffled by\n"
+             "one permutation.\n"
+             "With --shards, --shard-size or --split, OUTPUT is a name pattern: {shard} (zero-padded to 5\n"
+             "digits), {shards} (their count) and {split} (the split's name).\n"
              "The output depends only on the records, the format options and the seed.");
   Options& o = options;
-  auto* files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with several -o: the inputs");
+  auto* files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with -o: the inputs");
   // One word per -o, so that "-o out.txt in.txt" (shuf's order) leaves in.txt an operand.
   app.add_option("-o,--output", o.outputs,
-                 "write to FILE (may name the input); give one -o per INPUT to shuffle aligned files by one "
-                 "permutation")
+                 "write to FILE (may name an input; a pattern with --shards/--split); every operand is then an "
+                 "input; give one -o per INPUT to shuffle aligned files by one permutation")
       ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "seed, any unsigned 64-bit number (default: random, shown with -v)");
   app.add_option("--record-size", o.record_size, "bytes per fixed-size record (e.g. 8, 4K)");
@@ -74,8 +83,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
   app.add_option("--format", o.format,
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
-                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl"}));
+                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
+                 "tfrecord (CRC-checked frames)")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"}));
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
   std::string header_text;
   auto* header = app.add_flag("--header", header_text,
@@ -88,9 +98,29 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
                  "output only the first K records of the full permutation (the same as its first K); "
                  "given several times, the smallest K counts (as in shuf)")
       ->allow_extra_args(false);
+  // shuf's habits: draws with replacement, and the seed from a file.
+  app.add_flag("-r,--repeat", o.repeat,
+               "output records drawn with replacement: K with -n K, an endless stream without (as shuf -r)");
+  app.add_option("--random-source", o.random_source,
+                 "take the seed from FILE: its first 8 bytes, little-endian (the same FILE, the same output)");
   app.add_flag("--verify", o.verify,
                "check that the output holds exactly the input's records (a digest of each side) before "
                "committing it");
+  // --- datasets: shards, splits, a manifest ---
+  app.add_option("--shards", o.shards,
+                 "write K files, consecutive pieces of the permutation of near-equal record counts (per split), "
+                 "named by -o's {shard} and {shards}");
+  app.add_option("--shard-size", o.shard_size,
+                 "write shards of at most SIZE bytes of records each (before compression; sort's size syntax: "
+                 "b, K (default), M, G, T), cut between records");
+  app.add_option("--split", o.split,
+                 "NAME=SIZE,... : cut the permutation into consecutive splits (SIZE a fraction such as 0.98 or a "
+                 "record count; split k ends at floor(N x the fractions up to k) + the counts up to k), named by "
+                 "-o's {split}");
+  app.add_option("--manifest", o.manifest,
+                 "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
+                 "each output file's records, bytes and xxh64");
+  // --- end of datasets ---
   app.add_flag("--dry-run", o.dry_run, "print the plan and the schedule, do nothing");
   app.add_flag("--stats", o.stats, "print one machine-readable RESULT line on stderr");
   app.add_flag("--progress", o.progress, "show progress on stderr even when it is not a terminal");
@@ -98,7 +128,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   app.add_flag("-q,--quiet", o.quiet, "log errors only");
   app.set_version_flag("--version", version_text());
   try {
-    app.parse(argc, argv);
+    app.parse(expand_long_option_prefixes(app, argc, argv));
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {

@@ -11,7 +11,7 @@
 namespace extshuffle::cli {
 
 struct Options {
-  std::vector<std::string> operands;  // [INPUT [OUTPUT]], the inputs with several -o, or -e's items
+  std::vector<std::string> operands;  // [INPUT [OUTPUT]], the inputs with -o, or -e's items
   std::vector<std::string> outputs;   // one per -o
   std::string seed, record_size, memory, tmpdir, input_range;
   std::string device = "cpu", format = "auto";
@@ -21,6 +21,12 @@ struct Options {
   std::uint64_t head_count = UINT64_MAX;
   bool zero_terminated = false, skip_empty = false, echo = false, verify = false, dry_run = false;
   bool stats = false, progress = false, verbose = false, quiet = false;
+  // --- datasets: shards, splits, a manifest (as typed; make_config checks them) ---
+  std::string shards, shard_size, split, manifest;
+  // --- end of datasets ---
+  // shuf's habits: -r/--repeat, --random-source=FILE (the seed from a file).
+  bool repeat = false;
+  std::string random_source;
 };
 
 // Fills `options` from the command line. Returns the exit code when the

@@ -51,25 +51,35 @@ int suffix_power(char c) {
 
 }  // namespace
 
-std::uint64_t parse_memory_size(const std::string& text, std::uint64_t usable_memory) {
-  const std::string option = "--memory";
+namespace {
+
+// sort -S's units: no suffix means KiB; b, K, M, ... (optionally followed by
+// B or i: "512MB", "512Mi"); or, where `usable_memory` is given, %.
+std::uint64_t parse_sort_size(const std::string& text, const std::string& option, const std::uint64_t* usable_memory) {
   std::size_t end = 0;
   const std::uint64_t value = leading_number(text, option, end);
   std::uint64_t bytes = 0;
   if (end == text.size()) {
     bytes = scale(value, 1, option, text);  // sort -S: no suffix means KiB
-  } else if (end + 1 == text.size() && text[end] == '%') {
+  } else if (usable_memory && end + 1 == text.size() && text[end] == '%') {
     if (value > 100) bad_size(option, text, "more than 100%");
-    bytes = static_cast<std::uint64_t>(static_cast<long double>(usable_memory) * value / 100);
+    bytes = static_cast<std::uint64_t>(static_cast<long double>(*usable_memory) * value / 100);
   } else if (end + 1 == text.size() && suffix_power(text[end]) >= 0) {
     bytes = scale(value, suffix_power(text[end]), option, text);
   } else if (end + 2 == text.size() && suffix_power(text[end]) > 0 &&
              (text[end + 1] == 'B' || text[end + 1] == 'b' || text[end + 1] == 'i')) {
     bytes = scale(value, suffix_power(text[end]), option, text);  // "512MB", "512Mi"
   } else {
-    bad_size(option, text, "unknown suffix (use K, M, G, T or %)");
+    bad_size(option, text, usable_memory ? "unknown suffix (use K, M, G, T or %)" : "unknown suffix (use b, K, M, G or T)");
   }
   if (bytes == 0) bad_size(option, text, "must be positive");
+  return bytes;
+}
+
+}  // namespace
+
+std::uint64_t parse_memory_size(const std::string& text, std::uint64_t usable_memory) {
+  const std::uint64_t bytes = parse_sort_size(text, "--memory", &usable_memory);
   // A budget the machine cannot give would be paged or killed once the input
   // outgrows RAM; a silent cap would change the schedule asked for. Refuse.
   if (bytes > usable_memory) {
@@ -77,6 +87,10 @@ std::uint64_t parse_memory_size(const std::string& text, std::uint64_t usable_me
                      " MiB this machine can give (its physical memory or its cgroup limit)");
   }
   return bytes;
+}
+
+std::uint64_t parse_size(const std::string& text, const std::string& option) {
+  return parse_sort_size(text, option, nullptr);
 }
 
 std::uint64_t parse_byte_count(const std::string& text, const std::string& option) {

@@ -15,6 +15,10 @@ namespace extshuffle::cli {
 // usable_memory_bytes.
 std::uint64_t parse_memory_size(const std::string& text, std::uint64_t usable_memory_bytes);
 
+// A size with sort's syntax but no % (--shard-size): bytes; no suffix
+// means KiB, as in sort -S. Throws UsageError naming `option`.
+std::uint64_t parse_size(const std::string& text, const std::string& option);
+
 // Parses a plain byte count for --record-size: digits with an optional
 // K/M/G suffix (powers of 1024). Throws UsageError.
 std::uint64_t parse_byte_count(const std::string& text, const std::string& option);

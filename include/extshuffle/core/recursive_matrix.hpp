@@ -108,23 +108,36 @@ class RecursiveMatrix {
     visit(0, row_count_, root_sums_.data(), 0, first, end, out.data());
   }
 
-  // Adds to out[j] the column sums of rows [first, end): how many records of
-  // chunks first..end-1 go to bucket j. A range of the tree wholly inside
-  // [first, end) contributes the sums its parent's split gave it, so only the
-  // ranges on the two root-to-boundary paths are split: at most
-  // 2 x row_tree_depth(R) draws, whatever end - first is. (An MPI rank learns
-  // how many records it sends to each bucket this way, before any row.)
-  // Throws like rows(), and std::invalid_argument unless out.size() == p.
-  void column_sums(std::uint64_t first, std::uint64_t end, std::span<std::uint64_t> out) {
-    if (first >= end || end > row_count_) {
-      throw std::out_of_range("recursive matrix: column sums of rows [" + std::to_string(first) + ", " +
-                              std::to_string(end) + ") of a matrix of " + std::to_string(row_count_) + " rows");
+  // Writes the column sums of rows [0, first) to out (p entries): how many
+  // records of the chunks before `first` each bucket receives, so that a
+  // split that starts at chunk `first` knows where its records land in each
+  // bucket. Draws only the splits on the root-to-`first` path (those rows()
+  // of a range starting at `first` draws anyway). first == row_count() gives
+  // the bucket sizes. Throws std::out_of_range if first > row_count(), and
+  // std::invalid_argument unless out.size() == p.
+  void column_sums_before(std::uint64_t first, std::span<std::uint64_t> out) {
+    const std::size_t p = root_sums_.size();
+    if (first > row_count_) throw std::out_of_range("recursive matrix: rows before " + std::to_string(first));
+    if (out.size() != p) throw std::invalid_argument("recursive matrix: column sums need one entry a bucket");
+    if (first == row_count_) {
+      std::copy(root_sums_.begin(), root_sums_.end(), out.begin());
+      return;
     }
-    if (out.size() != bucket_count()) {
-      throw std::invalid_argument("recursive matrix: room for " + std::to_string(out.size()) + " column sums, " +
-                                  std::to_string(bucket_count()) + " columns");
+    std::fill(out.begin(), out.end(), 0);
+    std::uint64_t lo = 0, hi = row_count_;
+    const std::uint64_t* sums = root_sums_.data();
+    for (std::uint32_t depth = 0; first > lo && hi - lo > 1; ++depth) {
+      const std::uint64_t mid = row_split(lo, hi);
+      const Level& level = split(lo, hi, mid, sums, depth);
+      if (first >= mid) {
+        for (std::size_t j = 0; j < p; ++j) out[j] += level.lower[j];  // [lo, mid) lies wholly before first
+        lo = mid;
+        sums = level.upper.data();
+      } else {
+        hi = mid;
+        sums = level.lower.data();
+      }
     }
-    add_sums(0, row_count_, root_sums_.data(), 0, first, end, out.data());
   }
 
   // Multivariate hypergeometric draws (splits) made so far by this object.
@@ -136,6 +149,25 @@ class RecursiveMatrix {
     std::vector<std::uint64_t> lower, upper;
   };
 
+  // The split of range [lo, hi) at `depth` (column sums `sums`), drawn
+  // unless it is the one kept at that depth.
+  const Level& split(std::uint64_t lo, std::uint64_t hi, std::uint64_t mid, const std::uint64_t* sums,
+                     std::uint32_t depth) {
+    const std::size_t p = root_sums_.size();
+    Level& level = levels_[depth];
+    if (level.lo != lo || level.hi != hi) {
+      // The upper part's column sums are drawn, the lower part's follow.
+      Stream stream(seed_, StreamAddress{node_, Purpose::kMatrixSplit, mid});
+      multivariate_hypergeometric(chunk_range_records(node_records_, mid, hi, constants_),
+                                  std::span<const std::uint64_t>(sums, p), level.upper, stream);
+      for (std::size_t j = 0; j < p; ++j) level.lower[j] = sums[j] - level.upper[j];
+      level.lo = lo;
+      level.hi = hi;
+      ++splits_drawn_;
+    }
+    return level;
+  }
+
   // Range [lo, hi) at `depth`, with column sums `sums`, restricted to the
   // wanted rows [first, end), which it intersects.
   void visit(std::uint64_t lo, std::uint64_t hi, const std::uint64_t* sums, std::uint32_t depth, std::uint64_t first,
@@ -146,41 +178,9 @@ class RecursiveMatrix {
       return;
     }
     const std::uint64_t mid = row_split(lo, hi);
-    const Level& level = split(lo, hi, sums, depth);
+    const Level& level = split(lo, hi, mid, sums, depth);
     if (first < mid) visit(lo, mid, level.lower.data(), depth + 1, first, end, out);
     if (end > mid) visit(mid, hi, level.upper.data(), depth + 1, first, end, out);
-  }
-
-  // As visit(), adding the column sums of the wanted rows to `out`.
-  void add_sums(std::uint64_t lo, std::uint64_t hi, const std::uint64_t* sums, std::uint32_t depth,
-                std::uint64_t first, std::uint64_t end, std::uint64_t* out) {
-    if (first <= lo && hi <= end) {
-      for (std::size_t j = 0; j < root_sums_.size(); ++j) out[j] += sums[j];
-      return;
-    }
-    const std::uint64_t mid = row_split(lo, hi);
-    const Level& level = split(lo, hi, sums, depth);
-    if (first < mid) add_sums(lo, mid, level.lower.data(), depth + 1, first, end, out);
-    if (end > mid) add_sums(mid, hi, level.upper.data(), depth + 1, first, end, out);
-  }
-
-  // The split of [lo, hi) (two or more rows) with column sums `sums`: the
-  // upper part's column sums are drawn, the lower part's follow. Kept per
-  // depth, so a range split before is not drawn again.
-  const Level& split(std::uint64_t lo, std::uint64_t hi, const std::uint64_t* sums, std::uint32_t depth) {
-    const std::size_t p = root_sums_.size();
-    Level& level = levels_[depth];
-    if (level.lo != lo || level.hi != hi) {
-      const std::uint64_t mid = row_split(lo, hi);
-      Stream stream(seed_, StreamAddress{node_, Purpose::kMatrixSplit, mid});
-      multivariate_hypergeometric(chunk_range_records(node_records_, mid, hi, constants_),
-                                  std::span<const std::uint64_t>(sums, p), level.upper, stream);
-      for (std::size_t j = 0; j < p; ++j) level.lower[j] = sums[j] - level.upper[j];
-      level.lo = lo;
-      level.hi = hi;
-      ++splits_drawn_;
-    }
-    return level;
   }
 
   std::uint64_t seed_;

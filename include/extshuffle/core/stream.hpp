@@ -25,11 +25,16 @@ namespace extshuffle::core {
 
 // What a stream is for. Values are part of the permutation version (2).
 // Value 3 was version 1's matrix row stream (rows drawn in chunk order); it is
-// retired, not reused.
+// retired, not reused. Values 5 and 6 are not in the permutation: they fix
+// what --repeat and very large -i ranges output for a seed.
 enum class Purpose : std::uint32_t {
   kLeafShuffle = 1,   // keys of the bijective shuffle of a leaf node
   kChunkShuffle = 2,  // keys of the bijective shuffle of chunk `index` of a split node
   kMatrixSplit = 4,   // the split at row `index` of a split node's communication matrix (recursive_matrix.hpp)
+  // Outside the permutation, one stream per element of a sequence
+  // (sequence_address() below):
+  kRepeatDraw = 5,    // --repeat: the record of draw j, with replacement
+  kRangeSample = 6,   // -i LO-HI beyond the plan's reach: the number at position j, without replacement
   kLab = 15,          // free streams for statistical experiments, never in the permutation
 };
 
@@ -59,6 +64,13 @@ inline void check_stream_address(const StreamAddress& address) {
                             std::to_string(address.node.first) + ", index " +
                             std::to_string(address.index));
   }
+}
+
+// The stream of element j (any 64-bit j) of a sequence drawn for `purpose`:
+// node (depth 0, first = j >> 32), index = j mod 2^32. Purposes 5 and 6 are
+// used by nothing else, so these never meet a stream of the permutation.
+inline StreamAddress sequence_address(Purpose purpose, std::uint64_t j) {
+  return StreamAddress{NodeId{0, j >> 32}, purpose, j & kMaxStreamIndex};
 }
 
 // Sequential draws from one addressed stream. Cheap to construct (no Philox

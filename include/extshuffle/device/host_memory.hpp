@@ -1,8 +1,9 @@
-// Host memory for the buffers the device layer reads and writes: page-locked
-// (pinned) when the CUDA back end will use it, so that transfers run at full
-// speed and asynchronously; otherwise 2 MiB-aligned memory backed by
-// transparent huge pages where the kernel has them (random reads of a large
-// node miss the TLB far less), page-aligned in any case as STXXL wants.
+// Host memory for the buffers the device layer reads and writes: 2 MiB-aligned
+// memory backed by transparent huge pages where the kernel has them (random
+// reads of a large node miss the TLB far less), page-aligned in any case as
+// STXXL wants. It is not pinned even for the GPU: the CUDA back end moves
+// bytes through pinned staging buffers of bounded size (DESIGN.md 2.4), so
+// the memory budget is never locked into RAM as a whole.
 #pragma once
 
 #include <cstddef>
@@ -13,13 +14,13 @@
 namespace extshuffle::device {
 
 struct HostMemoryDeleter {
-  bool pinned = false;
   void operator()(std::byte* memory) const;
 };
 using HostMemory = std::unique_ptr<std::byte[], HostMemoryDeleter>;
 
 // `bytes` of host memory for buffers used with `device`. Throws DeviceError
-// when pinned memory cannot be had, std::bad_alloc otherwise.
+// when `device` is kCuda and no GPU is usable, std::bad_alloc when the memory
+// cannot be had.
 HostMemory allocate_host_memory(Device device, std::size_t bytes);
 
 }  // namespace extshuffle::device

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "extshuffle/core/plan.hpp"
+#include "extshuffle/driver/output_parts.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 
@@ -44,10 +45,25 @@ struct Config {
   bool echo = false;
   std::vector<std::string> echo_items;
   bool integer_range = false;
-  std::uint64_t range_low = 0, range_high = 0;
+  std::uint64_t range_low = 0, range_high = 0;  // HI may be 2^64 - 1: the range may hold 2^64 numbers
+  // shuf's -r/--repeat: output head_count records drawn with replacement (an
+  // endless stream when head_count is UINT64_MAX), draw j's record from
+  // stream purpose 5 (docs/design.md); never changes runs without it.
+  bool repeat = false;
   bool verify = false;  // --verify: fail unless the output is a permutation of the input
   bool dry_run = false;  // describe the plan and the schedule; read the input's format only, write nothing
   ProgressCallback progress;  // empty: no progress reports
+
+  // --- Datasets: several inputs as one, shards, splits, a manifest (docs/cli.md "Datasets") ---
+  // Several inputs read as one dataset, their records concatenated in this
+  // order (a directory stands for its files); empty: input_path alone.
+  std::vector<std::string> input_paths;
+  // With any of these, output_path is a pattern holding {split}, {shard}, {shards}.
+  std::uint64_t shard_count = 0;  // --shards K; 0: not given
+  std::uint64_t shard_bytes = 0;  // --shard-size: bytes of a shard's records at most; 0: not given
+  std::vector<SplitPart> splits;  // --split, in order; empty: one output
+  std::string manifest_path;      // --manifest FILE.json; empty: none
+  // --- end of datasets ---
 };
 
 }  // namespace extshuffle::driver

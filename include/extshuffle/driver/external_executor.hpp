@@ -16,6 +16,7 @@
 
 namespace extshuffle::io {
 class BlockFile;
+struct ByteExtents;
 }
 
 namespace extshuffle::driver {
@@ -35,25 +36,35 @@ struct ExternalStats {
   std::uint64_t bytes_written = 0;  // scratch and output
   std::uint32_t passes = 0;         // passes through disk on the deepest path (1 = in RAM)
   std::uint64_t nodes_on_disk = 0;
+  std::uint64_t nodes_routed = 0;
+  std::uint64_t nodes_into_windows = 0;   // of the routed: their leaves' windows written by them
+  std::uint64_t leaf_orders_on_disk = 0;  // of those: the leaves' orders through scratch space
+  std::uint64_t nodes_in_windows = 0;
   std::uint64_t nodes_in_memory = 0;
   double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
 };
 
-// Smallest --memory the executor accepts: 4 KiB, and enough to gather a
-// chunk by index (about 11 bytes per leaf record plus three records; about
-// 10.7 MiB with the shipped L and F and small records).
+// Smallest --memory the executor accepts for `records` records of
+// `record_size` bytes: at least 4 KiB, and what the deepest routed split or
+// a leaf in windows needs (about 4.6 MiB for two levels with the shipped L
+// and F and small records, 4 MiB more a level).
 inline constexpr std::uint64_t kMinMemoryBytes = std::uint64_t{4} << 10;
-std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size);
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size,
+                                   std::uint64_t records);
 
 // Where the external executor would run each node, computed without IO.
 struct Schedule {
   std::uint32_t levels = 0;
   std::uint32_t passes = 0;
-  std::uint64_t nodes_on_disk = 0;
+  std::uint64_t nodes_on_disk = 0;     // splits streamed through scratch space
+  std::uint64_t nodes_routed = 0;      // of which routed record by record (chunks larger than memory)
+  std::uint64_t nodes_into_windows = 0;   // of those, routing into their leaves' output windows
+  std::uint64_t leaf_orders_on_disk = 0;  // of those, with the leaves' orders through scratch space
+  std::uint64_t nodes_in_windows = 0;  // leaves larger than memory, placed window by window
   std::uint64_t nodes_in_memory = 0;
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
-  bool gather_by_index = false;  // chunks too large for memory are gathered record by record
+  std::uint64_t peak_memory_bytes = 0;  // the largest arena any node uses
 };
 Schedule plan_schedule(std::uint64_t records, const ExternalOptions& options);
 
@@ -67,5 +78,9 @@ using OutputSink = std::function<void(const std::byte* data, std::size_t bytes)>
 ExternalStats shuffle_external(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
                                io::BlockFile& scratch, std::uint64_t scratch_offset,
                                const ExternalOptions& options, const OutputSink& sink);
+// The same for records anywhere: `data` holds the `records` records one
+// after the other, possibly across several files (inputs concatenated).
+ExternalStats shuffle_external(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const ExternalOptions& options, const OutputSink& sink);
 
 }  // namespace extshuffle::driver

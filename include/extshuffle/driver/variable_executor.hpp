@@ -10,11 +10,14 @@
 
 #include <cstdint>
 
+#include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 
 namespace extshuffle::io {
 class BlockFile;
+struct ByteExtents;
 }
 
 namespace extshuffle::driver {
@@ -34,15 +37,22 @@ struct TextInput {
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
   bool add_terminator = false;
+  // The input's longest record (the counting pass finds it; 0: unknown),
+  // which decides whether chunks can be shuffled in memory.
+  std::uint64_t longest_record_bytes = 0;
 };
 
-// Smallest --memory for variable-size records under `constants` when the
-// input does not fit in it (about 65 MiB with the shipped L and F).
-std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants);
+// Smallest --memory for `records` variable-size records under `constants`
+// when they do not fit in it (about 4.6 MiB for two levels with the shipped
+// L and F, 4 MiB more a level).
+std::uint64_t minimum_memory_bytes_variable(const core::PlanConstants& constants, std::uint64_t records,
+                                            std::uint64_t longest_record_bytes, std::uint64_t record_bytes = 0);
 
-// Where the executor would run each node, computed without IO, taking every
-// record to be of the average size.
-Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, const VariableOptions& options);
+// Where the executor would run each node, computed without IO: the run's
+// own decisions (node_path.hpp), for nodes whose bytes vary about their
+// share of the input by the records' `record_bytes_variance` (bytes^2).
+Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, std::uint64_t longest_record_bytes,
+                                const VariableOptions& options, double record_bytes_variance = 0);
 
 // Shuffles the `records` records of `input` and hands the output to `sink`
 // in order. A record larger than what the budget leaves for it throws
@@ -51,5 +61,21 @@ Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, cons
 // `scratch_offset` up holds the buckets.
 ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink);
+// The same for records anywhere: `data` holds the `records` text records,
+// each whole and terminated, possibly across several files (inputs
+// concatenated, with terminators in memory where an input lacked its last),
+// the longest of `longest_record_bytes` (0: unknown).
+// With `loaded`, the same records are also in memory, loaded while they were
+// counted (driver/input_layout.hpp): a run in RAM uses them where they lie,
+// so the input is read once; a larger run reads `data`.
+struct LoadedRecords {
+  device::HostMemory arena;       // of options.memory_bytes bytes
+  std::uint64_t reserved_bytes = 0;  // the arena's first bytes, holding the records
+  io::ByteExtents records;        // one extent in memory, inside the reserved bytes
+};
+ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
+                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const VariableOptions& options, const OutputSink& sink,
+                               LoadedRecords* loaded = nullptr);
 
 }  // namespace extshuffle::driver

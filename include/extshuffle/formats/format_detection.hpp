@@ -16,15 +16,16 @@ namespace extshuffle::formats {
 
 // --format. kAuto: a .npy array by its magic, --record-size for fixed-size
 // records, else text by the file's extension (.csv, .tsv, .jsonl, .ndjson,
-// also under .gz/.zst), else lines.
-enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl };
+// .tfrecord, .tfrecords, also under .gz/.zst), else lines. kTfrecord's
+// frames are variable-size records like text: they take the text layout.
+enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl, kTfrecord };
 
 // The three ways records lie in an input.
 enum class RecordLayout { kFixed, kNpy, kText };
 
 struct DetectedFormat {
   RecordLayout layout = RecordLayout::kFixed;
-  Format text_format = Format::kLines;  // kText only: kLines, kCsv, kTsv or kJsonl
+  Format text_format = Format::kLines;  // kText only: kLines, kCsv, kTsv, kJsonl or kTfrecord
 };
 
 // How many bytes of the input's start detect_format() looks at for NUL bytes.
@@ -38,14 +39,14 @@ Format format_by_extension(std::string_view path);
 // the input's name, whose extension may name a text format; `head`: the
 // input's first min(size, kDetectionProbeBytes) bytes; `display_name` names
 // the input in messages. Throws UsageError for --record-size with a text
-// format, --format binary without --record-size, and binary content (a NUL
-// byte in `head`) without --record-size or a text format. Cost: one scan of
-// `head`.
+// format, -z with TFRecord, --format binary without --record-size, and
+// binary content (a NUL byte in `head`) without --record-size or a text
+// format. Cost: one scan of `head`.
 DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
                              std::string_view head, const std::string& display_name);
 
 // Where text records of `format` end: -z's NUL or a newline, with RFC 4180
-// quoting for CSV.
+// quoting for CSV; TFRecord records are frames.
 RecordSyntax text_syntax(Format format, bool zero_terminated);
 
 // The header records kept on top when --header is not given: 1 for CSV and
@@ -53,8 +54,8 @@ RecordSyntax text_syntax(Format format, bool zero_terminated);
 std::uint64_t default_header_records(Format format);
 
 // The number of `record_size`-byte records in `bytes` bytes. Throws
-// InputError naming the size, the record size and the remainder when `bytes`
-// is not a multiple of `record_size` (> 0).
-std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size);
+// InputError naming the input `display_name`, the size, the record size and
+// the remainder when `bytes` is not a multiple of `record_size` (> 0).
+std::uint64_t fixed_record_count(std::uint64_t bytes, std::size_t record_size, const std::string& display_name);
 
 }  // namespace extshuffle::formats

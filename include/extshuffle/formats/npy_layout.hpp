@@ -33,4 +33,12 @@ std::uint64_t npy_head_bytes(std::string_view head, std::uint64_t input_bytes);
 NpyLayout npy_layout(std::string_view head, std::uint64_t input_bytes, std::size_t record_size,
                      const std::string& display_name);
 
+// The .npy header `header` (a whole header, as NpyLayout::header holds it)
+// with its shape's first extent set to `rows`, everything else as written:
+// the header of `rows` rows of the same array (--repeat -n K writes one).
+// Padded with spaces to a multiple of 64 bytes as numpy writes it; version
+// 1.0 becomes 2.0 only if the dict outgrows its 2-byte length. Throws
+// InputError naming `display_name` if the header holds no shape.
+std::string npy_header_with_rows(std::string_view header, std::uint64_t rows, const std::string& display_name);
+
 }  // namespace extshuffle::formats

@@ -1,21 +1,28 @@
-// How text records are delimited (DESIGN.md 2.4): lines ended by a
-// terminator, as GNU shuf reads them, or CSV records whose quoted fields may
-// hold the terminator (RFC 4180), which a line-by-line shuffle would cut apart.
+// How variable-size records are delimited (DESIGN.md 2.4): lines ended by a
+// terminator, as GNU shuf reads them, CSV records whose quoted fields may
+// hold the terminator (RFC 4180), which a line-by-line shuffle would cut
+// apart, or TFRecord frames, which end where their length field says.
 #pragma once
 
 #include <cstddef>
 
 namespace extshuffle::formats {
 
+// kTerminated: a record ends at its terminator (lines, CSV, TSV, JSONL).
+// kTfrecord: a record is one TFRecord frame (formats/tfrecord.hpp); the
+// terminator, quoting and the delimiter play no part.
+enum class RecordFraming { kTerminated, kTfrecord };
+
 struct RecordSyntax {
   char terminator = '\n';  // '\n', or '\0' with -z
   bool quoted = false;     // --format csv: a terminator inside "..." belongs to the field
   char delimiter = ',';    // separates fields; only matters when quoted
+  RecordFraming framing = RecordFraming::kTerminated;
 };
 
 struct RecordScan {
-  // One past the record's terminator, or nullptr when [begin, end) holds no
-  // complete record.
+  // One past the record's terminator (a frame: its data CRC), or nullptr
+  // when [begin, end) holds no complete record.
   const char* end = nullptr;
   // With no complete record: whether the data ends inside a quoted field
   // (at the end of the input that is an unterminated quoted field).
@@ -26,7 +33,9 @@ struct RecordScan {
 // as RFC 4180 writes it ("" is an escaped quote); a quote inside an unquoted
 // field is an ordinary character, as Python's csv module reads it. Any other
 // byte, invalid UTF-8 and NUL included, passes through. Cost: memchr speed
-// when the record holds no quote, a byte-by-byte state machine otherwise.
+// when the record holds no quote, a byte-by-byte state machine otherwise; a
+// TFRecord frame's end is read from its length field (its CRCs are not
+// checked here: see check_tfrecord_frame()).
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax);
 
 // Where a CSV scan stands inside a record: at the start of a field, inside an

@@ -24,14 +24,23 @@ class InputSource {
   // in 16 MiB of buffers. Throws IoError (missing or unreadable input, a bad
   // scratch directory) and InputError (corrupt compressed data).
   InputSource(const std::string& path, const std::string& scratch_directory);
+  // The same with a scratch file shared by several inputs (io/input_set.hpp):
+  // a spool goes to `shared_scratch` from `spool_offset` (a multiple of 4096)
+  // on; `shared_scratch` must outlive this source.
+  InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset);
 
-  // Where the records are read: the input file itself or its spool.
+  // Where the records are read: the input file itself or its spool, whose
+  // byte 0 lies at data_offset() of data().
   BlockFile& data() { return *data_; }
+  std::uint64_t data_offset() const { return spooled_ ? spool_offset_ : 0; }
   // The run's scratch file; bytes below scratch_offset() hold the spool.
   BlockFile& scratch() { return *scratch_; }
   std::uint64_t scratch_offset() const { return scratch_offset_; }
   // Bytes of the (decompressed) input.
   std::uint64_t bytes() const { return bytes_; }
+  // Bytes of the input as stored: the file's size (compressed, for a
+  // compressed file), or the bytes read from a stream.
+  std::uint64_t stored_bytes() const { return stored_bytes_; }
   // Whether the input was copied to scratch space (its bytes then count as written).
   bool spooled() const { return spooled_; }
   const std::string& path() const { return path_; }
@@ -46,11 +55,17 @@ class InputSource {
   void check_unchanged() const;
 
  private:
+  // Opens path_; without a shared scratch file, creates one in `scratch_directory`.
+  void open(const std::string& scratch_directory, std::uint64_t spool_offset);
+
   std::string path_;
   std::unique_ptr<BlockFile> file_;
-  std::unique_ptr<BlockFile> scratch_;
+  std::unique_ptr<BlockFile> own_scratch_;
+  BlockFile* scratch_ = nullptr;
   BlockFile* data_ = nullptr;
   std::uint64_t bytes_ = 0;
+  std::uint64_t stored_bytes_ = 0;
+  std::uint64_t spool_offset_ = 0;
   std::uint64_t scratch_offset_ = 0;
   std::uint64_t file_bytes_ = 0;  // the input file's size when opened
   bool spooled_ = false;

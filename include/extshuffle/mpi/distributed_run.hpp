@@ -39,6 +39,9 @@ struct DistributedResult {
   // The job's totals: records and bytes as one run; bytes read and written
   // summed over the ranks; seconds and peak RSS the largest of any rank.
   driver::RunStats stats;
+  // The root's split routed its records one by one (chunks larger than a
+  // rank's share of memory), the same on every rank.
+  bool routed = false;
   // Every rank's stats on rank 0; this rank's alone on the others.
   std::vector<RankStats> ranks;
 };

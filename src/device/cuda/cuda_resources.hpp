@@ -1,11 +1,14 @@
-// Resources of the CUDA back end's host dispatch (DESIGN.md 3: resources,
+// Resources of the CUDA back end's host side (DESIGN.md 3: resources,
 // planning and streams apart from the kernels): checked CUDA calls, the
-// device context, a stream per call and stream-ordered device buffers.
+// device context, streams, events, pinned host memory and stream-ordered
+// device buffers. Plain C++ on the CUDA runtime API: compiled by g++ and nvcc.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -65,8 +68,8 @@ inline const Context& context() {
   return instance;
 }
 
-// A stream of this call; its destructor waits for the stream, so no copy
-// touches the caller's host buffers after the call returns or throws.
+// A stream; its destructor waits for the stream, so no copy touches the
+// caller's host buffers after the call that made it returns or throws.
 class StreamGuard {
  public:
   StreamGuard() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
@@ -81,6 +84,64 @@ class StreamGuard {
  private:
   cudaStream_t stream_ = nullptr;
 };
+
+// An event for ordering one stream after another and for the host to wait on.
+class Event {
+ public:
+  Event() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreateWithFlags"); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t stream) { check(cudaEventRecord(event_, stream), "cudaEventRecord"); }
+  // `stream` runs nothing further until the work recorded before this event is done.
+  void order(cudaStream_t stream) const { check(cudaStreamWaitEvent(stream, event_, 0), "cudaStreamWaitEvent"); }
+  void wait() const { check(cudaEventSynchronize(event_), "cudaEventSynchronize"); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Page-locked host memory (cudaHostAlloc): copies from and to it run as
+// asynchronous DMA. Allocating it is slow (the pages are pinned one by one),
+// so the back end keeps its staging buffers for the life of the process.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t bytes) {
+    void* memory = nullptr;
+    check(cudaHostAlloc(&memory, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+    data_ = static_cast<std::byte*>(memory);
+    bytes_ = bytes;
+  }
+  ~PinnedBuffer() {
+    if (data_ != nullptr) cudaFreeHost(data_);
+  }
+  PinnedBuffer(PinnedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+    return *this;
+  }
+  std::byte* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// True when `host` lies in page-locked memory (cudaHostAlloc or
+// cudaHostRegister): DMA can then read or write it directly.
+inline bool is_pinned(const void* host) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
 
 // A device allocation, stream-ordered where the device supports it. Declared
 // after the StreamGuard it uses, so it is released before the stream goes.
@@ -116,7 +177,13 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), stream_(other.stream_), pooled_(other.pooled_) {}
+
   std::byte* bytes() const { return static_cast<std::byte*>(data_); }
+  // Frees the memory after the work queued so far on `stream` (the last
+  // stream that uses it) instead of the stream it was allocated on.
+  void release_after(cudaStream_t stream) { stream_ = stream; }
 
  private:
   void* data_ = nullptr;

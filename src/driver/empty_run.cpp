@@ -1,0 +1,26 @@
+#include "empty_run.hpp"
+
+#include "extshuffle/formats/format_detection.hpp"
+#include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+namespace extshuffle::driver {
+
+bool outputs_nothing_of_input(const Config& config) {
+  if (config.head_count != 0 || config.verify || config.dry_run || config.input_path.ends_with(".npy")) return false;
+  if (config.header_lines >= 0) return config.header_lines == 0;
+  formats::Format format = config.format;
+  if (format == formats::Format::kAuto && config.record_size == 0) format = formats::format_by_extension(config.input_path);
+  return formats::default_header_records(format) == 0;
+}
+
+RunStats run_empty(const Config& config) {
+  io::OutputFile output(config.output_path);
+  io::CompressingWriter writer(io::codec_for_path(config.output_path),
+                               [&output](const void* data, std::size_t n) { output.write(data, n); }, config.threads);
+  writer.finish();
+  output.commit();
+  return RunStats{};
+}
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,134 @@
+// --dry-run tells the truth: its bytes read, bytes written, passes and peak
+// memory against what the same command then does (--stats), for fixed-size
+// records (exact) and for text of heavy-tailed record sizes (bytes within
+// 5%), at budgets from the minimum to "fits in RAM"; and a text input that
+// fits in RAM is read once. Deterministic inputs: the false-failure rate is
+// 0, bar the text tolerance, which the schedule's model of node sizes meets
+// with a wide margin (docs/design.md, "--dry-run").
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <regex>
+#include <string>
+
+#include "support/command.hpp"
+#include "support/permutations.hpp"
+
+namespace extshuffle::testing {
+namespace {
+
+const std::string kBinary = extshuffle_binary();
+
+struct Figures {
+  std::uint64_t passes = 0, bytes_read = 0, bytes_written = 0, peak_bytes = 0;
+};
+
+std::uint64_t number_after(const std::string& text, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(pattern + "([0-9]+)"))) {
+    ADD_FAILURE() << "no " << pattern << " in: " << text;
+    return 0;
+  }
+  return std::stoull(m[1]);
+}
+
+Figures predicted(const std::string& arguments) {
+  const CommandResult r = run_command(kBinary + " --dry-run " + arguments);
+  EXPECT_EQ(r.exit_code, 0) << arguments << ": " << r.err;
+  return {number_after(r.out, "memory [0-9]+ bytes, "), number_after(r.out, "expected IO: "),
+          number_after(r.out, "bytes read, "),
+          number_after(r.out, "peak memory ")};
+}
+
+Figures measured(const std::string& arguments, const std::string& output) {
+  const CommandResult r = run_command(kBinary + " --stats " + arguments + " -o " + output);
+  EXPECT_EQ(r.exit_code, 0) << arguments << ": " << r.err;
+  return {number_after(r.err, " passes="), number_after(r.err, " bytes_read="), number_after(r.err, " bytes_written="),
+          number_after(r.err, " peak_rss_bytes=")};
+}
+
+// The smallest budget, as the tool names it below it.
+std::uint64_t minimum_budget(const std::string& arguments) {
+  const CommandResult r = run_command(kBinary + " -S 1K " + arguments + " -o /dev/null");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  return number_after(r.err, "must be at least ") * 1024;
+}
+
+// Runs `arguments` at budgets from the minimum to `in_ram`, comparing each
+// prediction with the run; bytes within `tolerance` (0: exact).
+void check_budgets(const TempDir& dir, const std::string& arguments, std::uint64_t in_ram, double tolerance) {
+  const std::uint64_t minimum = minimum_budget(arguments);
+  ASSERT_GT(minimum, 0u);
+  for (const std::uint64_t budget : {minimum, 2 * minimum, (minimum + in_ram) / 2, in_ram}) {
+    const std::string with_budget = arguments + " -S " + std::to_string(budget / 1024) + "K";
+    const Figures p = predicted(with_budget), m = measured(with_budget, (dir / "out").string());
+    SCOPED_TRACE(with_budget);
+    EXPECT_EQ(p.passes, m.passes);
+    EXPECT_NEAR(static_cast<double>(p.bytes_read), static_cast<double>(m.bytes_read), tolerance * m.bytes_read);
+    EXPECT_NEAR(static_cast<double>(p.bytes_written), static_cast<double>(m.bytes_written),
+                tolerance * m.bytes_written);
+    // Peak memory: the arena and the program (its output buffers, code and
+    // libraries), within 5% or 8 MiB; never above the budget's allowance.
+    EXPECT_NEAR(static_cast<double>(p.peak_bytes), static_cast<double>(m.peak_bytes),
+                std::max(0.05 * m.peak_bytes, 8.0 * 1024 * 1024));
+    EXPECT_LE(m.peak_bytes, budget + (std::uint64_t{64} << 20));
+  }
+}
+
+TEST(DryRun, FixedRecordsExactlyAtEveryBudget) {
+  TempDir dir;
+  const auto small = numbered_records((std::uint64_t{1} << 20) + 12345, 8);  // two levels
+  write_file(dir / "u64.bin", std::string(reinterpret_cast<const char*>(small.data()), small.size()));
+  check_budgets(dir, (dir / "u64.bin").string() + " --record-size 8 --seed 3", std::uint64_t{64} << 20, 0);
+  const auto large = numbered_records(3000, 4096);  // one leaf larger than memory
+  write_file(dir / "4k.bin", std::string(reinterpret_cast<const char*>(large.data()), large.size()));
+  check_budgets(dir, (dir / "4k.bin").string() + " --record-size 4096 --seed 3", std::uint64_t{40} << 20, 0);
+}
+
+// JSONL of lognormal record sizes (median ~40 bytes, a tail past 10 KB),
+// 1.1 million records: two levels of the plan.
+TEST(DryRun, HeavyTailedTextWithinFivePercent) {
+  TempDir dir;
+  std::string text;
+  std::mt19937_64 random(7);
+  std::lognormal_distribution<double> length(std::log(30.0), 1.1);
+  for (int i = 0; i < 1100000; ++i) {
+    text += "{\"id\": " + std::to_string(i) + ", \"t\": \"";
+    text.append(std::min<std::size_t>(20000, static_cast<std::size_t>(length(random))), 'x');
+    text += "\"}\n";
+  }
+  write_file(dir / "heavy.jsonl", text);
+  check_budgets(dir, (dir / "heavy.jsonl").string() + " --seed 3", std::uint64_t{200} << 20, 0.05);
+}
+
+// A text input that fits in RAM is read once: loaded while its records are
+// counted. The output is the same as from two inputs (not loaded) and as
+// through disk.
+TEST(DryRun, TextInRamIsReadOnce) {
+  TempDir dir;
+  std::string text, first, second;
+  for (int i = 0; i < 200000; ++i) (i < 100000 ? first : second) += "line " + std::to_string(i * 7919 % 200000) + "\n";
+  text = first + second;
+  write_file(dir / "all.txt", text);
+  write_file(dir / "a.txt", first);
+  write_file(dir / "b.txt", second);
+  const std::string base = kBinary + " --seed 4 --stats -S 64M ";
+  const CommandResult once = run_command(base + (dir / "all.txt").string() + " -o " + (dir / "once.txt").string());
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_EQ(number_after(once.err, " passes="), 1u);
+  EXPECT_EQ(number_after(once.err, " bytes_read="), text.size()) << "a text input in RAM is read once";
+  const CommandResult two = run_command(base + (dir / "a.txt").string() + " " + (dir / "b.txt").string() + " -o " +
+                                        (dir / "two.txt").string());
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(number_after(two.err, " bytes_read="), 2 * text.size()) << "two inputs are counted, then read";
+  const CommandResult disk =
+      run_command(kBinary + " --seed 4 -S 6M " + (dir / "all.txt").string() + " -o " + (dir / "disk.txt").string());
+  ASSERT_EQ(disk.exit_code, 0) << disk.err;
+  EXPECT_TRUE(read_file(dir / "once.txt") == read_file(dir / "two.txt"));
+  EXPECT_TRUE(read_file(dir / "once.txt") == read_file(dir / "disk.txt"));
+}
+
+}  // namespace
+}  // namespace extshuffle::testing
