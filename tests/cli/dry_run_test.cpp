@@ -87,6 +87,25 @@ TEST(DryRun, FixedRecordsExactlyAtEveryBudget) {
   check_budgets(dir, (dir / "4k.bin").string() + " --record-size 4096 --seed 3", std::uint64_t{40} << 20, 0);
 }
 
+// --dry-run names the budget from which each smaller number of passes
+// comes, and it is so: 12 MB of 4 KiB records (one leaf) take two passes at
+// the minimum and one from the budget it names, and still two a MiB below.
+TEST(DryRun, NamesTheBudgetThatSavesAPass) {
+  TempDir dir;
+  const auto records = numbered_records(3000, 4096);
+  write_file(dir / "4k.bin", std::string(reinterpret_cast<const char*>(records.data()), records.size()));
+  const std::string arguments = (dir / "4k.bin").string() + " --record-size 4096";
+  const std::uint64_t minimum = minimum_budget(arguments);
+  const CommandResult r =
+      run_command(kBinary + " --dry-run " + arguments + " -S " + std::to_string(minimum / 1024) + "K");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::uint64_t mebibytes = number_after(r.out, "fewer passes: 1 pass \\(in RAM\\) from -S ");
+  ASSERT_GT(mebibytes, 1u);
+  const std::string out = (dir / "out").string();
+  EXPECT_EQ(measured(arguments + " -S " + std::to_string(mebibytes) + "M", out).passes, 1u);
+  EXPECT_EQ(measured(arguments + " -S " + std::to_string(mebibytes - 1) + "M", out).passes, 2u);
+}
+
 // JSONL of lognormal record sizes (median ~40 bytes, a tail past 10 KB),
 // 1.1 million records: two levels of the plan.
 TEST(DryRun, HeavyTailedTextWithinFivePercent) {
