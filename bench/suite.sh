@@ -21,6 +21,7 @@
 #   OUT=bench/results/suite.txt            results file
 #   MEMORY=512M      the budget of the larger-than-memory cases
 #   RUN_TIMEOUT=3600 seconds before one run is killed (status=timeout)
+#   TERASHUF=path    the terashuf binary for jsonl_heavy (skipped when unset)
 #   TOOLS="extshuffle cat_two_pass ..."  run only these tools of each case
 #                    (default: all), to refresh some figures with --append
 #
@@ -35,7 +36,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64"
+ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy"
 quick=0
 append=0
 estimate_only=0
@@ -59,6 +60,10 @@ scaling     8-byte records, 64 MiB .. 8 GiB, -S 512M: extshuffle, cat x2, cat
 threads     8-byte records, 1 GiB, -S 512M: extshuffle -j 1 and -j 2
 dataset64   lines of 20-200 bytes, 1 GiB, -S 512M: extshuffle one file in and out, one file in and
             64 shards out (--shards 64), 64 files in (a directory) and one out
+jsonl_heavy JSONL of lognormal sizes (median 440 B, tail to 200 KB), 2 GiB: extshuffle at
+            -S 256M against the durable two-pass floor (cat x2; sync) and terashuf
+            (when TERASHUF names it), at -S 16M, and at the default budget (in RAM)
+            against the durable one-pass floor and shuf
 EOF
       exit 0 ;;
     -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
@@ -93,6 +98,7 @@ export LC_ALL=C
 extshuffle=$BUILD_DIR/extshuffle
 digest=$BUILD_DIR/bench/record_digest
 gen_lines=$BUILD_DIR/bench/generate_lines
+gen_jsonl=$BUILD_DIR/bench/generate_jsonl
 stxxl_shuffle=$BUILD_DIR/bench/stxxl_random_shuffle
 
 # --- sizes ------------------------------------------------------------------
@@ -134,7 +140,9 @@ scaling_sizes() {  # 64M, 128M, ... 8G (scaled); 8G is left to fixed8_8g when it
 rate() {
   case "$1" in
     gen_fixed) echo 1.5 ;; gen_lines) echo 2.0 ;; digest) echo 1.0 ;; drop) echo 0.3 ;;
-    cat_two_pass) echo 2.4 ;; cat_one_pass) echo 1.4 ;;
+    cat_two_pass) echo 2.4 ;; cat_one_pass) echo 1.4 ;; gen_jsonl) echo 1.5 ;;
+    cat_two_pass_sync) echo 3.0 ;; cat_one_pass_sync) echo 1.8 ;; terashuf) echo 8 ;;
+    extshuffle_jsonl) echo 9 ;;
     extshuffle) echo 7.5 ;; extshuffle_j1) echo 12 ;; extshuffle_lines) echo 10 ;;
     extshuffle_4k) echo 3 ;;
     stxxl) echo 16 ;; stxxl_4k) echo 5 ;;
@@ -147,7 +155,8 @@ rate() {
 # TOOL:once (input generation and its digest) runs once.
 estimate_case() {
   local rates="" k
-  for k in gen_fixed gen_lines digest drop cat_two_pass cat_one_pass extshuffle extshuffle_j1 \
+  for k in gen_fixed gen_lines gen_jsonl digest drop cat_two_pass cat_one_pass cat_two_pass_sync \
+           cat_one_pass_sync terashuf extshuffle_jsonl extshuffle extshuffle_j1 \
            extshuffle_lines extshuffle_4k stxxl stxxl_4k shuf sort_r; do rates+="$k=$(rate $k) "; done
   awk -v g="$1" -v r="$REPEATS" -v sr="$SLOW_REPEATS" -v spec="$2" -v rates="$rates" 'BEGIN {
     n = split(rates, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); rate[p[1]] = p[2] }
@@ -163,13 +172,14 @@ estimate_case() {
 gib() { awk -v b="$1" 'BEGIN { print b / 2^30 }'; }
 estimate_seconds() {  # estimated seconds of case $1
   case "$1" in
-    fixed8_1g) estimate_case "$(gib "$(mib 1024)")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle stxxl" ;;
-    fixed8_8g) estimate_case "$(gib "$(mib 8192)")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle stxxl:slow" ;;
+    fixed8_1g) estimate_case "$(gib "$(mib 1024)")" "gen_fixed:once digest:once cat_two_pass cat_one_pass cat_one_pass_sync extshuffle stxxl" ;;
+    fixed8_8g) estimate_case "$(gib "$(mib 8192)")" "gen_fixed:once digest:once cat_two_pass cat_two_pass_sync cat_one_pass extshuffle stxxl:slow" ;;
     text_1g) estimate_case "$(gib "$(mib 1024)")" "gen_lines:once digest:once cat_two_pass cat_one_pass extshuffle_lines shuf sort_r:slow" ;;
-    text_4g) estimate_case "$(gib "$(mib 4096)")" "gen_lines:once digest:once cat_two_pass cat_one_pass extshuffle_lines sort_r:slow" ;;
-    fixed4k_4g) estimate_case "$(gib "$(mib 4096)")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle_4k stxxl_4k" ;;
+    text_4g) estimate_case "$(gib "$(mib 4096)")" "gen_lines:once digest:once cat_two_pass cat_two_pass_sync cat_one_pass extshuffle_lines sort_r:slow" ;;
+    fixed4k_4g) estimate_case "$(gib "$(mib 4096)")" "gen_fixed:once digest:once cat_two_pass cat_two_pass_sync cat_one_pass extshuffle_4k stxxl_4k" ;;
     scaling) REPEATS=$SCALING_REPEATS estimate_case "$(gib "$(scaling_sizes | awk '{ s += $1 } END { print s }')")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle" ;;
     threads) estimate_case "$(gib "$(mib 1024)")" "gen_fixed:once digest:once extshuffle_j1 extshuffle" ;;
+    jsonl_heavy) estimate_case "$(gib "$(mib 2048)")" "gen_jsonl:once digest:once cat_two_pass_sync terashuf extshuffle_jsonl extshuffle_jsonl extshuffle_jsonl cat_one_pass_sync shuf" ;;
     dataset64) estimate_case "$(gib "$(mib 1024)")" "gen_lines:once digest:once extshuffle_lines extshuffle_lines extshuffle_lines" ;;
   esac
 }
@@ -194,9 +204,9 @@ fi
 [ $estimate_only = 1 ] && exit 0
 
 # --- checks -----------------------------------------------------------------
-for f in "$extshuffle" "$digest" "$gen_lines" "$stxxl_shuffle"; do
+for f in "$extshuffle" "$digest" "$gen_lines" "$gen_jsonl" "$stxxl_shuffle"; do
   if [ ! -x "$f" ]; then
-    echo "suite.sh: $f is missing: cmake --build $BUILD_DIR --target extshuffle record_digest generate_lines stxxl_random_shuffle" >&2
+    echo "suite.sh: $f is missing: cmake --build $BUILD_DIR --target extshuffle record_digest generate_lines generate_jsonl stxxl_random_shuffle" >&2
     exit 1
   fi
 done
@@ -267,7 +277,7 @@ in_digest=""
 check_permutation() {
   local d
   if [ "$m_status" != ok ]; then echo unchecked; return; fi
-  if [ "$1" = lines ]; then d=$("$digest" "$3" --lines 2>/dev/null); else d=$("$digest" "$3" "$2" 2>/dev/null); fi
+  if [ "$1" != fixed ]; then d=$("$digest" "$3" --lines 2>/dev/null); else d=$("$digest" "$3" "$2" 2>/dev/null); fi
   [ -n "$d" ] && [ "$d" = "$in_digest" ] && echo yes || echo no
 }
 
@@ -284,7 +294,11 @@ make_input() {
   local t0 t1
   rm -f "$DIR"/in.*
   t0=$(date +%s%N)
-  if [ "$1" = lines ]; then
+  if [ "$1" = jsonl ]; then
+    in_file="$DIR/in.jsonl"
+    "$gen_jsonl" "$in_file" "$3" 1 2>/dev/null || { echo "suite.sh: generate_jsonl failed" >&2; exit 1; }
+    in_digest=$("$digest" "$in_file" --lines)
+  elif [ "$1" = lines ]; then
     in_file="$DIR/in.txt"
     "$gen_lines" "$in_file" "$3" 1 2>/dev/null || { echo "suite.sh: generate_lines failed" >&2; exit 1; }
     in_digest=$("$digest" "$in_file" --lines)
@@ -315,6 +329,16 @@ run_tool() {
     cat_one_pass)
       measure bash -c 'cat "$1" > "$2"' _ "$in_file" "$out_file"
       (( run == 1 )) || check=0 ;;
+    cat_two_pass_sync)  # the durable floors: extshuffle fsyncs its output
+      measure bash -c 'cat "$1" > "$2" && cat "$2" > "$3" && sync' _ "$in_file" "$tmp_file" "$out_file"
+      (( run == 1 )) || check=0 ;;
+    cat_one_pass_sync)
+      measure bash -c 'cat "$1" > "$2" && sync' _ "$in_file" "$out_file"
+      (( run == 1 )) || check=0 ;;
+    terashuf)  # MEMORY in GiB (fractions allowed), stdin to stdout; not synced, as shuf
+      [ -x "${TERASHUF:-}" ] || return 0
+      measure env MEMORY="$(awk -v b="$budget" 'BEGIN { printf "%.4f", b / 1073741824 }')" SEED="$run" TMPDIR="$DIR" \
+        bash -c '"$1" < "$2" > "$3"' _ "$TERASHUF" "$in_file" "$out_file" ;;
     shuf)
       measure shuf "$in_file" -o "$out_file" ;;
     sort_r)
@@ -341,36 +365,9 @@ run_case() {
   done
 }
 
-# --- case dataset64: a dataset of 64 files (docs/benchmarks.md, "Datasets") ---
-# The single-file run of text lines against the same records written as 64
-# shards (--shards 64: cut while the last level writes) and read from 64
-# files (the input cut by `split -n l/64` into a directory), the three
-# alternating in every repeat, same seed, same budget. Each output's records
-# are checked against the input's (the shards concatenated in name order).
-# Tools: extshuffle, extshuffle_shards64, extshuffle_inputs64. DATASET64_MIB
-# sets the full-suite size in MiB (default 1024; --quick divides it by 16).
-run_dataset64() {
-  local c=$1 bytes=$2 r parts="$DIR/dataset64.parts" shards="$DIR/dataset64.shards" budget perm
-  budget=$(to_bytes "$MEMORY")
-  make_input lines 0 "$bytes"
-  rm -rf "$parts" && mkdir -p "$parts" && split -n l/64 -d -a 2 "$in_file" "$parts/part-"
-  for ((r = 1; r <= REPEATS; r++)); do
-    run_tool "$c" extshuffle lines 0 "$bytes" "$MEMORY" "$r"
-    rm -rf "$shards" && mkdir -p "$shards"
-    measure "$extshuffle" "$in_file" -o "$shards/out-{shard}-of-{shards}.txt" --shards 64 --seed "$r" \
-      -S "$MEMORY" -T "$DIR" -j "$(nproc)" --stats
-    cat "$shards"/* > "$out_file"
-    perm=$(check_permutation lines 0 "$out_file")
-    rm -rf "$shards" "$out_file"
-    record "$c" extshuffle_shards64 lines 0 "$bytes" "$MEMORY" "$budget" "$(nproc)" "$r" "$perm"
-    measure "$extshuffle" "$parts" -o "$out_file" --seed "$r" -S "$MEMORY" -T "$DIR" -j "$(nproc)" --stats
-    perm=$(check_permutation lines 0 "$out_file")
-    rm -f "$out_file"
-    record "$c" extshuffle_inputs64 lines 0 "$bytes" "$MEMORY" "$budget" "$(nproc)" "$r" "$perm"
-  done
-  rm -rf "$parts"
-}
-# --- end of case dataset64 ---
+# Cases with their own runners (dataset64, jsonl_heavy).
+# shellcheck source=bench/suite_cases.sh
+source bench/suite_cases.sh
 
 # The slow peers run first in their round, so that the others' runs keep
 # being interleaved with each other.
@@ -380,19 +377,19 @@ for c in $cases; do
   case "$c" in
     fixed8_1g)
       make_input fixed 8 "$(mib 1024)"
-      run_case "$c" fixed 8 "$(mib 1024)" default cat_two_pass cat_one_pass extshuffle stxxl ;;
+      run_case "$c" fixed 8 "$(mib 1024)" default cat_two_pass cat_one_pass cat_one_pass_sync extshuffle stxxl ;;
     fixed8_8g)
       make_input fixed 8 "$(mib 8192)"
-      run_case "$c" fixed 8 "$(mib 8192)" "$MEMORY" stxxl:slow cat_two_pass cat_one_pass extshuffle ;;
+      run_case "$c" fixed 8 "$(mib 8192)" "$MEMORY" stxxl:slow cat_two_pass cat_two_pass_sync cat_one_pass extshuffle ;;
     text_1g)
       make_input lines 0 "$(mib 1024)"
       run_case "$c" lines 0 "$(mib 1024)" default sort_r:slow cat_two_pass cat_one_pass extshuffle shuf ;;
     text_4g)
       make_input lines 0 "$(mib 4096)"
-      run_case "$c" lines 0 "$(mib 4096)" "$MEMORY" sort_r:slow cat_two_pass cat_one_pass extshuffle ;;
+      run_case "$c" lines 0 "$(mib 4096)" "$MEMORY" sort_r:slow cat_two_pass cat_two_pass_sync cat_one_pass extshuffle ;;
     fixed4k_4g)
       make_input fixed 4096 "$(mib 4096)"
-      run_case "$c" fixed 4096 "$(mib 4096)" "$MEMORY" cat_two_pass cat_one_pass extshuffle stxxl ;;
+      run_case "$c" fixed 4096 "$(mib 4096)" "$MEMORY" cat_two_pass cat_two_pass_sync cat_one_pass extshuffle stxxl ;;
     scaling)
       for s in $(scaling_sizes); do
         make_input fixed 8 "$s"
@@ -405,6 +402,7 @@ for c in $cases; do
         run_tool "$c" extshuffle fixed 8 "$(mib 1024)" "$MEMORY" "$r" 2
       done ;;
     dataset64) run_dataset64 "$c" "$(mib "${DATASET64_MIB:-1024}")" ;;
+    jsonl_heavy) run_jsonl_heavy "$c" "$(mib 2048)" ;;
   esac
   rm -f "$DIR"/in.*
   case_seconds=$(( $(date +%s) - case_t0 ))

@@ -13,123 +13,24 @@ usage: bench/suite_report.py [RESULTS ...] [--img DIR] [--doc FILE] [--no-doc]
 
 Every figure is the median of the runs whose status is ok; ratios are taken
 between medians of the same run of the suite."""
-import argparse
 import pathlib
-import re
-import statistics
 import sys
 
-import matplotlib
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from key_values import parse_fields  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-MIB = 1 << 20
-GIB = 1 << 30
-ALLOWANCE = 64 * MIB  # extshuffle's peak RSS may exceed the budget by this much
-BEGIN, END = "<!-- suite:begin -->", "<!-- suite:end -->"
-CASES = ["fixed8_1g", "fixed8_8g", "text_1g", "text_4g", "fixed4k_4g"]
-TOOLS = ["extshuffle", "cat_two_pass", "cat_one_pass", "stxxl", "shuf", "sort_r"]
-PHASES = ["reading", "shuffling", "scattering", "writing"]
-COLOURS = {"extshuffle": "tab:blue", "cat_two_pass": "tab:gray", "cat_one_pass": "silver",
-           "stxxl": "tab:orange", "shuf": "tab:green", "sort_r": "tab:red"}
-
-
-def human(n):
-    """Bytes as the suite writes sizes: 512 MiB, 8 GiB, 12.0 GiB."""
-    if n >= GIB:
-        return f"{n // GIB} GiB" if n % GIB == 0 else f"{n / GIB:.1f} GiB"
-    return f"{n // MIB} MiB" if n % MIB == 0 else f"{n / MIB:.1f} MiB"
-
-
-def tool_label(tool, memory=None):
-    return {"extshuffle": "`extshuffle`",
-            "cat_two_pass": "`cat in > tmp; cat tmp > out` (two-pass floor)",
-            "cat_one_pass": "`cat in > out` (one pass)",
-            "stxxl": "STXXL `random_shuffle`",
-            "shuf": "`shuf in -o out`",
-            "sort_r": f"`sort -R -S {memory}`" if memory and memory != "default" else "`sort -R -S` (budget)",
-            }.get(tool, tool)
-
-
-def short_label(tool):
-    return {"extshuffle": "extshuffle", "cat_two_pass": "cat x2 (floor)", "cat_one_pass": "cat x1",
-            "stxxl": "STXXL", "shuf": "shuf", "sort_r": "sort -R"}.get(tool, tool)
-
-
-class Run:
-    """The pooled lines of one run of the suite."""
-
-    def __init__(self, paths):
-        self.rows, self.cases, self.meta, self.errors = [], [], {}, []
-        self.paths = paths
-        for path in paths:
-            for line in pathlib.Path(path).read_text().splitlines():
-                if line.startswith("BENCH suite "):
-                    self.rows.append(parse_fields(line[len("BENCH suite "):]))
-                elif line.startswith("BENCH suite_case "):
-                    self.cases.append(parse_fields(line[len("BENCH suite_case "):]))
-                elif line.startswith("# "):
-                    key, sep, value = line[2:].partition(": ")
-                    if sep and re.fullmatch(r"[a-z ]+", key):
-                        self.meta.setdefault(key, value)
-                    elif sep and " run=" in key:
-                        self.errors.append(line[2:])
-        for row in self.rows:
-            row.setdefault("threads", 0)
-        self.quick = "quick=1" in self.meta.get("settings", "")
-
-    def select(self, **want):
-        return [r for r in self.rows if all(r.get(k) == v for k, v in want.items())]
-
-    def group(self, **want):
-        """Summary of the runs matching want: None if there are none."""
-        rows = self.select(**want)
-        if not rows:
-            return None
-        ok = [r for r in rows if r["status"] == "ok"]
-        seconds = [r["seconds"] for r in ok]
-        rss = [r["peak_rss_bytes"] for r in ok if r.get("peak_rss_bytes", -1) >= 0]
-        checks = {r["permutation"] for r in ok}
-        return {
-            "rows": rows, "ok": ok, "runs": len(rows),
-            "median": statistics.median(seconds) if seconds else None,
-            "min": min(seconds) if seconds else None, "max": max(seconds) if seconds else None,
-            "rss": max(rss) if rss else None,
-            "budget": rows[0]["budget_bytes"], "memory": rows[0]["memory"], "bytes": rows[0]["bytes"],
-            "status": "ok" if len(ok) == len(rows) else
-                      ("failed" if not ok else f"{len(rows) - len(ok)} of {len(rows)} failed"),
-            "permutation": "no" if "no" in checks else ("yes" if "yes" in checks else "unchecked"),
-            "stats": {k: statistics.median([r[k] for r in ok if k in r])
-                      for k in {k for r in ok for k in r if k.startswith("stats_")}
-                      if all(k in r for r in ok)},
-        }
-
-    def tool(self, case, tool, **more):
-        return self.group(case=case, tool=tool, **more)
-
+from suite_plots import plot_cases, plot_phases, plot_scaling, scaling_points  # noqa: E402
+from suite_results import (ALLOWANCE, BEGIN, CASES, END, GIB, MIB, PHASES, TOOLS, Run, fmt_s, fmt_x,  # noqa: E402
+                           goals_table, human, phase_groups, report_arguments, rewrite_doc, short_label,
+                           title_suffix, tool_label)
 
 # --- tables -----------------------------------------------------------------
-
-def fmt_s(value):
-    if value is None:
-        return "-"
-    return f"{value:.1f} s" if value >= 10 else (f"{value:.2f} s" if value >= 0.1 else f"{value:.3f} s")
-
-
-def fmt_x(value):
-    return "-" if value is None else (f"{value:.2f}x" if value < 10 else f"{value:.0f}x")
-
 
 def case_title(run, case):
     rows = run.select(case=case)
     if not rows:
         return case
     r = rows[0]
-    what = "lines of 20-200 bytes" if r["format"] == "lines" else f"{r['record_size']}-byte records"
+    what = {"lines": "lines of 20-200 bytes", "jsonl": "JSONL of lognormal sizes"}.get(
+        r["format"], f"{r['record_size']}-byte records")
     memory = "default budget" if r["memory"] == "default" else f"`-S {r['memory']}`"
     return f"{case}: {what}, {human(r['bytes'])}, {memory} (budget {human(r['budget_bytes'])})"
 
@@ -225,33 +126,6 @@ def goal_rows(run):
     return out
 
 
-def goals_table(rows):
-    lines = ["| goal | measured | target | verdict |", "|---|---|---|---|"]
-    lines += [f"| {g} | {m} | {t} | {v} |" for g, m, t, v in rows]
-    return "\n".join(lines)
-
-
-def scaling_points(run):
-    """{bytes: {tool: group}} for 8-byte records at the scaling case's budget,
-    pooled with fixed8_8g (its 8 GiB point)."""
-    rows = run.select(case="scaling")
-    if not rows:
-        return None, {}
-    memory = rows[0]["memory"]
-    points = {}
-    for case in ("scaling", "fixed8_8g"):
-        for r in run.select(case=case, memory=memory, record_size=8, format="fixed"):
-            points.setdefault(r["bytes"], {})
-    for size in points:
-        for tool in ("extshuffle", "cat_two_pass", "cat_one_pass"):
-            for case in ("scaling", "fixed8_8g"):
-                g = run.group(case=case, tool=tool, bytes=size, memory=memory)
-                if g is not None:
-                    points[size][tool] = g
-                    break
-    return memory, dict(sorted(points.items()))
-
-
 def scaling_table(run):
     memory, points = scaling_points(run)
     if not points:
@@ -267,19 +141,6 @@ def scaling_table(run):
         lines.append(f"| {human(size)} | {fmt_s(em)} | {per_gib} | {passes} | "
                      f"{fmt_s(c2['median'] if c2 else None)} | {fmt_s(c1['median'] if c1 else None)} | {ratio} |")
     return "\n".join(lines)
-
-
-def phase_groups(run):
-    """[(label, group)] of extshuffle runs with --stats, one per case/threads."""
-    out = []
-    for case in CASES + ["threads"]:
-        threads_seen = sorted({r["threads"] for r in run.select(case=case, tool="extshuffle")})
-        for threads in threads_seen:
-            g = run.group(case=case, tool="extshuffle", threads=threads)
-            if g and g["median"] and "stats_seconds" in g["stats"]:
-                label = f"{case} -j {threads}" if case == "threads" else case
-                out.append((label, g))
-    return out
 
 
 def phase_table(run):
@@ -324,144 +185,6 @@ def duration_table(run):
 
 
 # --- plots ------------------------------------------------------------------
-
-def title_suffix(run):
-    return " [quick validation run]" if run.quick else ""
-
-
-def plot_cases(run, out):
-    cases = [c for c in CASES if run.select(case=c)]
-    if not cases:
-        return False
-    fig, axes = plt.subplots(2, 3, figsize=(14, 8))
-    axes = axes.ravel()
-    for ax, case in zip(axes, cases):
-        tools = [t for t in TOOLS if run.tool(case, t)]
-        groups = [run.tool(case, t) for t in tools]
-        medians = [g["median"] or 0 for g in groups]
-        lows = [(g["median"] - g["min"]) if g["median"] else 0 for g in groups]
-        highs = [(g["max"] - g["median"]) if g["median"] else 0 for g in groups]
-        ax.bar(range(len(tools)), medians, yerr=[lows, highs], capsize=3,
-               color=[COLOURS[t] for t in tools])
-        ax.set_xticks(range(len(tools)), [short_label(t) for t in tools], rotation=30, ha="right")
-        ax.set_ylabel("wall seconds (median, min-max)")
-        r = run.select(case=case)[0]
-        what = "text lines" if r["format"] == "lines" else f"{r['record_size']} B records"
-        memory = "default budget" if r["memory"] == "default" else f"-S {r['memory']}"
-        ax.set_title(f"{human(r['bytes'])} {what}, {memory}", fontsize=10)
-        if max(medians) > 20 * max(min(m for m in medians if m > 0), 1e-9):
-            ax.set_yscale("log")
-        ext = run.tool(case, "extshuffle")
-        for i, g in enumerate(groups):
-            if g["median"] is None:
-                ax.text(i, 0.5, g["status"], ha="center", va="bottom", rotation=90, fontsize=8,
-                        transform=ax.get_xaxis_transform())
-            elif ext and ext["median"] and tools[i] != "extshuffle":
-                ax.text(i, g["median"], f"{g['median'] / ext['median']:.2f}x", ha="center",
-                        va="bottom", fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
-    # Last panel: extshuffle's peak RSS against budget + allowance.
-    ax = axes[5]
-    labels, rss, limits = [], [], []
-    for case in cases + ["scaling", "threads"]:
-        g = run.tool(case, "extshuffle")
-        ok_rss = [r["peak_rss_bytes"] for r in g["ok"] if r["peak_rss_bytes"] >= 0] if g else []
-        if ok_rss:
-            labels.append(case)
-            rss.append(max(ok_rss) / MIB)
-            limits.append((g["budget"] + ALLOWANCE) / MIB)
-    if labels:
-        ax.bar(range(len(labels)), rss, color="tab:blue", label="extshuffle peak RSS")
-        ax.scatter(range(len(labels)), limits, marker="_", s=400, color="tab:red",
-                   label="budget + 64 MiB")
-        ax.set_yscale("log")
-        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
-        ax.set_ylabel("MiB")
-        ax.set_title("extshuffle peak RSS (max over successful runs)", fontsize=10)
-        ax.legend(fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
-    for ax in axes[len(cases):5]:
-        ax.axis("off")
-    fig.suptitle("extshuffle and its peers, same data and budget; labels: time / extshuffle's" +
-                 title_suffix(run))
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return True
-
-
-def plot_scaling(run, out):
-    memory, points = scaling_points(run)
-    if not points:
-        return False
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
-    budget = None
-    for tool, marker in (("extshuffle", "o"), ("cat_two_pass", "s"), ("cat_one_pass", "^")):
-        pts = [(size, tools[tool]["median"]) for size, tools in points.items()
-               if tool in tools and tools[tool]["median"]]
-        if not pts:
-            continue
-        if tool == "extshuffle":
-            budget = next(iter(points.values()))[tool]["budget"]
-        xs = [p[0] / MIB for p in pts]
-        a1.plot(xs, [p[1] for p in pts], marker=marker, color=COLOURS[tool], label=short_label(tool))
-        a2.plot(xs, [p[1] / (p[0] / GIB) for p in pts], marker=marker, color=COLOURS[tool],
-                label=short_label(tool))
-    for ax in (a1, a2):
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("input (MiB of 8-byte records)")
-        if budget:
-            ax.axvline(budget / MIB, color="tab:red", linestyle=":", label=f"budget -S {memory}")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    a1.set_yscale("log")
-    a1.set_ylabel("wall seconds (median)")
-    a2.set_ylabel("seconds per GiB")
-    fig.suptitle(f"Scaling at -S {memory}: one pass while the input fits, two beyond" + title_suffix(run))
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return True
-
-
-def plot_phases(run, out):
-    groups = phase_groups(run)
-    if not groups:
-        return False
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14, 4.5), gridspec_kw={"width_ratios": [3, 2]})
-    colours = ["tab:cyan", "tab:blue", "tab:purple", "tab:green", "lightgray"]
-    names = PHASES + ["other"]
-    for ax, chosen, normalise in ((a1, groups, True),
-                                  (a2, [(l, g) for l, g in groups if l.startswith("threads")], False)):
-        if not chosen:
-            ax.axis("off")
-            continue
-        bottoms = [0.0] * len(chosen)
-        for name, colour in zip(names, colours):
-            values = []
-            for label, g in chosen:
-                st = g["stats"]
-                parts = [st.get(f"stats_seconds_{p}", 0.0) for p in PHASES]
-                v = max(0.0, st["stats_seconds"] - sum(parts)) if name == "other" else \
-                    st.get(f"stats_seconds_{name}", 0.0)
-                values.append(100 * v / st["stats_seconds"] if normalise else v)
-            ax.bar(range(len(chosen)), values, bottom=bottoms, color=colour, label=name)
-            bottoms = [b + v for b, v in zip(bottoms, values)]
-        ax.set_xticks(range(len(chosen)), [l for l, _ in chosen], rotation=30, ha="right")
-        ax.grid(True, axis="y", alpha=0.3)
-    a1.set_ylabel("share of extshuffle's time (%)")
-    a1.set_title("where the time goes (--stats, median run)", fontsize=10)
-    a1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    a2.set_ylabel("seconds")
-    a2.set_title("threads: -j 1 vs -j 2", fontsize=10)
-    fig.suptitle("extshuffle --stats" + title_suffix(run))
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return True
-
-
-# --- the doc section --------------------------------------------------------
 
 def section(run, args, figures, goals):
     results = " ".join(str(p) for p in args.results)
@@ -562,25 +285,8 @@ def section(run, args, figures, goals):
     return "\n".join(parts)
 
 
-def rewrite_doc(path, text):
-    doc = pathlib.Path(path)
-    old = doc.read_text() if doc.exists() else ""
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        new = head + text + tail
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    doc.write_text(new)
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="*", default=["bench/results/suite.txt"])
-    parser.add_argument("--img", default="docs/img")
-    parser.add_argument("--doc", default="docs/benchmarks.md")
-    parser.add_argument("--no-doc", action="store_true")
-    args = parser.parse_args()
+    args = report_arguments(__doc__.split("\n\n")[0])
     run = Run(args.results)
     if not run.rows:
         sys.exit(f"suite_report.py: no 'BENCH suite' lines in {' '.join(args.results)}")

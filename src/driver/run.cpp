@@ -91,6 +91,29 @@ Schedule schedule_for(const Config& config, const InputLayout& layout, std::uint
   return plan_schedule(layout.records, executor_options(config, layout));
 }
 
+// The smallest budget, in whole MiB, above the configured one with which
+// the run makes fewer than `passes` passes: bisection over the schedule (no
+// IO), up to 2^60 bytes; 0 if none.
+std::uint64_t mebibytes_for_fewer_passes(Config config, const InputLayout& layout, std::uint64_t record_bytes,
+                                         std::uint32_t passes) {
+  auto passes_at = [&](std::uint64_t bytes) {
+    config.memory_bytes = bytes;
+    return schedule_for(config, layout, record_bytes).passes;
+  };
+  std::uint64_t low = config.memory_bytes, high = std::max<std::uint64_t>(1, low);
+  while (passes_at(high) >= passes) {  // invariant: `low` makes as many passes
+    low = high;
+    if (high >= (std::uint64_t{1} << 60)) return 0;
+    high *= 2;
+  }
+  while (high - low > 1024) {
+    const std::uint64_t middle = low + (high - low) / 2;
+    (passes_at(middle) < passes ? high : low) = middle;
+  }
+  const std::uint64_t mebibytes = (high + (std::uint64_t{1} << 20) - 1) >> 20;
+  return passes_at(mebibytes << 20) < passes ? mebibytes : 0;
+}
+
 std::string describe_schedule(const InputLayout& layout, const Config& config, const Schedule& s) {
   char what[128];
   if (layout.text) {
@@ -130,6 +153,22 @@ std::string describe_schedule(const InputLayout& layout, const Config& config, c
                 s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
                 layout.text ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
   return text;
+}
+
+// What a larger budget would save: the budget of each smaller pass count.
+std::string describe_fewer_passes(const InputLayout& layout, const Config& config, std::uint64_t record_bytes,
+                                  std::uint32_t passes) {
+  std::string text;
+  for (std::uint32_t p = passes; p > 1;) {
+    const std::uint64_t mebibytes = mebibytes_for_fewer_passes(config, layout, record_bytes, p);
+    if (mebibytes == 0) break;
+    Config larger = config;
+    larger.memory_bytes = mebibytes << 20;
+    p = schedule_for(larger, layout, record_bytes).passes;
+    text += (text.empty() ? "fewer passes: " : ", ") + std::to_string(p) + (p == 1 ? " pass (in RAM)" : " passes") +
+            " from -S " + std::to_string(mebibytes) + "M";
+  }
+  return text.empty() ? text : text + "\n";
 }
 
 // What can be checked before any input is read. The budget's minimum
@@ -184,7 +223,8 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
       kProgramBytes + std::max(schedule.peak_memory_bytes + std::min(dataset.data.bytes, kOutputBufferBytes),
                                layout.text && !loads ? kCountingBytes : 0);
   if (config.dry_run) {
-    result.dry_run_text = describe_schedule(layout, config, schedule);
+    result.dry_run_text = describe_schedule(layout, config, schedule) +
+                          describe_fewer_passes(layout, config, dataset.data.bytes, schedule.passes);
     return result;
   }
   // The files take the first `wanted` records: -n, or where the last split ends.

@@ -1,0 +1,51 @@
+# Sourced by bench/suite.sh: the cases that need more than run_case (their
+# own inputs, several budgets or several command shapes per run). They use
+# suite.sh's make_input, measure, record, run_tool and check_permutation.
+
+# --- case dataset64: a dataset of 64 files (docs/benchmarks.md, "Datasets") ---
+# The single-file run of text lines against the same records written as 64
+# shards (--shards 64: cut while the last level writes) and read from 64
+# files (the input cut by `split -n l/64` into a directory), the three
+# alternating in every repeat, same seed, same budget. Each output's records
+# are checked against the input's (the shards concatenated in name order).
+# Tools: extshuffle, extshuffle_shards64, extshuffle_inputs64. DATASET64_MIB
+# sets the full-suite size in MiB (default 1024; --quick divides it by 16).
+run_dataset64() {
+  local c=$1 bytes=$2 r parts="$DIR/dataset64.parts" shards="$DIR/dataset64.shards" budget perm
+  budget=$(to_bytes "$MEMORY")
+  make_input lines 0 "$bytes"
+  rm -rf "$parts" && mkdir -p "$parts" && split -n l/64 -d -a 2 "$in_file" "$parts/part-"
+  for ((r = 1; r <= REPEATS; r++)); do
+    run_tool "$c" extshuffle lines 0 "$bytes" "$MEMORY" "$r"
+    rm -rf "$shards" && mkdir -p "$shards"
+    measure "$extshuffle" "$in_file" -o "$shards/out-{shard}-of-{shards}.txt" --shards 64 --seed "$r" \
+      -S "$MEMORY" -T "$DIR" -j "$(nproc)" --stats
+    cat "$shards"/* > "$out_file"
+    perm=$(check_permutation lines 0 "$out_file")
+    rm -rf "$shards" "$out_file"
+    record "$c" extshuffle_shards64 lines 0 "$bytes" "$MEMORY" "$budget" "$(nproc)" "$r" "$perm"
+    measure "$extshuffle" "$parts" -o "$out_file" --seed "$r" -S "$MEMORY" -T "$DIR" -j "$(nproc)" --stats
+    perm=$(check_permutation lines 0 "$out_file")
+    rm -f "$out_file"
+    record "$c" extshuffle_inputs64 lines 0 "$bytes" "$MEMORY" "$budget" "$(nproc)" "$r" "$perm"
+  done
+  rm -rf "$parts"
+}
+# --- end of case dataset64 ---
+
+# --- case jsonl_heavy: the two-pass goals (docs/benchmarks.md, "Two passes") ---
+# A JSONL file of lognormal record sizes (bench/generate_jsonl.cpp), shuffled
+# at three budgets: -S 256M (larger than memory: two passes) beside the durable
+# two-pass floor and terashuf with the same memory, -S 16M (near the minimum:
+# leaves in windows), and the default budget (the whole file in RAM) beside
+# the durable one-pass floor and shuf. The peers are not synced (the harder
+# comparison for extshuffle, which fsyncs its output). extshuffle's --stats give the bytes it read and
+# wrote, so the report states the passes it made, not only its time.
+run_jsonl_heavy() {
+  local c=$1 bytes=$2
+  make_input jsonl 0 "$bytes"
+  run_case "$c" jsonl 0 "$bytes" 256M cat_two_pass_sync terashuf extshuffle
+  run_case "$c" jsonl 0 "$bytes" 16M extshuffle
+  run_case "$c" jsonl 0 "$bytes" default cat_one_pass_sync shuf extshuffle
+}
+# --- end of case jsonl_heavy ---
