@@ -41,12 +41,8 @@ export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_pa
 export LSAN_OPTIONS="log_path=$reports/lsan"
 status=0
 # Executables left unbuilt show up as <target>_NOT_BUILT tests: not run.
-# One test is left to the Release stage: ExternalExecutor.MatchesReferenceAcrossSizesAndBudgets
-# takes 100 s under ASan (4 KiB records at the smallest budget, one pass per
-# window), and the paths it walks run under ASan in the other ExternalExecutor
-# tests (three disk levels, the windowed gather, -n).
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -LE 'statistical|lab' \
-   -E '_NOT_BUILT$|^ExternalExecutor\.MatchesReferenceAcrossSizesAndBudgets$' "$@") ||
+   -E '_NOT_BUILT$' "$@") ||
   status=1
 if [ -n "$(ls -A "$reports")" ]; then
   echo "sanitize: sanitizer reports:" >&2

@@ -173,7 +173,9 @@ std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const
 
 std::unique_ptr<BlockFile> BlockFile::in_memory() {
   quiet_stxxl();
-  return std::unique_ptr<BlockFile>(new BlockFile(std::make_unique<stxxl::mem_file>(), "(memory)", "scratch"));
+  auto file = std::unique_ptr<BlockFile>(new BlockFile(std::make_unique<stxxl::mem_file>(), "(memory)", "scratch"));
+  file->in_memory_ = true;
+  return file;
 }
 
 PendingIo BlockFile::read(void* buffer, std::uint64_t offset, std::size_t bytes) {
@@ -198,11 +200,15 @@ PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t
   io.state_->what = role_ == "output" ? "cannot write output" : "cannot write scratch file";
   io.state_->path = path_;
   try {
-    if (dynamic_cast<stxxl::mem_file*>(file_.get())) {
+    if (in_memory_) {
       // mem_file does not grow on write. Writers on several threads: grow
       // under a lock, or one could shrink the file below another's write.
+      // Its set_size() reallocates to the exact size, which glibc does in
+      // place (mremap) but an allocator without that (AddressSanitizer's)
+      // copies: growing by doubling keeps many appends linear there.
       const std::lock_guard<std::mutex> lock(grow_mutex_);
-      if (offset + bytes > file_->size()) file_->set_size(offset + bytes);
+      if (offset + bytes > file_->size()) file_->set_size(std::max<std::uint64_t>(offset + bytes, 2 * file_->size()));
+      written_end_ = std::max(written_end_, offset + bytes);
     }
     const std::lock_guard<std::mutex> submission(submission_mutex);
     io.state_->request = file_->awrite(const_cast<void*>(buffer), offset, bytes);
@@ -212,7 +218,13 @@ PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t
   return io;
 }
 
-std::uint64_t BlockFile::size() const { return file_->size(); }
+std::uint64_t BlockFile::size() const {
+  if (in_memory_) {
+    const std::lock_guard<std::mutex> lock(grow_mutex_);
+    return written_end_;
+  }
+  return file_->size();
+}
 
 void BlockFile::discard(std::uint64_t offset, std::uint64_t bytes) {
   if (side_fd_ >= 0 && bytes > 0) {

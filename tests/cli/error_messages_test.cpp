@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "support/command.hpp"
@@ -64,12 +66,26 @@ constexpr BadRun kBadRuns[] = {
     {"-er", 1},
 };
 
-std::string substitute(std::string text, const std::string& word, const std::string& path) {
-  for (std::size_t at; (at = text.find(word)) != std::string::npos;) text.replace(at, word.size(), path);
-  return text;
+// The arguments with each placeholder word (a whole word, or the start of a
+// path "DIR/...") replaced by its path, in one pass: a path may itself hold
+// a placeholder's letters (mkdtemp's suffix is random), which a search and
+// replace would find again.
+std::string substitute(const std::string& arguments, const std::map<std::string, std::string>& paths) {
+  std::istringstream words(arguments);
+  std::string result;
+  for (std::string word; words >> word;) {
+    const std::size_t slash = word.find('/');
+    const auto path = paths.find(word.substr(0, slash));
+    if (path != paths.end()) word = path->second + (slash == std::string::npos ? "" : word.substr(slash));
+    result += (result.empty() ? "" : " ") + word;
+  }
+  return result;
 }
 
 TEST(ErrorMessages, EveryErrorIsOneLineOfOurOwn) {
+  // Paths that hold placeholders' letters stay as they are.
+  ASSERT_EQ(substitute("-T DIR/x IN --memory 0", {{"DIR", "/t/OUT"}, {"IN", "/t/aINb"}, {"OUT", "o"}}),
+            "-T /t/OUT/x /t/aINb --memory 0");
   TempDir dir;
   const std::string in = (dir / "in.bin").string(), out = (dir / "out.bin").string();
   const std::string csv = (dir / "bad.csv").string(), gz = (dir / "bad.gz").string();
@@ -81,8 +97,8 @@ TEST(ErrorMessages, EveryErrorIsOneLineOfOurOwn) {
   const char* foreign[] = {"stxxl", "STXXL", "iostream error", "CLI11", "basic_string", "std::", "At Most",
                            "Could not convert", "terminate called", "not in {", "required but", "what():"};
   for (const BadRun& run : kBadRuns) {
-    std::string arguments = substitute(run.arguments, "DIR", dir.path().string());
-    arguments = substitute(substitute(substitute(substitute(arguments, "IN", in), "OUT", out), "CSV", csv), "GZ", gz);
+    const std::string arguments =
+        substitute(run.arguments, {{"DIR", dir.path().string()}, {"IN", in}, {"OUT", out}, {"CSV", csv}, {"GZ", gz}});
     const CommandResult r = run_command(kBinary + " " + arguments + " --seed 1");
     SCOPED_TRACE(std::string("extshuffle ") + run.arguments + ": " + r.err);
     EXPECT_EQ(r.exit_code, run.exit_code);

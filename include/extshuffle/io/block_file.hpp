@@ -77,7 +77,11 @@ class BlockFile {
   std::string role_;  // "input" or "scratch": names the file in error messages
   std::uint64_t device_id_ = 0;
   std::uint64_t inode_ = 0;
-  std::mutex grow_mutex_;  // memory files only: see write()
+  // Memory files only (tests): see write(). Their size is the end of what
+  // was written; the memory behind it grows by doubling.
+  bool in_memory_ = false;
+  mutable std::mutex grow_mutex_;
+  std::uint64_t written_end_ = 0;
 };
 
 // Reads [offset, offset + bytes) of `file` front to back in pieces of at
