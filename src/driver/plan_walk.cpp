@@ -126,7 +126,8 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   if (!windows.empty()) {
     return run_bucket_windows(layout_, node, windows, facts.max_record_bytes, split, store_, ctx_) + 1;
   }
-  return run_buckets(node, p, facts, routed, split) + 1;
+  SplitBuckets stored(split);
+  return run_buckets(node, p, 0, p, facts, routed, stored) + 1;
 }
 
 void PlanWalk::scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts,
@@ -251,8 +252,8 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
 // Consecutive buckets that fit in a third of the budget together are read
 // with one request, the next group while this one runs, and run from memory
 // with the last third as workspace; larger buckets run on their own.
-std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, const NodeFacts& facts, bool routed,
-                                    io::BucketStore::Split& split) {
+std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
+                                    const NodeFacts& facts, bool routed, StoredBuckets& split) {
   const std::uint64_t third = align_down(o_.memory_bytes / tuning::kBucketGroupBudgetDivisor, 64);
   const std::uint32_t tag_width =
       routed ? PositionTag::for_node(core::bucket_records(node.records, p, 0), layout_.text()).width : 0;
@@ -268,7 +269,7 @@ std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, con
   };
   std::vector<std::uint64_t> bucket_bytes(p);
   std::vector<Group> groups;
-  for (std::uint64_t j = 0; j < p && output_.wanted(node.id.first + core::bucket_first(node.records, p, j)); ++j) {
+  for (std::uint64_t j = first; j < end && output_.wanted(node.id.first + core::bucket_first(node.records, p, j)); ++j) {
     const std::uint64_t bytes = split.bucket(j).bytes;
     bucket_bytes[j] = bytes;
     if (bytes > third || !layout_.runs_in_group(child_facts(j), bytes, third)) {

@@ -24,6 +24,7 @@
 #include "node_path.hpp"
 #include "record_layout.hpp"
 #include "run_context.hpp"
+#include "stored_buckets.hpp"
 
 namespace extshuffle::driver {
 
@@ -55,6 +56,13 @@ class PlanWalk {
   std::uint32_t run_subtree(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts) {
     return run_node(node, data, facts, node.id.depth == 0);
   }
+  // Step 4 for buckets [first, end) of `node` (whose facts are `facts`, its
+  // p buckets filled by a split made elsewhere, routed or not), read from
+  // `buckets`, their output to the sink in order: consecutive small ones
+  // read with one request, the next group while one runs, as run() does.
+  // Returns the passes through disk on the deepest path below them.
+  std::uint32_t run_buckets(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
+                            const NodeFacts& facts, bool routed, StoredBuckets& buckets);
   const ExternalStats& stats() const { return stats_; }
 
  private:
@@ -67,8 +75,6 @@ class PlanWalk {
   void scatter_routed(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts, bool root,
                       std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
                       const BucketWindows& windows, LeafOrders* orders);
-  std::uint32_t run_buckets(const core::Node& node, std::uint64_t p, const NodeFacts& facts, bool routed,
-                            io::BucketStore::Split& split);
 
   const RecordLayout& layout_;
   io::BucketStore& store_;

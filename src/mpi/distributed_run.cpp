@@ -248,14 +248,9 @@ DistributedResult run(const driver::Config& config, DistributedInput input, Comm
       if (me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
       const driver::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
       driver::PlanWalk walk(*buckets.layout, store, buckets.options, sink);
-      std::uint32_t deepest = 1;
-      for (std::uint64_t j = received->first(); j < received->end() && received->kept(j); ++j) {
-        ranges.start_bucket(j);
-        deepest = std::max(deepest, walk.run_subtree(core::bucket_node(d.root, d.buckets, j), received->bucket(j),
-                                                     bucket_facts(j)));
-        received->discard(j);
-      }
-      passes = deepest + 1;
+      std::uint64_t end = received->first();
+      while (end < received->end() && received->kept(end)) ++end;
+      passes = walk.run_buckets(d.root, d.buckets, received->first(), end, root, routed, *received) + 1;
       writer.finish();
       add_walk_stats(stats, walk.stats());
       stats.output_bytes = writer.bytes_written();

@@ -7,7 +7,14 @@ namespace extshuffle::mpi {
 RankOutput::RankOutput(const Distribution& d, int rank, std::size_t record_size, const formats::RecordSyntax& syntax,
                        std::uint64_t head_count, std::uint64_t header_bytes)
     : d_(d), rank_(rank), record_size_(record_size), syntax_(syntax), head_count_(head_count),
-      header_bytes_(header_bytes) {}
+      header_bytes_(header_bytes) {
+  const std::uint64_t n = d.root.records, first = std::min(d.first_bucket(rank), d.buckets);
+  const std::uint64_t end = std::min(d.end_bucket(rank), d.buckets);
+  const std::uint64_t first_position = first < d.buckets ? core::bucket_first(n, d.buckets, first) : n;
+  const std::uint64_t end_position = end < d.buckets ? core::bucket_first(n, d.buckets, end) : n;
+  wanted_ = head_count > first_position ? head_count - first_position : 0;
+  whole_range_ = wanted_ >= end_position - first_position;
+}
 
 std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm) {
   if (record_size_ > 0) {
@@ -18,14 +25,8 @@ std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm)
   return header_bytes_ + comm.exclusive_sum(bucket_bytes);
 }
 
-void RankOutput::start_bucket(std::uint64_t j) {
-  const std::uint64_t first = core::bucket_first(d_.root.records, d_.buckets, j);
-  wanted_ = head_count_ > first ? head_count_ - first : 0;
-  whole_bucket_ = wanted_ >= core::bucket_records(d_.root.records, d_.buckets, j);
-}
-
 void RankOutput::write(RangeWriter& writer, const std::byte* data, std::uint64_t bytes) {
-  if (whole_bucket_) {
+  if (whole_range_) {
     writer.write(data, bytes);
     return;
   }

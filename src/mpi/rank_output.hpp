@@ -2,9 +2,10 @@
 // the output position of its first bucket; in the file, from an offset that
 // fixed-size records give by arithmetic and text records by an exclusive sum
 // of the ranks' bytes (a bucket's output holds exactly the bytes it
-// received). With -n, the records past the first K are cut here: the
-// driver's own cut counts from the start of each rank's walk, so in the
-// bucket where position K falls it may hand on a few records more.
+// received). With -n, the records past the first K are cut here, counted
+// from the output position of the rank's first bucket: the driver's own cut
+// counts from the start of each rank's walk, so it may hand on a few records
+// more.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +25,6 @@ class RankOutput {
   // Where this rank's buckets start in the output file, given the bytes
   // its kept buckets hold. Collective.
   std::uint64_t offset(std::uint64_t bucket_bytes, Communicator& comm);
-  // The driver is about to output bucket j.
-  void start_bucket(std::uint64_t j);
   // Hands on the driver's output (whole records), cut after the first
   // head_count records of the permutation.
   void write(RangeWriter& writer, const std::byte* data, std::uint64_t bytes);
@@ -36,7 +35,7 @@ class RankOutput {
   std::size_t record_size_;
   formats::RecordSyntax syntax_;
   std::uint64_t head_count_, header_bytes_;
-  bool whole_bucket_ = true;  // the bucket's records are all wanted
+  bool whole_range_ = true;   // the rank's records are all wanted
   std::uint64_t wanted_ = 0;  // otherwise, how many more are
 };
 

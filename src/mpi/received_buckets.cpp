@@ -35,6 +35,14 @@ io::ByteExtents ReceivedBuckets::bucket(std::uint64_t j) const {
   return all;
 }
 
+io::ByteExtents ReceivedBuckets::buckets(std::uint64_t first, std::uint64_t end) const {
+  io::ByteExtents all;
+  for (std::uint64_t j = first; j < end; ++j) {
+    for (const io::Extent& e : bucket(j).extents) all.append(e);
+  }
+  return all;
+}
+
 void ReceivedBuckets::discard(std::uint64_t j) {
   for (int s = 0; s < ranks_; ++s) split_->discard(pair(s, j));
 }

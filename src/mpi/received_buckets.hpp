@@ -17,11 +17,12 @@
 
 #include "distribution.hpp"
 #include "driver/record_layout.hpp"
+#include "driver/stored_buckets.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 
 namespace extshuffle::mpi {
 
-class ReceivedBuckets {
+class ReceivedBuckets final : public driver::StoredBuckets {
  public:
   // Buckets [d.first_bucket(rank), d.end_bucket(rank)) of the root, whose
   // data are `data_bytes` bytes; a bucket past the first `output_records`
@@ -49,9 +50,10 @@ class ReceivedBuckets {
   // After the last round: flushes every writer and waits.
   std::uint64_t finish() { return split_->finish(); }
   // Bucket j's bytes in chunk order (after finish()), and their count.
-  io::ByteExtents bucket(std::uint64_t j) const;
+  io::ByteExtents bucket(std::uint64_t j) const override;
+  io::ByteExtents buckets(std::uint64_t first, std::uint64_t end) const override;
   // Drops bucket j's bytes from scratch space once it has run.
-  void discard(std::uint64_t j);
+  void discard(std::uint64_t j) override;
 
  private:
   std::uint64_t pair(int source, std::uint64_t bucket) const {
