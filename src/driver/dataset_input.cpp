@@ -61,13 +61,12 @@ void check_agrees(const InputLayout& first, const std::string& first_path, const
 
 }  // namespace
 
-DatasetInput read_dataset(const Config& config, io::InputSet& inputs, std::byte* load, std::uint64_t load_capacity) {
+DatasetInput read_dataset(const Config& config, io::InputSet& inputs, LoadArena* arena) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
-    InputLayout layout = inputs.size() == 1 ? read_input_layout(config, source, load, load_capacity)
-                                            : read_input_layout(config, source);
+    InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? arena : nullptr);
     if (k == 0) {
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();
@@ -84,6 +83,7 @@ DatasetInput read_dataset(const Config& config, io::InputSet& inputs, std::byte*
       const bool terminated = layout.text_count.add_terminator && layout.data_offset < bytes;
       if (terminated) dataset.data.append({nullptr, 0, 1, &kTerminators[layout.syntax.terminator == '\n' ? 0 : 1]});
       if (layout.loaded) {
+        std::byte* load = arena->memory.get();
         if (terminated) load[bytes] = kTerminators[layout.syntax.terminator == '\n' ? 0 : 1];
         dataset.loaded.append({nullptr, 0, bytes - layout.data_offset + (terminated ? 1 : 0), load + layout.data_offset});
       }

@@ -35,10 +35,9 @@ struct DatasetInput {
 // Lays out every input of `inputs` (read_input_layout) and puts them
 // together. Throws InputError naming both files when two inputs differ in
 // format, header, dtype or trailing shape; and what read_input_layout throws.
-// With `load` (room for `load_capacity` bytes), one text input that fits is
-// read there while counted (read_input_layout), its records then also at
-// `loaded` (in memory, the terminator its last record lacked added).
-DatasetInput read_dataset(const Config& config, io::InputSet& inputs, std::byte* load = nullptr,
-                          std::uint64_t load_capacity = 0);
+// With `arena`, one text input that may fit in RAM is read into it while
+// counted (read_input_layout), its records then also at `loaded` (in memory,
+// the terminator its last record lacked added).
+DatasetInput read_dataset(const Config& config, io::InputSet& inputs, LoadArena* arena = nullptr);
 
 }  // namespace extshuffle::driver

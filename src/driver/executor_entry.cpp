@@ -1,12 +1,14 @@
 // The library's executor entry points (external_executor.hpp,
 // variable_executor.hpp): each builds its record layout and hands the plan to
 // the one driver, PlanWalk.
+#include <algorithm>
 #include <stdexcept>
 
 #include "extshuffle/driver/external_executor.hpp"
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "fixed_records.hpp"
+#include "input_layout.hpp"
 #include "node_path.hpp"
 #include "plan_walk.hpp"
 #include "executor_support.hpp"
@@ -44,6 +46,24 @@ Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, std:
   return plan_schedule(layout, records, bytes, longest_record_bytes, options.memory_bytes, record_bytes_variance);
 }
 
+bool loads_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
+  return input_bytes < budget_bytes / 20 * 19;
+}
+
+std::byte* LoadArena::take(std::uint64_t input_bytes) {
+  if (!loads_while_counting(input_bytes, options.memory_bytes)) return nullptr;
+  // What walk_plan below asks of a loaded arena for a run in RAM: the bytes
+  // and a terminator, then the workspace of the most records they can hold
+  // (each record has at least its terminator: input_bytes + 1 with a last
+  // record unterminated). Should the records need more after all, walk_plan
+  // reads them again with the whole budget: the output is the same.
+  const std::uint64_t most_records = input_bytes + 1;
+  const std::uint64_t in_ram = align_up(input_bytes + 1, 64) + text_loaded_workspace_bytes(most_records, false, options);
+  bytes = std::min(options.memory_bytes, in_ram);
+  memory = device::allocate_host_memory(options.device, bytes);
+  return memory.get();
+}
+
 namespace {
 
 // Runs the plan of the root in `data` through `layout`, which reads its
@@ -56,20 +76,24 @@ ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, cons
   core::check_plan(root.records, sized.constants);
   layout.check_budget(root, sized.memory_bytes);
   io::BucketStore store(scratch, scratch_offset);
-  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
-  // Records loaded while counted: their arena, if the run is in RAM and its
-  // workspace fits beside them.
-  if (loaded != nullptr && in_memory <= sized.memory_bytes &&
-      loaded->reserved_bytes + in_memory - align_up(root.record_bytes, 64) <= sized.memory_bytes) {
-    PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena), loaded->reserved_bytes);
-    return walk.run(root, loaded->records);
-  }
   if (loaded != nullptr) {
-    // Not in RAM after all: the same arena streams the run (its loaded bytes
-    // are read again from `data`), so memory is not taken twice.
-    PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena));
-    return walk.run(root, data);
+    // Records loaded while counted: run where they lie, in their arena
+    // (LoadArena::take sized it for this), if the run is in RAM and its
+    // workspace fits beside them.
+    const std::uint64_t budget = sized.memory_bytes;
+    sized.memory_bytes = std::min(budget, loaded->arena_bytes);
+    const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
+    if (in_memory <= sized.memory_bytes &&
+        loaded->reserved_bytes + in_memory - align_up(root.record_bytes, 64) <= sized.memory_bytes) {
+      PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena), loaded->reserved_bytes);
+      return walk.run(root, loaded->records);
+    }
+    // Not in RAM after all: the records are read again from `data`, the
+    // loaded arena given back first so that memory is not taken twice.
+    loaded->arena.reset();
+    sized.memory_bytes = budget;
   }
+  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
   if (in_memory <= sized.memory_bytes) sized.memory_bytes = in_memory;
   PlanWalk walk(layout, store, sized, sink);
   return walk.run(root, data);

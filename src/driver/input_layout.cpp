@@ -9,7 +9,7 @@ namespace extshuffle::driver {
 namespace {
 
 InputLayout text_layout(const Config& config, formats::Format format, io::InputSource& source,
-                        const std::string& name, std::byte* load, std::uint64_t load_capacity) {
+                        const std::string& name, LoadArena* arena) {
   if (format == formats::Format::kTfrecord && (config.header_lines > 0 || config.skip_empty)) {
     throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
                      " is for text: TFRecord files have no header lines and no blank records");
@@ -21,10 +21,10 @@ InputLayout text_layout(const Config& config, formats::Format format, io::InputS
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
   // Room for the bytes and the terminator a last record may lack.
-  layout.loaded = load != nullptr && bytes < load_capacity;
+  std::byte* load = arena != nullptr ? arena->take(bytes) : nullptr;
+  layout.loaded = load != nullptr;
   layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
-                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr,
-                                         layout.loaded ? load : nullptr);
+                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr, load);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = source.read_head(layout.data_offset);
@@ -51,8 +51,7 @@ std::string format_name(const formats::DetectedFormat& format) {
   }
 }
 
-InputLayout read_input_layout(const Config& config, io::InputSource& source, std::byte* load,
-                              std::uint64_t load_capacity) {
+InputLayout read_input_layout(const Config& config, io::InputSource& source, LoadArena* arena) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected = formats::detect_format(
@@ -61,7 +60,7 @@ InputLayout read_input_layout(const Config& config, io::InputSource& source, std
   layout.format = detected;
   switch (detected.layout) {
     case formats::RecordLayout::kText:
-      layout = text_layout(config, detected.text_format, source, name, load, load_capacity);
+      layout = text_layout(config, detected.text_format, source, name, arena);
       layout.format = detected;
       return layout;
     case formats::RecordLayout::kNpy: {

@@ -30,7 +30,7 @@ namespace extshuffle::driver {
 struct PreparedInput::State {
   io::InputSet inputs;
   DatasetInput dataset;
-  device::HostMemory arena;  // the run's memory, holding a text input loaded while counted
+  LoadArena arena;  // the run's memory, holding a text input loaded while counted
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -215,7 +215,7 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   Schedule schedule = schedule_for(config, layout, dataset.data.bytes);
   const std::uint64_t counted_bytes = layout.text ? dataset.bytes : 0;
   schedule.bytes_read += counted_bytes;
-  const bool loads = layout.text && dataset.files.size() == 1 && dataset.bytes < config.memory_bytes / 20 * 19;
+  const bool loads = layout.text && dataset.files.size() == 1 && loads_while_counting(dataset.bytes, config.memory_bytes);
   if (loads && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
@@ -260,7 +260,8 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
       options.progress_bytes = progress.counter();
       LoadedRecords loaded;
       if (!dataset.loaded.extents.empty()) {
-        loaded.arena = std::move(prepared.arena);
+        loaded.arena = std::move(prepared.arena.memory);
+        loaded.arena_bytes = prepared.arena.bytes;
         loaded.records = dataset.loaded;
         loaded.reserved_bytes = (dataset.bytes + 1 + 63) / 64 * 64;  // the input and a terminator added
       }
@@ -312,14 +313,11 @@ std::unique_ptr<ShardedOutput> open_output(const Config& config) {
 PreparedInput prepare_input(const Config& config) {
   check_config(config);
   io::InputSet inputs(dataset_paths(config), io::scratch_directory(config.tmpdir));
-  // One input that may fit in RAM: its memory now, so that a text input is
-  // loaded while its records are counted and read once (the pages are
-  // touched only as they fill).
-  device::HostMemory arena;
-  if (inputs.size() == 1 && !config.dry_run && inputs[0].bytes() < config.memory_bytes / 20 * 19) {
-    arena = device::allocate_host_memory(config.device, config.memory_bytes);
-  }
-  DatasetInput dataset = read_dataset(config, inputs, arena.get(), arena ? config.memory_bytes : 0);
+  // One text input that may fit in RAM is loaded while its records are
+  // counted, and so read once (LoadArena: memory taken only then).
+  LoadArena arena;
+  arena.options = variable_options(config, InputLayout{});
+  DatasetInput dataset = read_dataset(config, inputs, config.dry_run ? nullptr : &arena);
   return PreparedInput(
       std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset), std::move(arena)));
 }

@@ -69,7 +69,8 @@ ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io
 // counted (driver/input_layout.hpp): a run in RAM uses them where they lie,
 // so the input is read once; a larger run reads `data`.
 struct LoadedRecords {
-  device::HostMemory arena;       // of options.memory_bytes bytes
+  device::HostMemory arena;       // of arena_bytes bytes, at most options.memory_bytes
+  std::uint64_t arena_bytes = 0;
   std::uint64_t reserved_bytes = 0;  // the arena's first bytes, holding the records
   io::ByteExtents records;        // one extent in memory, inside the reserved bytes
 };
