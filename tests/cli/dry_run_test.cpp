@@ -21,11 +21,7 @@ namespace {
 
 const std::string kBinary = extshuffle_binary();
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+const bool kSanitized = binary_is_sanitized();
 
 struct Figures {
   std::uint64_t passes = 0, bytes_read = 0, bytes_written = 0, peak_bytes = 0;

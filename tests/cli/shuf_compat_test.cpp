@@ -60,12 +60,8 @@ TEST(ShufCompat, UnsupportedGetrandomEndsWithZeroOrOne) {
   if (!have_tool("strace") || run_command("strace -o /dev/null true").exit_code != 0) {
     GTEST_SKIP() << "strace cannot trace here (not installed, or ptrace not permitted)";
   }
-#if defined(__SANITIZE_ADDRESS__)
   // LeakSanitizer cannot run under ptrace: the traced binary leaves it out.
-  const std::string environment = "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" ";
-#else
-  const std::string environment;
-#endif
+  const std::string environment = binary_is_sanitized() ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " : "";
   const auto r =
       run_command(environment + "strace -o /dev/null -e inject=getrandom:error=ENOSYS " + kShuf + " -i 1-9");
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
@@ -156,9 +152,9 @@ TEST(ShufCompat, ZeroTerminatedEndsRangeAndEchoItemsWithNul) {
 
 // { ulimit -v 8192 && returns_ 1 shuf -i1-1000000 || fail=1; }
 TEST(ShufCompat, ExhaustedMemoryExitsWithOne) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
-#endif
+  if (binary_is_sanitized()) {
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
+  }
   const auto r = run_command("ulimit -v 262144 && " + kShuf + " -S 1G -i1-30000000");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err, "extshuffle: out of memory: lower --memory or raise the process's memory limit\n");

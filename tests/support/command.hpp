@@ -69,6 +69,20 @@ inline std::string extshuffle_binary() {
   return configured_path("EXTSHUFFLE_BINARY", "../bin/extshuffle", EXTSHUFFLE_BINARY);
 }
 #endif
+
+// Whether the program under test runs under AddressSanitizer, whose
+// quarantine keeps freed memory resident and whose shadow reserves terabytes
+// of address space: when this test is instrumented too, or when
+// $EXTSHUFFLE_SANITIZED is set (scripts/sanitize.sh runs the uninstrumented
+// black-box tests against the instrumented program).
+inline bool binary_is_sanitized() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#else
+  const char* value = std::getenv("EXTSHUFFLE_SANITIZED");
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+#endif
+}
 #ifdef EXTSHUFFLE_SOURCE_DIR
 // The source tree (README, data/): $EXTSHUFFLE_SOURCE_DIR, else the bundle's
 // copy of README and data/, else the build's source tree.
