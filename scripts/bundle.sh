@@ -31,6 +31,7 @@ for tool in patchelf strip objdump; do
   command -v "$tool" >/dev/null || { echo "bundle.sh: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
 if [ "$do_build" = 1 ]; then
+  source scripts/generator.sh
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j "$(nproc)"
 fi

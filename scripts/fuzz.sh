@@ -8,6 +8,7 @@
 # in fuzz/corpus/<target>/ as a regression input once the bug is fixed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/generator.sh
 seconds="${1:-30}"
 # libFuzzer reads -max_total_time=0 as "no limit": refuse it.
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a positive integer, not '$seconds'" >&2; exit 2; }

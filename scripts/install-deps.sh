@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
   libxxhash-dev libzstd-dev zlib1g-dev libisal-dev zstd gzip
   # The manifest (--manifest): written and read back as JSON; the tests check its xxh64 digests.

@@ -16,6 +16,7 @@
 # both ctest runs (e.g. -R Fault).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/generator.sh
 build="build-asan"
 reports="$PWD/$build/sanitizer-reports"
 instrumented="$PWD/$build/extshuffle"
