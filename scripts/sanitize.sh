@@ -62,11 +62,13 @@ status=0
 # stage's tests); the same splits and routes run under the sanitizers in the
 # other executor and node-path tests.
 slow='ExternalExecutor\.OneTwoAndThreeDiskLevelsGiveTheSameBytes$'
-(cd "$build" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -LE 'statistical|lab|binary' \
+# Twice as many tests at once as cores, as scripts/test.sh.
+jobs=$((2 * $(nproc)))
+(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'statistical|lab|binary' \
    -E "_NOT_BUILT\$|$slow" "$@") ||
   status=1
 (cd build && EXTSHUFFLE_BINARY="$instrumented" EXTSHUFFLE_SANITIZED=1 \
-   ctest --output-on-failure -j "$(nproc)" --timeout 900 -L binary -LE 'statistical|lab|mpi' "$@") ||
+   ctest --output-on-failure -j "$jobs" --timeout 900 -L binary -LE 'statistical|lab|mpi' "$@") ||
   status=1
 if [ -n "$(ls -A "$reports")" ]; then
   echo "sanitize: sanitizer reports:" >&2
