@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it (no standard input needed), in three
+# The whole test suite, as CI runs it (no standard input needed), in four
 # stages:
 #   1. build/ (Release) and every ctest test (the gpu-labelled ones skip
 #      themselves without a device);
