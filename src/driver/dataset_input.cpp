@@ -61,12 +61,12 @@ void check_agrees(const InputLayout& first, const std::string& first_path, const
 
 }  // namespace
 
-DatasetInput read_dataset(const Config& config, io::InputSet& inputs, LoadArena* arena) {
+DatasetInput read_dataset(const Config& config, io::InputSet& inputs, InputMapping* mapping) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
-    InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? arena : nullptr);
+    InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? mapping : nullptr);
     if (k == 0) {
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();
@@ -83,9 +83,10 @@ DatasetInput read_dataset(const Config& config, io::InputSet& inputs, LoadArena*
       const bool terminated = layout.text_count.add_terminator && layout.data_offset < bytes;
       if (terminated) dataset.data.append({nullptr, 0, 1, &kTerminators[layout.syntax.terminator == '\n' ? 0 : 1]});
       if (layout.loaded) {
-        std::byte* load = arena->memory.get();
-        if (terminated) load[bytes] = kTerminators[layout.syntax.terminator == '\n' ? 0 : 1];
-        dataset.loaded.append({nullptr, 0, bytes - layout.data_offset + (terminated ? 1 : 0), load + layout.data_offset});
+        io::MappedBytes& mapped = *mapping->mapped;
+        if (terminated) mapped.after() = kTerminators[layout.syntax.terminator == '\n' ? 0 : 1];
+        dataset.loaded.append(
+            {nullptr, 0, bytes - layout.data_offset + (terminated ? 1 : 0), mapped.data() + layout.data_offset});
       }
       dataset.layout.digest.merge(layout.digest);
     } else {

@@ -50,20 +50,6 @@ bool loads_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes)
   return input_bytes < budget_bytes / 20 * 19;
 }
 
-std::byte* LoadArena::take(std::uint64_t input_bytes) {
-  if (!loads_while_counting(input_bytes, options.memory_bytes)) return nullptr;
-  // What walk_plan below asks of a loaded arena for a run in RAM: the bytes
-  // and a terminator, then the workspace of the most records they can hold
-  // (each record has at least its terminator: input_bytes + 1 with a last
-  // record unterminated). Should the records need more after all, walk_plan
-  // reads them again with the whole budget: the output is the same.
-  const std::uint64_t most_records = input_bytes + 1;
-  const std::uint64_t in_ram = align_up(input_bytes + 1, 64) + text_loaded_workspace_bytes(most_records, false, options);
-  bytes = std::min(options.memory_bytes, in_ram);
-  memory = device::allocate_host_memory(options.device, bytes);
-  return memory.get();
-}
-
 namespace {
 
 // Runs the plan of the root in `data` through `layout`, which reads its
@@ -76,25 +62,18 @@ ExternalStats walk_plan(const RecordLayout& layout, ExternalOptions& sized, cons
   core::check_plan(root.records, sized.constants);
   layout.check_budget(root, sized.memory_bytes);
   io::BucketStore store(scratch, scratch_offset);
-  if (loaded != nullptr) {
-    // Records loaded while counted: run where they lie, in their arena
-    // (LoadArena::take sized it for this), if the run is in RAM and its
-    // workspace fits beside them.
-    const std::uint64_t budget = sized.memory_bytes;
-    sized.memory_bytes = std::min(budget, loaded->arena_bytes);
-    const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
-    if (in_memory <= sized.memory_bytes &&
-        loaded->reserved_bytes + in_memory - align_up(root.record_bytes, 64) <= sized.memory_bytes) {
-      PlanWalk walk(layout, store, sized, sink, std::move(loaded->arena), loaded->reserved_bytes);
-      return walk.run(root, loaded->records);
-    }
-    // Not in RAM after all: the records are read again from `data`, the
-    // loaded arena given back first so that memory is not taken twice.
-    loaded->arena.reset();
-    sized.memory_bytes = budget;
-  }
   const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
-  if (in_memory <= sized.memory_bytes) sized.memory_bytes = in_memory;
+  const bool in_ram = in_memory <= sized.memory_bytes;
+  if (in_ram) sized.memory_bytes = in_memory;
+  if (loaded != nullptr && in_ram) {
+    // Records mapped while counted: the run in RAM reads them where they
+    // lie, and its arena holds only their workspace (the budget still counts
+    // the records: they are resident). A larger run reads `data`.
+    const std::uint64_t workspace = in_memory - align_up(root.record_bytes, 64);
+    PlanWalk walk(layout, store, sized, sink, device::allocate_host_memory(sized.device, workspace), true);
+    return walk.run(root, loaded->records);
+  }
+  if (loaded != nullptr) loaded->mapped.reset();
   PlanWalk walk(layout, store, sized, sink);
   return walk.run(root, data);
 }

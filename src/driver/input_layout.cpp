@@ -9,7 +9,7 @@ namespace extshuffle::driver {
 namespace {
 
 InputLayout text_layout(const Config& config, formats::Format format, io::InputSource& source,
-                        const std::string& name, LoadArena* arena) {
+                        const std::string& name, InputMapping* mapping) {
   if (format == formats::Format::kTfrecord && (config.header_lines > 0 || config.skip_empty)) {
     throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
                      " is for text: TFRecord files have no header lines and no blank records");
@@ -20,11 +20,15 @@ InputLayout text_layout(const Config& config, formats::Format format, io::InputS
   const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
-  // Room for the bytes and the terminator a last record may lack.
-  std::byte* load = arena != nullptr ? arena->take(bytes) : nullptr;
-  layout.loaded = load != nullptr;
+  if (mapping != nullptr && loads_while_counting(bytes, mapping->budget_bytes)) {
+    mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
+  }
+  layout.loaded = mapping != nullptr && mapping->mapped.has_value();
+  if (layout.loaded) mapping->mapped->expect_sequential(true);
   layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
-                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr, load);
+                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr,
+                                         layout.loaded ? mapping->mapped->data() : nullptr);
+  if (layout.loaded) mapping->mapped->expect_sequential(false);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = source.read_head(layout.data_offset);
@@ -51,7 +55,7 @@ std::string format_name(const formats::DetectedFormat& format) {
   }
 }
 
-InputLayout read_input_layout(const Config& config, io::InputSource& source, LoadArena* arena) {
+InputLayout read_input_layout(const Config& config, io::InputSource& source, InputMapping* mapping) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected = formats::detect_format(
@@ -60,7 +64,7 @@ InputLayout read_input_layout(const Config& config, io::InputSource& source, Loa
   layout.format = detected;
   switch (detected.layout) {
     case formats::RecordLayout::kText:
-      layout = text_layout(config, detected.text_format, source, name, arena);
+      layout = text_layout(config, detected.text_format, source, name, mapping);
       layout.format = detected;
       return layout;
     case formats::RecordLayout::kNpy: {

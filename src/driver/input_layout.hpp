@@ -5,14 +5,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
-#include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/driver/config.hpp"
 #include "extshuffle/driver/record_digest.hpp"
 #include "extshuffle/driver/variable_executor.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/io/mapped_bytes.hpp"
 #include "text_input.hpp"
 
 namespace extshuffle::io {
@@ -31,25 +32,20 @@ struct InputLayout {
   formats::RecordSyntax syntax;
   TextCount text_count;
   RecordDigest digest;  // of the text records read, with --verify
-  bool loaded = false;  // text: the input's bytes were loaded where read_input_layout was told, while counted
+  bool loaded = false;  // text: the input's bytes were mapped where read_input_layout was told, and counted there
 };
 
-// Memory that one text input is loaded into while its records are counted,
-// so that a run in RAM reads it once. Taken only when the input turns out to
-// be text that may fit (loads_while_counting), and only as much as its run in
-// RAM can need (executor_entry.cpp), not the whole budget: by default that is
-// half of RAM, which --device cuda would pin, and a fixed-size input would
-// hold it unused.
-struct LoadArena {
-  VariableOptions options;  // the run's: its budget, device and threads
-  device::HostMemory memory;
-  std::uint64_t bytes = 0;  // of `memory`; 0 while nothing is taken
-  // Room for a text input of `input_bytes` bytes and the in-RAM workspace of
-  // its records, or nullptr when it would not be run in RAM.
-  std::byte* take(std::uint64_t input_bytes);
+// One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
+// its records counted where they lie, so that a run in RAM reads it once and
+// holds it once, in the page cache's pages. Mapped only when the input turns
+// out to be text that may fit (loads_while_counting); the run's arena then
+// holds only the workspace of its records (executor_entry.cpp).
+struct InputMapping {
+  std::uint64_t budget_bytes = 0;          // the run's --memory
+  std::optional<io::MappedBytes> mapped;  // the input's bytes, once mapped
 };
 
-// Whether one text input of `input_bytes` bytes is loaded while counted
+// Whether one text input of `input_bytes` bytes is mapped while counted
 // under a budget of `budget_bytes`: when it takes under 95% of the budget
 // (the rest is the least its workspace in RAM can need).
 bool loads_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
@@ -58,10 +54,10 @@ bool loads_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes)
 // path's extension counts) and lays out its records: fixed-size and .npy
 // records without reading more than the header; text records by the
 // counting pass (one sequential read, which also digests them with
-// config.verify). With `arena`, a text input that may fit in RAM is read into
-// memory taken from it while counted (layout.loaded), so that a run in RAM
+// config.verify). With `mapping`, a text input that may fit in RAM is mapped
+// there and counted where it lies (layout.loaded), so that a run in RAM
 // reads it once. Throws UsageError, InputError, IoError.
-InputLayout read_input_layout(const Config& config, io::InputSource& source, LoadArena* arena = nullptr);
+InputLayout read_input_layout(const Config& config, io::InputSource& source, InputMapping* mapping = nullptr);
 
 // How messages name an input: "standard input" for "-", else 'path'.
 std::string input_display_name(const std::string& path);

@@ -31,10 +31,10 @@ namespace extshuffle::driver {
 class PlanWalk {
  public:
   // `options.memory_bytes` is the arena, allocated here once; or `arena`
-  // when given, its first `reserved_bytes` holding the root's records
-  // (loaded while counted: run_context.hpp).
+  // when given, the workspace of a root whose records are in memory already
+  // (`root_loaded`, mapped while counted: run_context.hpp).
   PlanWalk(const RecordLayout& layout, io::BucketStore& store, const ExternalOptions& options, const OutputSink& sink,
-           device::HostMemory arena = {}, std::uint64_t reserved_bytes = 0);
+           device::HostMemory arena = {}, bool root_loaded = false);
 
   // Runs the plan of the root, whose bytes are `data`; returns what it did.
   ExternalStats run(const NodeFacts& root, const io::ByteExtents& data);

@@ -30,7 +30,7 @@ namespace extshuffle::driver {
 struct PreparedInput::State {
   io::InputSet inputs;
   DatasetInput dataset;
-  LoadArena arena;  // the run's memory, holding a text input loaded while counted
+  InputMapping mapping;  // a text input that may fit in RAM, mapped while counted
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -258,15 +258,9 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
       VariableOptions options = variable_options(config, layout);
       options.output_records = wanted;
       options.progress_bytes = progress.counter();
-      LoadedRecords loaded;
-      if (!dataset.loaded.extents.empty()) {
-        loaded.arena = std::move(prepared.arena.memory);
-        loaded.arena_bytes = prepared.arena.bytes;
-        loaded.records = dataset.loaded;
-        loaded.reserved_bytes = (dataset.bytes + 1 + 63) / 64 * 64;  // the input and a terminator added
-      }
+      LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
       e = shuffle_variable(dataset.data, records, layout.text_count.longest_record_bytes, in.scratch(),
-                           in.scratch_offset(), options, sink, loaded.arena ? &loaded : nullptr);
+                           in.scratch_offset(), options, sink, loaded.mapped ? &loaded : nullptr);
     } else {
       ExternalOptions options = executor_options(config, layout);
       options.output_records = wanted;
@@ -313,13 +307,13 @@ std::unique_ptr<ShardedOutput> open_output(const Config& config) {
 PreparedInput prepare_input(const Config& config) {
   check_config(config);
   io::InputSet inputs(dataset_paths(config), io::scratch_directory(config.tmpdir));
-  // One text input that may fit in RAM is loaded while its records are
-  // counted, and so read once (LoadArena: memory taken only then).
-  LoadArena arena;
-  arena.options = variable_options(config, InputLayout{});
-  DatasetInput dataset = read_dataset(config, inputs, config.dry_run ? nullptr : &arena);
+  // One text input that may fit in RAM is mapped and counted where it
+  // lies, and so read once (InputMapping).
+  InputMapping mapping;
+  mapping.budget_bytes = config.memory_bytes;
+  DatasetInput dataset = read_dataset(config, inputs, config.dry_run ? nullptr : &mapping);
   return PreparedInput(
-      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset), std::move(arena)));
+      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(dataset), std::move(mapping)));
 }
 
 RunResult run(const Config& config, PreparedInput input) {

@@ -52,10 +52,10 @@ struct RunContext {
   OutputLimiter& output;
   std::byte* arena;     // options.memory_bytes bytes, allocated once for the run
   int threads;          // worker threads, resolved
-  // The arena's first bytes, holding the root's records: a text input that
-  // fits in RAM is loaded while its records are counted, so it is read once
-  // (0: none; then the root's data is one extent in memory inside them).
-  std::uint64_t reserved_bytes = 0;
+  // The root's records are in memory already, its data one extent there: a
+  // text input that fits in RAM is mapped while its records are counted, so
+  // it is read once, and the arena is only their workspace.
+  bool root_loaded = false;
 
   void publish_progress() const {
     if (options.progress_bytes) {

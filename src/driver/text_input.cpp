@@ -80,26 +80,23 @@ void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, s
 
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
-                             const std::string& display_name, RecordDigest* digest, std::byte* load) {
-  constexpr std::size_t kPiece = std::size_t{8} << 20;  // loading: reads straight into `load`
+                             const std::string& display_name, RecordDigest* digest, const std::byte* mapped) {
+  // Mapped: counted where the bytes lie, a piece at a time (the kernel reads
+  // ahead as the pages are touched).
+  constexpr std::size_t kPiece = std::size_t{8} << 20;
   TextCount count;
   // Streaming, the bytes pass through a buffer of one piece (grown for a
-  // longer record) that keeps only the record in progress. Loading, they
-  // land at `load`, all read ahead in pieces, and are counted as they arrive.
+  // longer record) that keeps only the record in progress.
   io::AlignedBuffer storage;
-  std::vector<io::PendingIo> pieces;
-  std::size_t capacity = kPiece, next_piece = 0;
-  char* buffer = nullptr;
-  if (load != nullptr) {
-    buffer = reinterpret_cast<char*>(load);
+  std::size_t capacity = kPiece;
+  const char* buffer = nullptr;
+  if (mapped != nullptr) {
+    buffer = reinterpret_cast<const char*>(mapped);
     capacity = bytes;
-    for (std::uint64_t at = 0; at < bytes; at += kPiece) {
-      pieces.push_back(file.read(load + at, offset + at, std::min<std::uint64_t>(kPiece, bytes - at)));
-    }
   } else {
     capacity = kCountPieceBytes;
     storage = io::allocate_aligned(capacity);
-    buffer = reinterpret_cast<char*>(storage.get());
+    buffer = reinterpret_cast<const char*>(storage.get());
   }
   std::uint64_t position = 0;  // of buffer[0] in the input
   std::size_t fill = 0, at = 0;
@@ -111,12 +108,11 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
   bool counted_by_terminators = false;  // the last piece: its unterminated line is not counted yet
   // The next piece, after fill.
   auto more = [&] {
-    if (load != nullptr) {
-      pieces[next_piece++].wait();
+    if (mapped != nullptr) {
       fill = std::min<std::uint64_t>(bytes, fill + kPiece);
     } else {
       // Keep the incomplete record; grow the buffer when it fills it.
-      std::memmove(buffer, buffer + at, fill - at);
+      std::memmove(storage.get(), buffer + at, fill - at);
       position += at;
       fill -= at;
       at = 0;
@@ -125,11 +121,11 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
         std::memcpy(larger.get(), storage.get(), fill);
         storage = std::move(larger);
         capacity *= 2;
-        buffer = reinterpret_cast<char*>(storage.get());
+        buffer = reinterpret_cast<const char*>(storage.get());
       }
       const std::size_t take =
           static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
-      file.read_now(buffer + fill, offset + position + fill, take);
+      file.read_now(storage.get() + fill, offset + position + fill, take);
       fill += take;
     }
     last_byte = buffer[fill - 1];
@@ -140,7 +136,7 @@ TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uin
     if (count_terminators && headers_seen == header_records) {
       TerminatorCount terminators(syntax.terminator);
       terminators.add(buffer + at, buffer + fill);
-      if (load != nullptr) {
+      if (mapped != nullptr) {
         while (fill < bytes) {
           const std::size_t from = fill;
           more();

@@ -33,12 +33,13 @@ struct TextCount {
 // InputError naming `display_name` for an unterminated quoted CSV field.
 // Cost: one sequential read; memchr speed for plain lines.
 // With `digest`, every record counted is added to it (a last record that
-// lacks its terminator with the terminator it will get). With `load`, the
-// bytes are read to `load` (room for `bytes`) and counted there as they
-// arrive, so that a run in RAM reads its input once (docs/design.md).
+// lacks its terminator with the terminator it will get). With `mapped`, the
+// same `bytes` bytes are in memory there (io/mapped_bytes.hpp) and are
+// counted where they lie, `file` untouched, so that a run in RAM reads its
+// input once (docs/design.md).
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
                              const std::string& display_name, RecordDigest* digest = nullptr,
-                             std::byte* load = nullptr);
+                             const std::byte* mapped = nullptr);
 
 }  // namespace extshuffle::driver

@@ -24,10 +24,9 @@ std::uint64_t TextRecords::in_memory_bytes(const NodeFacts& node) const {
 
 void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                                 bool root, RunContext& ctx) const {
-  if (root && ctx.reserved_bytes > 0 && data.extents.size() == 1 && data.extents[0].file == nullptr) {
-    // Loaded while counted: run where the records lie.
-    run_text_loaded(node, data.extents[0].memory, data.bytes, facts.tagged, scan(root), ctx.arena + ctx.reserved_bytes,
-                    o_, ctx);
+  if (root && ctx.root_loaded && data.extents.size() == 1 && data.extents[0].file == nullptr) {
+    // Mapped while counted: run where the records lie.
+    run_text_loaded(node, data.extents[0].memory, data.bytes, facts.tagged, scan(root), ctx.arena, o_, ctx);
     return;
   }
   std::byte* bytes = ctx.arena;

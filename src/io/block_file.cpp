@@ -105,16 +105,19 @@ std::unique_ptr<BlockFile> BlockFile::open_input(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) throw IoError("cannot open input", path, errno);
   if (S_ISDIR(st.st_mode)) throw IoError("cannot read input", path, EISDIR);
   // Probe with open(2) first: STXXL's own message for a failed open is long.
+  // It is kept open beside STXXL's: a text input that fits in RAM is mapped
+  // through it (io/mapped_bytes.hpp).
   const int probe = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (probe < 0) throw IoError("cannot open input", path, errno);
-  ::close(probe);
   std::unique_ptr<stxxl::file> file;
   try {
     file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDONLY | stxxl::file::NO_LOCK, kInputQueue);
   } catch (const std::exception& e) {
+    ::close(probe);
     throw IoError("cannot open input", path, errno_from_stxxl(e));
   }
   auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "input"));
+  result->side_fd_ = probe;
   result->device_id_ = st.st_dev;
   result->inode_ = st.st_ino;
   return result;
@@ -227,7 +230,7 @@ std::uint64_t BlockFile::size() const {
 }
 
 void BlockFile::discard(std::uint64_t offset, std::uint64_t bytes) {
-  if (side_fd_ >= 0 && bytes > 0) {
+  if (side_fd_ >= 0 && bytes > 0 && role_ == "scratch") {
     // Best effort: a file system without hole punching keeps the space until exit.
     (void)::fallocate(side_fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                       static_cast<off_t>(offset), static_cast<off_t>(bytes));

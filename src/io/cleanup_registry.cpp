@@ -21,14 +21,18 @@ std::array<std::atomic<bool>, kSlots> g_live{};
 std::mutex g_mutex;
 
 void remove_registered_and_reraise(int signal_number) {
-  for (int k = 0; k < kSlots; ++k) {
-    if (g_live[k].load()) unlink(g_paths[k].data());
-  }
+  remove_registered_paths();
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }
 
 }  // namespace
+
+void remove_registered_paths() noexcept {
+  for (int k = 0; k < kSlots; ++k) {
+    if (g_live[k].load()) unlink(g_paths[k].data());
+  }
+}
 
 void install_cleanup_handlers() {
   static std::once_flag once;

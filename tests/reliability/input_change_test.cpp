@@ -59,6 +59,31 @@ TEST_P(InputChange, TruncatedInputFailsTheRun) {
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
 }
 
+// A text input that fits in RAM is mapped, not read (io/mapped_bytes.hpp):
+// truncated under the run, the pages past its new end raise SIGBUS where a
+// read would return short. The run pauses while writing its output, after
+// the count; the truncation then cuts off most of the records it has still
+// to gather, and the handler must end it as the run's own check would.
+TEST(InputChangeMapped, TruncatedTextInRamFailsTheRun) {
+  Workspace w;
+  std::string lines;
+  for (int k = 0; lines.size() < 16 * kMiB; ++k) lines += "record " + std::to_string(k) + " of a text input\n";
+  write_file(w.input(), lines);
+  Child child({"--format", "lines", "--seed", "9", "-S", "1G", "-T", w.tmp_dir.string(), w.input(), w.output()},
+              fault_environment("pause-write", w.out_dir.string() + "/", 2 * kMiB, w), w.capture_dir);
+  ASSERT_TRUE(wait_for_file(w.marker())) << "the run never paused while writing its output";
+  ASSERT_EQ(::truncate(w.input().c_str(), 1 * kMiB), 0);
+  write_file(w.release(), "");
+  const int exit_code = child.wait();
+  EXPECT_EQ(exit_code, 1) << child.err();
+  EXPECT_TRUE(is_one_line_error(child.err(), "changed size during the run")) << child.err();
+  EXPECT_NE(child.err().find("(" + std::to_string(lines.size()) + " bytes at the start, 1048576 now)"),
+            std::string::npos)
+      << child.err();
+  EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{}) << "output written from an inconsistent input";
+  EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, InputChange, ::testing::Values("16M", "1G"),
                          [](const auto& info) { return info.param == "1G" ? "InRam" : "ThroughDisk"; });
 

@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/driver/external_executor.hpp"
 #include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/io/mapped_bytes.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 
 namespace extshuffle::io {
@@ -65,14 +67,14 @@ ExternalStats shuffle_variable(const TextInput& input, std::uint64_t records, io
 // each whole and terminated, possibly across several files (inputs
 // concatenated, with terminators in memory where an input lacked its last),
 // the longest of `longest_record_bytes` (0: unknown).
-// With `loaded`, the same records are also in memory, loaded while they were
+// With `loaded`, the same records are also in memory, mapped while they were
 // counted (driver/input_layout.hpp): a run in RAM uses them where they lie,
-// so the input is read once; a larger run reads `data`.
+// its arena holding only their workspace, so the input is read once and held
+// once; a larger run unmaps them first (they would hold memory beside its
+// arena) and reads `data`.
 struct LoadedRecords {
-  device::HostMemory arena;       // of arena_bytes bytes, at most options.memory_bytes
-  std::uint64_t arena_bytes = 0;
-  std::uint64_t reserved_bytes = 0;  // the arena's first bytes, holding the records
-  io::ByteExtents records;        // one extent in memory, inside the reserved bytes
+  std::optional<io::MappedBytes> mapped;
+  io::ByteExtents records;  // one extent in memory, inside `mapped`
 };
 ExternalStats shuffle_variable(const io::ByteExtents& data, std::uint64_t records,
                                std::uint64_t longest_record_bytes, io::BlockFile& scratch,

@@ -64,6 +64,9 @@ class BlockFile {
   // Frees the disk space of [offset, offset + bytes) (scratch regions no longer needed).
   void discard(std::uint64_t offset, std::uint64_t bytes);
   const std::string& path() const { return path_; }
+  // A POSIX descriptor of the input or scratch file, to map its bytes
+  // (io/mapped_bytes.hpp); -1 for a memory file. Owned by this object.
+  int descriptor() const { return side_fd_; }
   // Device and inode of the file, to detect input == output; zeros for memory files.
   std::uint64_t device_id() const { return device_id_; }
   std::uint64_t inode() const { return inode_; }
@@ -72,7 +75,7 @@ class BlockFile {
   BlockFile(std::unique_ptr<stxxl::file> file, std::string path, std::string role);
   PendingIo pending(void* request, const char* what);
   std::unique_ptr<stxxl::file> file_;
-  int side_fd_ = -1;  // a POSIX descriptor of the scratch file, for discard()
+  int side_fd_ = -1;  // a POSIX descriptor of the file: discard() of scratch, mapping
   std::string path_;
   std::string role_;  // "input" or "scratch": names the file in error messages
   std::uint64_t device_id_ = 0;

@@ -13,5 +13,8 @@ void install_cleanup_handlers();
 int register_cleanup_path(const std::string& path);
 // The path no longer needs removing (renamed or removed by its owner).
 void forget_cleanup_path(int slot);
+// Unlinks every registered path; async-signal-safe, for other handlers that
+// end the process (io/mapped_bytes.cpp's SIGBUS handler).
+void remove_registered_paths() noexcept;
 
 }  // namespace extshuffle::io
