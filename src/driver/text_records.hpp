@@ -37,7 +37,7 @@ class TextRecords final : public RecordLayout {
   // that arrive behind tags), the plan run on 4-byte indices held once, the
   // gather batch's offsets and the output staging; at most 2^32 - 1 records.
   std::uint64_t in_memory_bytes(const NodeFacts& node) const override;
-  // Reads the node (unless the run loaded it while counting: run_context.hpp),
+  // Reads the node (unless the run mapped it while counting: run_context.hpp),
   // finds its records, shuffles their indices with the plan, gathers the
   // bytes in batches on all threads.
   void run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool root,

@@ -1,9 +1,9 @@
 // A file's bytes mapped into memory, read-only: how a text input that fits
 // in RAM is held. The run reads the page cache's own pages where they lie;
 // loading the input into memory of its own instead costs a zeroed fresh page
-// and a copy per byte, which on the development VM took 1.8-5.1 s for 2 GiB
-// against 0.85 s to map and scan it from a cold cache (docs/benchmarks.md,
-// "In RAM").
+// and a copy per byte, which on the development VM took 1.0-5.5 s for 2 GiB
+// (median 2.8 s) against 0.76-1.42 s (median 0.81 s) to map and scan it from
+// a cold cache (bench/map_vs_read.cpp; docs/benchmarks.md, "Two passes").
 //
 // Where read() returns short or fails, a mapped page raises SIGBUS: a file
 // that shrinks under the run, or a page the disk cannot read. A handler
