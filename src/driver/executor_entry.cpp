@@ -46,7 +46,7 @@ Schedule plan_schedule_variable(std::uint64_t records, std::uint64_t bytes, std:
   return plan_schedule(layout, records, bytes, longest_record_bytes, options.memory_bytes, record_bytes_variance);
 }
 
-bool loads_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
+bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
   return input_bytes < budget_bytes / 20 * 19;
 }
 

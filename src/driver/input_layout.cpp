@@ -20,7 +20,7 @@ InputLayout text_layout(const Config& config, formats::Format format, io::InputS
   const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
-  if (mapping != nullptr && loads_while_counting(bytes, mapping->budget_bytes)) {
+  if (mapping != nullptr && maps_while_counting(bytes, mapping->budget_bytes)) {
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
   }
   layout.loaded = mapping != nullptr && mapping->mapped.has_value();

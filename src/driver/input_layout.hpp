@@ -38,7 +38,7 @@ struct InputLayout {
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
 // its records counted where they lie, so that a run in RAM reads it once and
 // holds it once, in the page cache's pages. Mapped only when the input turns
-// out to be text that may fit (loads_while_counting); the run's arena then
+// out to be text that may fit (maps_while_counting); the run's arena then
 // holds only the workspace of its records (executor_entry.cpp).
 struct InputMapping {
   std::uint64_t budget_bytes = 0;          // the run's --memory
@@ -48,7 +48,7 @@ struct InputMapping {
 // Whether one text input of `input_bytes` bytes is mapped while counted
 // under a budget of `budget_bytes`: when it takes under 95% of the budget
 // (the rest is the least its workspace in RAM can need).
-bool loads_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
+bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
 
 // Detects the format of `source` (formats/format_detection.hpp; its own
 // path's extension counts) and lays out its records: fixed-size and .npy

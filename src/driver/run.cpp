@@ -211,17 +211,17 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   core::check_plan(records, config.constants);
   // 4. The schedule: what --dry-run describes and what the progress counts.
   //    Text was read once already, to count its records; one input that
-  //    fits in RAM was loaded then, so the run in RAM reads nothing more.
+  //    fits in RAM was mapped then, so the run in RAM reads nothing more.
   Schedule schedule = schedule_for(config, layout, dataset.data.bytes);
   const std::uint64_t counted_bytes = layout.text ? dataset.bytes : 0;
   schedule.bytes_read += counted_bytes;
-  const bool loads = layout.text && dataset.files.size() == 1 && loads_while_counting(dataset.bytes, config.memory_bytes);
-  if (loads && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
+  const bool mapped = layout.text && dataset.files.size() == 1 && maps_while_counting(dataset.bytes, config.memory_bytes);
+  if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
   schedule.peak_memory_bytes =
       kProgramBytes + std::max(schedule.peak_memory_bytes + std::min(dataset.data.bytes, kOutputBufferBytes),
-                               layout.text && !loads ? kCountingBytes : 0);
+                               layout.text && !mapped ? kCountingBytes : 0);
   if (config.dry_run) {
     result.dry_run_text = describe_schedule(layout, config, schedule) +
                           describe_fewer_passes(layout, config, dataset.data.bytes, schedule.passes);
