@@ -12,7 +12,7 @@
 
 #include "cuda_bench_support.hpp"
 #include "device/cuda_backend.hpp"
-#include "extshuffle/driver/reference_executor.hpp"
+#include "extshuffle/ioperm/reference_shuffle.hpp"
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 
@@ -152,9 +152,9 @@ void bench_node(const Options& o) {
     // The CPU's in-RAM node on all cores, the same bytes (checked).
     cpu.resize(n);
     const double cpu_s = median_host_seconds(runs, [&] {
-      driver::shuffle_in_memory(std::span<const std::byte>(reinterpret_cast<const std::byte*>(input.data()), n * sizeof(Word)),
+      ioperm::shuffle_in_memory(std::span<const std::byte>(reinterpret_cast<const std::byte*>(input.data()), n * sizeof(Word)),
                                 std::span<std::byte>(reinterpret_cast<std::byte*>(cpu.data()), n * sizeof(Word)),
-                                sizeof(Word), 5, driver::ReferenceOptions{core::kPlanV2, dev::Device::kCpu, 0});
+                                sizeof(Word), 5, ioperm::ReferenceOptions{core::kPlanV2, dev::Device::kCpu, 0});
     });
     if (cpu != gpu) {
       std::fprintf(stderr, "cuda_shuffle_bench: node of %llu records: GPU and CPU differ\n",

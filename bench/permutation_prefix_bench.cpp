@@ -18,8 +18,8 @@
 #include <string>
 
 #include "bench_timer.hpp"
-#include "driver/permutation_prefix.hpp"
-#include "extshuffle/driver/external_executor.hpp"
+#include "modes/permutation_prefix.hpp"
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
   io::quiet_stxxl();
   for (const std::uint64_t n : {std::uint64_t{1} << 24, std::uint64_t{1} << 28, std::uint64_t{1} << 40}) {
     for (const std::uint64_t k : {std::uint64_t{10}, std::uint64_t{10000}, std::uint64_t{1} << 20}) {
-      const double draws = driver::permutation_prefix_draws(n, k, core::kPlanV2);
+      const double draws = modes::permutation_prefix_draws(n, k, core::kPlanV2);
       if (draws > 3e8) continue;  // minutes
-      const double seconds = bench::best_seconds(2, [&] { driver::permutation_prefix(7, n, k, core::kPlanV2); });
+      const double seconds = bench::best_seconds(2, [&] { modes::permutation_prefix(7, n, k, core::kPlanV2); });
       std::printf("BENCH prefix n=%llu k=%llu draws=%.0f seconds=%.4f ns_per_draw=%.1f\n",
                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(k), draws, seconds,
                   1e9 * seconds / draws);
@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
         for (std::uint64_t i = 0; i < piece; ++i) indices[i] = first + i;
         scratch->write_now(indices, first * 8, piece * 8);
       }
-      driver::ExternalOptions options{{8, 7, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{2} << 30};
+      ioperm::WalkOptions options{{8, 7, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{2} << 30};
       options.output_records = k;
-      driver::shuffle_external(*scratch, 0, n, *scratch, n * 8, options, [](const std::byte*, std::size_t) {});
+      ioperm::shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, options, [](const std::byte*, std::size_t) {});
     });
     std::printf("BENCH all n=%llu k=%llu seconds=%.3f ns_per_index=%.2f\n", static_cast<unsigned long long>(n),
                 static_cast<unsigned long long>(k), seconds, 1e9 * seconds / static_cast<double>(n));

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench_timer.hpp"
-#include "extshuffle/driver/reference_executor.hpp"
+#include "extshuffle/ioperm/reference_shuffle.hpp"
 
 using namespace extshuffle;
 
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
     for (std::uint64_t fanout_log : {6, 8, 10, 12}) {
       const core::PlanConstants c{1ull << leaf_log, 1ull << fanout_log};
       const double s = bench::best_seconds(repeats, [&] {
-        driver::shuffle_in_memory(in, out, 8, 42, driver::ReferenceOptions{c, device::Device::kCpu, 2});
+        ioperm::shuffle_in_memory(in, out, 8, 42, ioperm::ReferenceOptions{c, device::Device::kCpu, 2});
       });
       std::printf("BENCH plan_in_memory records=%llu leaf_records=%llu fanout=%llu levels=%u threads=2 "
                   "seconds=%.4f records_per_s=%.4g\n",

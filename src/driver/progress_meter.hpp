@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "extshuffle/driver/config.hpp"
+#include "extshuffle/job.hpp"
 
 namespace extshuffle::driver {
 

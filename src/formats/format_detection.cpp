@@ -28,10 +28,10 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
     if (format == Format::kTfrecord && zero_terminated) {
       throw UsageError("-z is for lines: TFRecord records are length-prefixed frames");
     }
-    return {RecordLayout::kText, format};
+    return {RecordKind::kText, format};
   }
   // 2. A .npy array, by its magic.
-  if (starts_with_npy_magic(head)) return {RecordLayout::kNpy, Format::kLines};
+  if (starts_with_npy_magic(head)) return {RecordKind::kNpy, Format::kLines};
   // 3. Without --record-size: text lines, unless the bytes look binary.
   if (record_size == 0) {
     if (format == Format::kBinary) throw UsageError("--format binary needs --record-size BYTES");
@@ -40,9 +40,9 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
                        " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, --format tfrecord for "
                        "TFRecord frames, or --format lines (or -z) to shuffle it as text");
     }
-    return {RecordLayout::kText, Format::kLines};
+    return {RecordKind::kText, Format::kLines};
   }
-  return {RecordLayout::kFixed, Format::kLines};
+  return {RecordKind::kFixed, Format::kLines};
 }
 
 RecordSyntax text_syntax(Format format, bool zero_terminated) {

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "distribution.hpp"
-#include "driver/input_layout.hpp"
+#include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/io/compression.hpp"
@@ -24,33 +24,33 @@ const char* const kTfrecordReason = "TFRecord frames are found one after another
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
 // single-machine implementation has no distributed counterpart yet.
-void check_supported(const driver::Config& config) {
-  if (config.threads < 1) throw UsageError("invalid thread count " + std::to_string(config.threads));
+void check_supported(const JobOptions& config, const JobDataset& dataset) {
+  const std::string& input = dataset.inputs.front();
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
   if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
   if (config.repeat) refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
-  if (config.input_paths.size() > 1) {
+  if (dataset.inputs.size() > 1) {
     refuse("several inputs", "extshuffle-mpi shuffles one input file per output (join them first, or use extshuffle)");
   }
   if (config.shard_count > 0 || config.shard_bytes > 0) refuse("--shards, --shard-size", "not supported by extshuffle-mpi");
   if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
   if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
-  if (config.format == driver::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
-  if (config.input_path == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
-  if (config.output_path == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
-  if (io::codec_for_path(config.input_path) != io::Codec::kNone) {
-    refuse("input '" + config.input_path + "'", "a compressed input cannot be split across ranks (decompress it first)");
+  if (config.format == formats::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
+  if (input == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
+  if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
+  if (io::codec_for_path(input) != io::Codec::kNone) {
+    refuse("input '" + input + "'", "a compressed input cannot be split across ranks (decompress it first)");
   }
-  if (io::codec_for_path(config.output_path) != io::Codec::kNone) {
-    refuse("output '" + config.output_path + "'", "a compressed output cannot be written in parts (compress it afterwards)");
+  if (io::codec_for_path(dataset.output) != io::Codec::kNone) {
+    refuse("output '" + dataset.output + "'", "a compressed output cannot be written in parts (compress it afterwards)");
   }
   struct stat st {};
-  if (::stat(config.input_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    refuse("input '" + config.input_path + "'",
+  if (::stat(input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    refuse("input '" + input + "'",
            "a directory is a dataset of its files, which extshuffle-mpi does not read (use extshuffle)");
   }
-  if (::stat(config.input_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-    refuse("input '" + config.input_path + "'", "a pipe or a device is read once, in order: it cannot be split across ranks");
+  if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+    refuse("input '" + input + "'", "a pipe or a device is read once, in order: it cannot be split across ranks");
   }
   if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
   if (config.verify) refuse("--verify", "not supported by extshuffle-mpi");
@@ -99,33 +99,34 @@ DistributedInput& DistributedInput::operator=(DistributedInput&&) noexcept = def
 DistributedInput::~DistributedInput() = default;
 std::uint64_t DistributedInput::records() const { return state_->records; }
 
-DistributedInput prepare_input(const driver::Config& config, Communicator& comm) {
+DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm) {
+  const std::string& input = dataset.inputs.front();
   const auto start = std::chrono::steady_clock::now();
   auto state = std::make_unique<DistributedInput::State>();
   DistributedInput::State& in = *state;
-  const std::string name = "'" + config.input_path + "'";
+  const std::string name = "'" + input + "'";
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
-    check_supported(config);
-    in.source = std::make_unique<io::InputSource>(config.input_path, io::scratch_directory(config.tmpdir));
+    check_supported(config, dataset);
+    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(config.tmpdir));
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
-    detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, config.input_path,
+    detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, input,
                                       head, name);
-    if (detected.layout == formats::RecordLayout::kText && detected.text_format == formats::Format::kTfrecord) {
+    if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTfrecord) {
       throw UsageError("input " + name + ": " + kTfrecordReason);
     }
-    if (detected.layout == formats::RecordLayout::kText) return;
-    if (detected.layout != formats::RecordLayout::kFixed && detected.layout != formats::RecordLayout::kNpy) {
+    if (detected.kind == formats::RecordKind::kText) return;
+    if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
     }
-    const driver::InputLayout layout = driver::read_input_layout(config, *in.source);
+    const dataset::InputLayout layout = dataset::read_input_layout(config, *in.source);
     in.record_size = layout.record_size;
     in.data_offset = layout.data_offset;
     in.records = layout.records;
     in.header = layout.header;
   });
   const std::uint64_t leaf = config.constants.leaf_records;
-  if (detected.layout == formats::RecordLayout::kText) {
+  if (detected.kind == formats::RecordKind::kText) {
     in.text = true;
     in.syntax = formats::text_syntax(detected.text_format, config.zero_terminated);
     const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)

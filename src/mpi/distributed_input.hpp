@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/node_path.hpp"
+#include "extshuffle/ioperm/node_facts.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/io/input_source.hpp"
@@ -38,9 +38,9 @@ struct DistributedInput::State {
   io::ByteExtents all_data() const;
   // The bytes of rank `rank`'s chunks, from its first chunk's first record.
   io::ByteExtents chunk_data(int rank, const core::PlanConstants& constants) const;
-  // What the driver knows of the root (driver/node_path.hpp): the same on every rank.
-  driver::NodeFacts root_facts() const {
-    return driver::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};
+  // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.
+  ioperm::NodeFacts root_facts() const {
+    return ioperm::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};
   }
 };
 

@@ -1,18 +1,19 @@
-// One run across the ranks, in order (Gustedt's ParPerm over the root split
-// of the canonical plan; docs/design.md, "Several machines"):
+// One dataset across the ranks, in order (Gustedt's ParPerm over the root
+// split of the canonical plan; docs/design.md, "Several machines"):
 //   1. the output: rank 0 creates the hidden file beside the destination,
-//      the other ranks open it;
+//      the other ranks open it (open_shared_output);
 //   2. the counts: each rank draws the column sums of its chunks' rows, the
-//      ranks exchange them (distribution.hpp);
-//   3. the root's split: each rank's driver reads, shuffles and cuts its
-//      chunks (PlanWalk::scatter_chunks); the slices move to the ranks that
-//      own their buckets in rounds (exchange_targets.hpp), into each rank's
-//      own scratch space (received_buckets.hpp);
-//   4. each rank runs its buckets through the unchanged single-machine
-//      driver (PlanWalk::run_subtree), writing its contiguous range of the
+//      ranks exchange them (distribution.hpp; draw_counts);
+//   3. the root's split: each rank's walk reads, shuffles and cuts its
+//      chunks (ioperm::DistributedWalk::scatter_chunks); the slices move to
+//      the ranks that own their buckets in rounds (exchange_targets.hpp),
+//      into each rank's own scratch space (received_buckets.hpp;
+//      scatter_and_exchange);
+//   4. each rank runs its buckets through the walk's step 4
+//      (DistributedWalk::run_buckets), writing its contiguous range of the
 //      output at its offset (fixed-size records: by arithmetic; text: an
-//      exclusive sum of the ranks' bytes);
-//   5. every rank fsyncs, the ranks agree, rank 0 renames.
+//      exclusive sum of the ranks' bytes; run_own_buckets);
+//   5. every rank fsyncs, the ranks agree, rank 0 renames (commit).
 // A root that is a leaf (N <= L) has no split: rank 0 runs it alone.
 // Between the steps the ranks meet at checkpoints (rank_failure.hpp).
 #include <sys/resource.h>
@@ -23,17 +24,15 @@
 
 #include "distributed_input.hpp"
 #include "distribution.hpp"
-#include "driver/fixed_records.hpp"
-#include "driver/plan_walk.hpp"
-#include "driver/text_records.hpp"
 #include "exchange_budget.hpp"
 #include "exchange_targets.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/ioperm/distributed_walk.hpp"
+#include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "mapped_memory.hpp"
 #include "rank_output.hpp"
 #include "received_buckets.hpp"
-#include "shared_output.hpp"
 
 namespace extshuffle::mpi {
 namespace {
@@ -49,244 +48,293 @@ std::uint64_t peak_rss_bytes() {
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
 }
 
-// The driver's record layout over options of its own (a layout keeps a
-// reference to the options it was made with, and each walk has its budget).
-struct Walker {
-  driver::VariableOptions options;
-  std::unique_ptr<driver::RecordLayout> layout;
-  Walker(const driver::Config& config, const State& in, std::uint64_t memory_bytes, device::Device device) {
-    options.record_size = in.record_size;
-    options.seed = config.seed;
-    options.constants = config.constants;
-    options.device = device;
-    options.threads = config.threads;
-    options.memory_bytes = memory_bytes;
-    options.output_records = config.head_count;
-    options.syntax = in.syntax;
-    if (in.text) {
-      layout = std::make_unique<driver::TextRecords>(options);
-    } else {
-      layout = std::make_unique<driver::FixedRecords>(options);
-    }
-  }
-};
+// What the walk is told, for an arena of `memory_bytes` on `device`.
+ioperm::TextOptions walk_options(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
+                                 device::Device device) {
+  ioperm::TextOptions o;
+  o.walk.shuffle = {in.record_size, config.seed, config.constants, device, config.threads};
+  o.walk.memory_bytes = memory_bytes;
+  o.walk.output_records = config.head_count;
+  o.syntax = in.syntax;
+  return o;
+}
 
-void add_walk_stats(RankStats& rank, const driver::ExternalStats& e) {
+ioperm::DistributedWalk walk_for(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
+                                 device::Device device) {
+  return ioperm::DistributedWalk(walk_options(config, in, memory_bytes, device), in.text);
+}
+
+void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
   rank.bytes_read += e.bytes_read;
   rank.bytes_written += e.bytes_written;
 }
 
+// What the steps of one rank share.
+struct RankRun {
+  const JobOptions& config;
+  const std::string& output_path;
+  State& in;
+  Communicator& comm;
+  int me = 0;
+  RankStats stats;
+  std::unique_ptr<SharedOutput> output;
+};
+
+// 1. The output, after the checks a single-machine run makes first.
+void open_shared_output(RankRun& r) {
+  const std::uint64_t n = r.in.records;
+  checkpoint(r.comm, [&] {
+    core::check_plan(n, r.config.constants);
+    if (!r.in.text && !r.in.header.empty() && r.config.head_count < n) {
+      throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
+    }
+    walk_for(r.config, r.in, r.config.memory_bytes, r.config.device).check_budget(r.in.root_facts());
+    if (r.me == 0) r.output = SharedOutput::create(r.output_path);
+  });
+  const std::uint64_t inode = r.comm.broadcast(r.me == 0 ? r.output->inode() : 0, 0);
+  checkpoint(r.comm, [&] {
+    if (r.me != 0) r.output = SharedOutput::join(r.output_path, inode);
+  });
+}
+
 // A root of at most L records is one leaf: rank 0 runs it as extshuffle
-// would (the executors' own entry points), the other ranks wait.
-std::uint32_t run_alone(const driver::Config& config, State& in, SharedOutput& output, RankStats& stats) {
-  RangeWriter writer(output, 0);
-  writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-  const driver::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
-  Walker w(config, in, config.memory_bytes, config.device);
-  driver::ExternalStats e;
-  if (in.text) {
-    const driver::TextInput text{&in.source->data(), in.data_offset, in.source->bytes() - in.data_offset,
-                                 in.add_terminator && in.data_offset < in.source->bytes()};
-    e = driver::shuffle_variable(text, in.records, in.source->scratch(), in.source->scratch_offset(), w.options, sink);
-  } else {
-    e = driver::shuffle_external(in.source->data(), in.data_offset, in.records, in.source->scratch(),
-                                 in.source->scratch_offset(), w.options, sink);
+// would (the shuffles' own entry points), the other ranks wait.
+std::uint32_t run_alone(RankRun& r) {
+  State& in = r.in;
+  std::uint32_t passes = 1;
+  checkpoint(r.comm, [&] {
+    if (r.me == 0) {
+      RangeWriter writer(*r.output, 0);
+      writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
+      const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
+      const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
+      ioperm::WalkStats e;
+      if (in.text) {
+        const ioperm::TextInput text{&in.source->data(), in.data_offset, in.source->bytes() - in.data_offset,
+                                     in.add_terminator && in.data_offset < in.source->bytes()};
+        e = ioperm::shuffle_text(text, in.records, in.source->scratch(), in.source->scratch_offset(), o, sink);
+      } else {
+        e = ioperm::shuffle_fixed_size(in.source->data(), in.data_offset, in.records, in.source->scratch(),
+                                       in.source->scratch_offset(), o.walk, sink);
+      }
+      writer.finish();
+      add_walk_stats(r.stats, e);
+      r.stats.output_bytes = writer.bytes_written();
+      passes = e.passes;
+    }
+    in.source->check_unchanged();
+  });
+  return passes;
+}
+
+// 2. The counts: this rank's rows of the root's communication matrix, and
+// every rank's column sums.
+Distribution draw_counts(RankRun& r) {
+  const auto t0 = Clock::now();
+  Distribution d = distribute(r.config.seed, r.in.records, r.config.constants, r.in.chunk_begin, r.comm);
+  r.stats.seconds_counting += since(t0);
+  r.stats.splits_drawn = d.splits_drawn;
+  r.stats.chunks = d.chunk_begin[r.me + 1] - d.chunk_begin[r.me];
+  r.stats.buckets = d.end_bucket(r.me) - d.first_bucket(r.me);
+  return d;
+}
+
+// The root split's path, the same on every rank (a routed split tags the
+// records its buckets receive): chunks in memory where every rank's share
+// of the budget holds whole chunks, else routed record by record.
+ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d) {
+  std::optional<ExchangeBudget> in_memory;
+  checkpoint(r.comm, [&] {
+    const auto rules = walk_for(r.config, r.in, r.config.memory_bytes, device::Device::kCpu);
+    in_memory = plan_exchange_budget(rules, d, r.me, r.config.memory_bytes, r.in.root_facts(),
+                                     ioperm::NodePath::kChunksInMemory);
+  });
+  const bool routed = r.comm.max(in_memory ? 0 : 1) == 1;
+  return routed ? ioperm::NodePath::kRouted : ioperm::NodePath::kChunksInMemory;
+}
+
+ExchangeBudget exchange_budget(RankRun& r, const Distribution& d, ioperm::NodePath path) {
+  const auto rules = walk_for(r.config, r.in, r.config.memory_bytes, device::Device::kCpu);
+  const std::optional<ExchangeBudget> share =
+      plan_exchange_budget(rules, d, r.me, r.config.memory_bytes, r.in.root_facts(), path);
+  if (!share) {
+    throw BudgetError("--memory too small for " + std::to_string(d.ranks) + " ranks: " +
+                      std::to_string(r.config.memory_bytes) +
+                      " bytes cannot hold the scatter's chunk memory, its slices for other ranks and a buffer "
+                      "per rank and bucket");
   }
-  writer.finish();
-  add_walk_stats(stats, e);
-  stats.output_bytes = writer.bytes_written();
-  return e.passes;
+  return *share;
+}
+
+// This rank's chunks scattered (steps 1-3 of the root's split), then rounds
+// until every rank's are; a failure anywhere is agreed on by all.
+void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, const ioperm::DistributedWalk& walk,
+                    io::BucketStore& store, ExchangeTargets& targets, ReceivedBuckets& received) {
+  std::exception_ptr failure;
+  bool stopped = false;  // by a failure seen in a round
+  ioperm::WalkStats walked;
+  try {
+    if (r.stats.chunks > 0) {
+      walk.scatter_chunks(store, d.root, r.in.chunk_data(r.me, r.config.constants), r.in.root_facts(), path,
+                          d.chunk_begin[r.me], d.chunk_begin[r.me + 1], targets, walked);
+    }
+  } catch (const PeerFailed&) {
+    stopped = true;
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  while (!stopped) {
+    try {
+      targets.finish(failure != nullptr);
+      stopped = true;
+    } catch (...) {
+      if (!failure) failure = std::current_exception();  // then one more round, to say so
+    }
+  }
+  try {
+    if (!failure) r.stats.bytes_written += received.finish();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  add_walk_stats(r.stats, walked);
+  agree(r.comm, failure);
+}
+
+// 3. The root's split, exchanged: each rank's buckets land in its scratch
+// space (`store`), described by `received`. Returns the tag width (0 unless routed).
+std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                                   std::optional<ReceivedBuckets>& received) {
+  const auto t0 = Clock::now();
+  const bool routed = path == ioperm::NodePath::kRouted;
+  std::uint32_t tag_width = 0;
+  MappedMemory writer_buffers;
+  ExchangeStats exchange;
+  {
+    std::optional<ioperm::DistributedWalk> scatter;
+    ExchangeBudget budget;
+    MappedMemory pool, receive;
+    checkpoint(r.comm, [&] {
+      budget = exchange_budget(r, d, path);
+      scatter.emplace(walk_options(r.config, r.in, budget.scatter_arena_bytes, device::Device::kCpu), r.in.text);
+      tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
+      pool = MappedMemory(budget.pool_bytes);
+      receive = MappedMemory(budget.receive_bytes);
+      writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
+      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.config.head_count,
+                       writer_buffers.get(), budget.writer_buffer_bytes);
+    });
+    ExchangeTargets targets(
+        d, r.me, *received,
+        ExchangeMemory{pool.get(), budget.pool_bytes, budget.block_bytes, receive.get(), budget.receive_bytes},
+        exchange);
+    scatter_rounds(r, d, path, *scatter, store, targets, *received);
+  }
+  writer_buffers.release();  // the writers are done; their pages go back
+  r.stats.seconds_scattering = since(t0);
+  r.stats.rounds = exchange.rounds;
+  r.stats.sub_rounds = exchange.sub_rounds;
+  r.stats.bytes_sent = exchange.bytes_sent;
+  r.stats.bytes_received = exchange.bytes_received;
+  r.stats.count_bytes_sent = exchange.count_bytes_sent;
+  r.stats.seconds_exchanging = exchange.seconds_exchanging;
+  return tag_width;
+}
+
+// 4. This rank's buckets, to its range of the output (their records' bytes:
+// a routed split's tags stay behind). Returns the passes through disk.
+std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, std::uint32_t tag_width,
+                              io::BucketStore& store, ReceivedBuckets& received) {
+  const auto t0 = Clock::now();
+  State& in = r.in;
+  const ioperm::NodeFacts root = in.root_facts();
+  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.config.head_count, in.header.size());
+  auto bucket_facts = [&](std::uint64_t j) {
+    const std::uint64_t records = core::bucket_records(in.records, d.buckets, j);
+    return ioperm::NodeFacts{records, received.bucket(j).bytes - records * tag_width, routed, root.max_record_bytes,
+                             1};
+  };
+  std::uint64_t my_bytes = 0;
+  for (std::uint64_t j = received.first(); j < received.end(); ++j) {
+    if (received.kept(j)) my_bytes += bucket_facts(j).record_bytes;
+  }
+  const std::uint64_t offset = ranges.offset(my_bytes, r.comm);
+  std::uint32_t passes = 1;
+  checkpoint(r.comm, [&] {
+    const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device);
+    RangeWriter writer(*r.output, r.me == 0 ? 0 : offset);
+    if (r.me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
+    std::uint64_t end = received.first();
+    while (end < received.end() && received.kept(end)) ++end;
+    ioperm::WalkStats walked;
+    passes = walk.run_buckets(store, sink, d.root, d.buckets, received.first(), end, root, routed, received, walked) + 1;
+    writer.finish();
+    add_walk_stats(r.stats, walked);
+    r.stats.output_bytes = writer.bytes_written();
+    in.source->check_unchanged();
+  });
+  r.stats.seconds_buckets = since(t0);
+  return passes;
+}
+
+// 5. Commit: every rank syncs its range; once all have, rank 0 renames.
+void commit(RankRun& r) {
+  const auto t0 = Clock::now();
+  checkpoint(r.comm, [&] { r.output->sync(); });
+  checkpoint(r.comm, [&] {
+    if (r.me == 0) r.output->commit();
+  });
+  r.output->forget();
+  r.stats.seconds_committing = since(t0);
+}
+
+// The job's totals from every rank's stats (on every rank; the ranks' own
+// lines on rank 0 only).
+DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
+  DistributedResult result;
+  result.routed = routed;
+  const std::vector<RankStats> all = r.comm.all_gather(r.stats);
+  RunStats& s = result.stats;
+  s.records = r.in.records;
+  s.bytes = r.in.source->bytes();
+  s.levels = core::plan_levels(r.in.records, r.config.constants);
+  s.passes = static_cast<std::uint32_t>(r.comm.max(passes));
+  for (const RankStats& rank : all) {
+    s.bytes_read += rank.bytes_read;
+    s.bytes_written += rank.bytes_written;
+    s.seconds = std::max(s.seconds, rank.seconds);
+    s.peak_rss_bytes = std::max(s.peak_rss_bytes, rank.peak_rss_bytes);
+  }
+  result.ranks = r.me == 0 ? all : std::vector<RankStats>{r.stats};
+  return result;
 }
 
 }  // namespace
 
-DistributedResult run(const driver::Config& config, DistributedInput input, Communicator& comm) {
+DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                      Communicator& comm) {
   const auto start = Clock::now();
-  State& in = *input.state_;
-  const int me = comm.rank();
-  RankStats stats;
-  stats.rank = static_cast<std::uint64_t>(me);
-  stats.seconds_counting = in.seconds_counting;
-  const core::PlanConstants& c = config.constants;
-  const std::uint64_t n = in.records;
-  const bool split = !core::is_leaf(n, c);
-
-  // 1. The output, after the checks a single-machine run makes first.
-  std::unique_ptr<SharedOutput> output;
-  checkpoint(comm, [&] {
-    core::check_plan(n, c);
-    if (!in.text && !in.header.empty() && config.head_count < n) {
-      throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
-    }
-    Walker(config, in, config.memory_bytes, config.device).layout->check_budget(in.root_facts(), config.memory_bytes);
-    if (me == 0) output = SharedOutput::create(config.output_path);
-  });
-  const std::uint64_t inode = comm.broadcast(me == 0 ? output->inode() : 0, 0);
-  checkpoint(comm, [&] {
-    if (me != 0) output = SharedOutput::join(config.output_path, inode);
-  });
-
+  RankRun r{config, dataset.output, *input.state_, comm, comm.rank(), {}, nullptr};
+  r.stats.rank = static_cast<std::uint64_t>(r.me);
+  r.stats.seconds_counting = r.in.seconds_counting;
+  open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (!split) {
-    checkpoint(comm, [&] {
-      if (me == 0) passes = run_alone(config, in, *output, stats);
-      in.source->check_unchanged();
-    });
+  if (core::is_leaf(r.in.records, config.constants)) {
+    passes = run_alone(r);
   } else {
-    // 2. The counts.
-    auto t0 = Clock::now();
-    const Distribution d = distribute(config.seed, n, c, in.chunk_begin, comm);
-    stats.seconds_counting += since(t0);
-    stats.splits_drawn = d.splits_drawn;
-    stats.chunks = d.chunk_begin[me + 1] - d.chunk_begin[me];
-    stats.buckets = d.end_bucket(me) - d.first_bucket(me);
-
-    // 3. The root's split, exchanged. Its path is the same on every rank (a
-    // routed split tags the records its buckets receive): chunks in memory
-    // where every rank's share of the budget holds whole chunks, else
-    // routed record by record (chunks larger than memory).
-    t0 = Clock::now();
-    const driver::NodeFacts root = in.root_facts();
-    std::optional<ExchangeBudget> in_memory;
-    checkpoint(comm, [&] {
-      const Walker rules(config, in, config.memory_bytes, device::Device::kCpu);
-      in_memory = plan_exchange_budget(*rules.layout, d, me, config.memory_bytes, root,
-                                       driver::NodePath::kChunksInMemory);
-    });
-    routed = comm.max(in_memory ? 0 : 1) == 1;
-    const driver::NodePath path = routed ? driver::NodePath::kRouted : driver::NodePath::kChunksInMemory;
-    std::uint32_t tag_width = 0;
-    io::BucketStore store(in.source->scratch(), in.source->scratch_offset());
+    const Distribution d = draw_counts(r);
+    const ioperm::NodePath path = agree_on_path(r, d);
+    routed = path == ioperm::NodePath::kRouted;
+    io::BucketStore store(r.in.source->scratch(), r.in.source->scratch_offset());
     std::optional<ReceivedBuckets> received;
-    MappedMemory writer_buffers;
-    ExchangeStats exchange;
-    {
-      std::optional<Walker> scatter;
-      ExchangeBudget budget;
-      MappedMemory pool, receive;
-      checkpoint(comm, [&] {
-        const Walker rules(config, in, config.memory_bytes, device::Device::kCpu);
-        const std::optional<ExchangeBudget> share =
-            routed ? plan_exchange_budget(*rules.layout, d, me, config.memory_bytes, root, path) : in_memory;
-        if (!share) {
-          throw BudgetError("--memory too small for " + std::to_string(d.ranks) + " ranks: " +
-                            std::to_string(config.memory_bytes) +
-                            " bytes cannot hold the scatter's chunk memory, its slices for other ranks and a buffer "
-                            "per rank and bucket");
-        }
-        budget = *share;
-        tag_width = routed ? root_tag_width(*rules.layout, d) : 0;
-        scatter.emplace(config, in, budget.scatter_arena_bytes, device::Device::kCpu);
-        pool = MappedMemory(budget.pool_bytes);
-        receive = MappedMemory(budget.receive_bytes);
-        writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
-        received.emplace(store, d, me, *scatter->layout, in.data_bytes(), tag_width, config.head_count,
-                         writer_buffers.get(), budget.writer_buffer_bytes);
-      });
-      const driver::OutputSink no_output = [](const std::byte*, std::size_t) {};
-      driver::PlanWalk walk(*scatter->layout, store, scatter->options, no_output);
-      ExchangeTargets targets(d, me, *received,
-                              ExchangeMemory{pool.get(), budget.pool_bytes, budget.block_bytes, receive.get(),
-                                             budget.receive_bytes},
-                              exchange);
-      std::exception_ptr failure;
-      bool stopped = false;  // by a failure seen in a round
-      try {
-        if (stats.chunks > 0) {
-          walk.scatter_chunks(d.root, in.chunk_data(me, c), root, true, path, d.chunk_begin[me], d.chunk_begin[me + 1],
-                              targets);
-        }
-      } catch (const PeerFailed&) {
-        stopped = true;
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      // This rank's chunks are done (or it failed): rounds until every rank's are.
-      while (!stopped) {
-        try {
-          targets.finish(failure != nullptr);
-          stopped = true;
-        } catch (...) {
-          if (!failure) failure = std::current_exception();  // then one more round, to say so
-        }
-      }
-      try {
-        if (!failure) stats.bytes_written += received->finish();
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      add_walk_stats(stats, walk.stats());
-      agree(comm, failure);
-    }
-    writer_buffers.release();  // the writers are done; their pages go back
-    stats.seconds_scattering = since(t0);
-    stats.rounds = exchange.rounds;
-    stats.sub_rounds = exchange.sub_rounds;
-    stats.bytes_sent = exchange.bytes_sent;
-    stats.bytes_received = exchange.bytes_received;
-    stats.count_bytes_sent = exchange.count_bytes_sent;
-    stats.seconds_exchanging = exchange.seconds_exchanging;
-
-    // 4. This rank's buckets, to its range of the output (their records'
-    // bytes: a routed split's tags stay behind).
-    t0 = Clock::now();
-    RankOutput ranges(d, me, in.text ? 0 : in.record_size, in.syntax, config.head_count, in.header.size());
-    auto bucket_facts = [&](std::uint64_t j) {
-      const std::uint64_t records = core::bucket_records(n, d.buckets, j);
-      return driver::NodeFacts{records, received->bucket(j).bytes - records * tag_width, routed,
-                               root.max_record_bytes, 1};
-    };
-    std::uint64_t my_bytes = 0;
-    for (std::uint64_t j = received->first(); j < received->end(); ++j) {
-      if (received->kept(j)) my_bytes += bucket_facts(j).record_bytes;
-    }
-    const std::uint64_t offset = ranges.offset(my_bytes, comm);
-    checkpoint(comm, [&] {
-      Walker buckets(config, in, config.memory_bytes, config.device);
-      RangeWriter writer(*output, me == 0 ? 0 : offset);
-      if (me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-      const driver::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
-      driver::PlanWalk walk(*buckets.layout, store, buckets.options, sink);
-      std::uint64_t end = received->first();
-      while (end < received->end() && received->kept(end)) ++end;
-      passes = walk.run_buckets(d.root, d.buckets, received->first(), end, root, routed, *received) + 1;
-      writer.finish();
-      add_walk_stats(stats, walk.stats());
-      stats.output_bytes = writer.bytes_written();
-      in.source->check_unchanged();
-    });
-    stats.seconds_buckets = since(t0);
+    const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
+    passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
-
-  // 5. Commit: every rank syncs its range; once all have, rank 0 renames.
-  const auto t_commit = Clock::now();
-  checkpoint(comm, [&] { output->sync(); });
-  checkpoint(comm, [&] {
-    if (me == 0) output->commit();
-  });
-  output->forget();
-  stats.seconds_committing = since(t_commit);
-  stats.seconds = since(start);
-  stats.peak_rss_bytes = peak_rss_bytes();
-
-  DistributedResult result;
-  result.routed = routed;
-  const std::vector<RankStats> all = comm.all_gather(stats);
-  const std::uint64_t job_passes = comm.max(passes);
-  driver::RunStats& s = result.stats;
-  s.records = n;
-  s.bytes = in.source->bytes();
-  s.levels = core::plan_levels(n, c);
-  s.passes = static_cast<std::uint32_t>(job_passes);
-  for (const RankStats& r : all) {
-    s.bytes_read += r.bytes_read;
-    s.bytes_written += r.bytes_written;
-    s.seconds = std::max(s.seconds, r.seconds);
-    s.peak_rss_bytes = std::max(s.peak_rss_bytes, r.peak_rss_bytes);
-  }
-  result.ranks = me == 0 ? all : std::vector<RankStats>{stats};
-  return result;
+  commit(r);
+  r.stats.seconds = since(start);
+  r.stats.peak_rss_bytes = peak_rss_bytes();
+  return gather_result(r, passes, routed);
 }
 
 }  // namespace extshuffle::mpi

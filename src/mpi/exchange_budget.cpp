@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "driver/position_tag.hpp"
-#include "driver/tuning.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "received_buckets.hpp"
@@ -35,36 +33,11 @@ void size_pool(ExchangeBudget& b, std::uint64_t round_bytes, std::uint64_t remot
   b.pool_bytes = round_bytes + remote * b.block_bytes;
 }
 
-// The scatter's chunk memory in an arena of `arena` bytes and the most one
-// round scatters: a chunk group (its bytes lie in the chunk memory), or a
-// routed batch (at most the stream's space, each record behind its tag;
-// plan_walk.cpp calls group_done() after each batch). Nullopt when the path
-// does not fit the arena.
-struct ScatterShare {
-  std::uint64_t chunk_memory_bytes = 0, round_bytes = 0;
-};
-std::optional<ScatterShare> scatter_share(const driver::RecordLayout& layout, const Distribution& d,
-                                          const driver::NodeFacts& root, driver::NodePath path, std::uint64_t arena) {
-  try {
-    if (path == driver::NodePath::kRouted) {
-      const driver::RoutedSplitMemory m = driver::routed_split_memory(
-          layout, d.buckets, driver::routed_open_chunks(root), root.max_record_bytes, arena);
-      const std::uint32_t tag_width = root_tag_width(layout, d);
-      return ScatterShare{m.chunk_memory_bytes, m.space_bytes + m.max_batch * tag_width};
-    }
-    if (!layout.chunks_fit(root, arena)) return std::nullopt;
-    const std::uint64_t chunk_memory = layout.split_layout(d.buckets, arena).chunk_memory_bytes;
-    return ScatterShare{chunk_memory, chunk_memory};
-  } catch (const BudgetError&) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
-std::optional<ExchangeBudget> plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
-                                                   std::uint64_t budget, const driver::NodeFacts& root,
-                                                   driver::NodePath path) {
+std::optional<ExchangeBudget> plan_exchange_budget(const ioperm::DistributedWalk& walk, const Distribution& d, int rank,
+                                                   std::uint64_t budget, const ioperm::NodeFacts& root,
+                                                   ioperm::NodePath path) {
   ExchangeBudget b;
   const std::uint64_t own = d.end_bucket(rank) - d.first_bucket(rank), remote = d.buckets - own;
   b.writer_pairs = ReceivedBuckets::pairs(d, rank);
@@ -83,7 +56,7 @@ std::optional<ExchangeBudget> plan_exchange_budget(const driver::RecordLayout& l
   };
   std::optional<Choice> best;
   for (const std::uint64_t arena : {budget / 2, budget / 8 * 5, budget / 3 * 2, budget / 4 * 3, budget / 8 * 7, budget}) {
-    const std::optional<ScatterShare> share = scatter_share(layout, d, root, path, arena);
+    const auto share = walk.scatter_memory(root, d.buckets, path, arena);
     if (!share) continue;
     Choice c{b};
     c.budget.scatter_arena_bytes = arena;
@@ -107,14 +80,10 @@ std::optional<ExchangeBudget> plan_exchange_budget(const driver::RecordLayout& l
     rest -= b.receive_bytes;
   }
   if (b.writer_pairs > 0) {
-    std::uint64_t buffer = std::min(driver::tuning::kMaxBucketBuffer, rest / (2 * b.writer_pairs));
+    std::uint64_t buffer = std::min(ioperm::max_bucket_buffer_bytes(), rest / (2 * b.writer_pairs));
     b.writer_buffer_bytes = buffer >= io::kScratchAlign ? align_down(buffer, io::kScratchAlign) : align_down(buffer, 64);
   }
   return b;
-}
-
-std::uint32_t root_tag_width(const driver::RecordLayout& layout, const Distribution& d) {
-  return driver::PositionTag::for_node(core::bucket_records(d.root.records, d.buckets, 0), layout.text()).width;
 }
 
 }  // namespace extshuffle::mpi

@@ -13,8 +13,7 @@
 #include <optional>
 
 #include "distribution.hpp"
-#include "driver/node_path.hpp"
-#include "driver/record_layout.hpp"
+#include "extshuffle/ioperm/distributed_walk.hpp"
 
 namespace extshuffle::mpi {
 
@@ -32,15 +31,12 @@ struct ExchangeBudget {
 
 // The shares for rank `rank` of `d` under `budget` bytes when the root's
 // split (whose facts are `root`) takes `path` (kChunksInMemory or kRouted),
-// with `layout`'s rules for its chunk memory; nullopt when no share of the
+// with `walk`'s rules for its chunk memory; nullopt when no share of the
 // budget holds the path's chunk memory (for kChunksInMemory: whole chunks),
 // its pool and a minimal buffer per pair and per rank.
-std::optional<ExchangeBudget> plan_exchange_budget(const driver::RecordLayout& layout, const Distribution& d, int rank,
-                                                   std::uint64_t budget, const driver::NodeFacts& root,
-                                                   driver::NodePath path);
+std::optional<ExchangeBudget> plan_exchange_budget(const ioperm::DistributedWalk& walk, const Distribution& d, int rank,
+                                                   std::uint64_t budget, const ioperm::NodeFacts& root,
+                                                   ioperm::NodePath path);
 
-// The position tag's width a routed root split writes before each record
-// (the width of its largest bucket's positions: plan_walk.cpp's rule).
-std::uint32_t root_tag_width(const driver::RecordLayout& layout, const Distribution& d);
 
 }  // namespace extshuffle::mpi

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "driver/phase_timer.hpp"
+#include "extshuffle/ioperm/phase_timer.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 
 namespace extshuffle::mpi {
@@ -109,15 +109,42 @@ bool ExchangeTargets::finish(bool failed) {
 }
 
 ExchangeTargets::Outcome ExchangeTargets::round(Status status) {
-  driver::PhaseTimer timer(stats_.seconds_exchanging);
+  ioperm::PhaseTimer timer(stats_.seconds_exchanging);
+  const RoundCounts counts = exchange_counts(status);
+  // 2-3. The bytes, in sub-rounds that fit every rank's receive buffer. A
+  // failure to deliver (scratch full) is kept until the round is over: the
+  // other ranks' sub-rounds still need this one.
+  std::exception_ptr delivery_failure;
+  if (!counts.someone_failed && counts.largest > 0) {
+    for (std::uint64_t offset = 0; offset < counts.largest; offset += counts.cap) {
+      exchange_bytes(offset, counts.cap, counts.incoming);
+      ++stats_.sub_rounds;
+      if (delivery_failure) continue;
+      try {
+        deliver(offset, counts.cap, counts.incoming);
+      } catch (...) {
+        delivery_failure = std::current_exception();
+      }
+    }
+  }
+  for (auto& sink : sinks_) {
+    if (sink) static_cast<PoolSink&>(*sink).clear();
+  }
+  pool_used_.store(0, std::memory_order_relaxed);
+  if (delivery_failure) std::rethrow_exception(delivery_failure);
+  if (counts.someone_failed) return Outcome::kSomeoneFailed;
+  return counts.all_done ? Outcome::kAllDone : Outcome::kGoOn;
+}
+
+ExchangeTargets::RoundCounts ExchangeTargets::exchange_counts(Status status) {
   const int ranks = d_.ranks;
   const std::uint64_t mine = d_.end_bucket(rank_) - d_.first_bucket(rank_);
   // A sub-round's message from each other rank fits in its slot of the
   // receive buffer; the ranks take the smallest slot of any.
   const std::uint64_t cap =
       std::min(kMaxMessageBytes, memory_.receive_bytes / static_cast<std::uint64_t>(std::max(1, ranks - 1)));
-  // 1. The counts: to each rank, this rank's status, its largest message
-  // this round, its slot size, and its bytes for each of that rank's buckets.
+  // To each rank: this rank's status, its largest message this round, its
+  // slot size, and its bytes for each of that rank's buckets.
   std::vector<std::uint64_t> counts_out;
   std::vector<int> out_counts(ranks), out_displacements(ranks), in_counts(ranks), in_displacements(ranks);
   std::uint64_t largest = 0;
@@ -144,57 +171,39 @@ ExchangeTargets::Outcome ExchangeTargets::round(Status status) {
   stats_.count_bytes_sent += (counts_out.size() - static_cast<std::uint64_t>(out_counts[rank_])) * 8;
   ++stats_.rounds;
 
-  bool someone_failed = false, all_done = true;
-  std::uint64_t global_largest = 0, global_cap = cap;
-  std::vector<std::uint64_t> incoming(ranks, 0);
+  RoundCounts counts;
+  counts.cap = cap;
+  counts.incoming.assign(ranks, 0);
   for (int s = 0; s < ranks; ++s) {
     const std::uint64_t* from = counts_in_.data() + s * (kHeader + mine);
-    someone_failed = someone_failed || from[0] == kFailed;
-    all_done = all_done && from[0] != kActive;
-    global_largest = std::max(global_largest, from[1]);
-    global_cap = std::min(global_cap, from[2]);
-    for (std::uint64_t k = 0; k < mine; ++k) incoming[s] += from[kHeader + k];
+    counts.someone_failed = counts.someone_failed || from[0] == kFailed;
+    counts.all_done = counts.all_done && from[0] != kActive;
+    counts.largest = std::max(counts.largest, from[1]);
+    counts.cap = std::min(counts.cap, from[2]);
+    for (std::uint64_t k = 0; k < mine; ++k) counts.incoming[s] += from[kHeader + k];
     receive_bucket_[s] = 0;
     receive_left_[s] = mine > 0 ? from[kHeader] : 0;
   }
-  std::exception_ptr delivery_failure;
-  if (!someone_failed && global_largest > 0) {
-    // 2-3. The bytes, in sub-rounds that fit every rank's receive buffer.
-    const std::uint64_t cap = global_cap;
-    for (std::uint64_t offset = 0; offset < global_largest; offset += cap) {
-      exchange_bytes(offset, cap, incoming);
-      ++stats_.sub_rounds;
-      // Deliver: each source's piece to its (source, bucket) writers. A
-      // failure here (scratch full) is kept until the round is over: the
-      // other ranks' sub-rounds still need this one.
-      for (int s = 0; s < ranks && !delivery_failure; ++s) {
-        if (s == rank_ || incoming[s] <= offset) continue;
-        const std::byte* piece = memory_.receive + static_cast<std::uint64_t>(s < rank_ ? s : s - 1) * cap;
-        std::uint64_t left = std::min(cap, incoming[s] - offset);
-        stats_.bytes_received += left;
-        try {
-          const std::uint64_t* from = counts_in_.data() + s * (kHeader + mine);
-          while (left > 0) {
-            while (receive_left_[s] == 0) receive_left_[s] = from[kHeader + ++receive_bucket_[s]];
-            const std::uint64_t take = std::min(left, receive_left_[s]);
-            received_.writer(s, received_.first() + receive_bucket_[s]).append(piece, take);
-            piece += take;
-            left -= take;
-            receive_left_[s] -= take;
-          }
-        } catch (...) {
-          delivery_failure = std::current_exception();
-        }
-      }
+  return counts;
+}
+
+void ExchangeTargets::deliver(std::uint64_t offset, std::uint64_t cap, const std::vector<std::uint64_t>& incoming) {
+  const std::uint64_t mine = d_.end_bucket(rank_) - d_.first_bucket(rank_);
+  for (int s = 0; s < d_.ranks; ++s) {
+    if (s == rank_ || incoming[s] <= offset) continue;
+    const std::byte* piece = memory_.receive + static_cast<std::uint64_t>(s < rank_ ? s : s - 1) * cap;
+    std::uint64_t left = std::min(cap, incoming[s] - offset);
+    stats_.bytes_received += left;
+    const std::uint64_t* from = counts_in_.data() + s * (kHeader + mine);
+    while (left > 0) {
+      while (receive_left_[s] == 0) receive_left_[s] = from[kHeader + ++receive_bucket_[s]];
+      const std::uint64_t take = std::min(left, receive_left_[s]);
+      received_.writer(s, received_.first() + receive_bucket_[s]).append(piece, take);
+      piece += take;
+      left -= take;
+      receive_left_[s] -= take;
     }
   }
-  for (auto& sink : sinks_) {
-    if (sink) static_cast<PoolSink&>(*sink).clear();
-  }
-  pool_used_.store(0, std::memory_order_relaxed);
-  if (delivery_failure) std::rethrow_exception(delivery_failure);
-  if (someone_failed) return Outcome::kSomeoneFailed;
-  return all_done ? Outcome::kAllDone : Outcome::kGoOn;
 }
 
 void ExchangeTargets::exchange_bytes(std::uint64_t offset, std::uint64_t cap, const std::vector<std::uint64_t>& incoming) {

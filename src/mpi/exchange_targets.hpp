@@ -1,6 +1,6 @@
 // Step 3 of the root's split across the ranks (Gustedt's ParPerm: send
 // a_ij records from P_i to P'_j): the driver's scatter appends each slice of
-// a shuffled chunk to its bucket here (driver::BucketTargets). A bucket this
+// a shuffled chunk to its bucket here (ioperm::BucketTargets). A bucket this
 // rank owns goes straight to its writer in ReceivedBuckets; any other
 // bucket's slices wait in blocks of a pool until the driver ends its chunk
 // group (group_done), when every rank exchanges what it holds for every other
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "distribution.hpp"
-#include "driver/bucket_targets.hpp"
+#include "extshuffle/ioperm/bucket_targets.hpp"
 #include "received_buckets.hpp"
 
 namespace extshuffle::mpi {
@@ -60,7 +60,7 @@ struct ExchangeMemory {
   std::uint64_t receive_bytes = 0;
 };
 
-class ExchangeTargets final : public driver::BucketTargets {
+class ExchangeTargets final : public ioperm::BucketTargets {
  public:
   ExchangeTargets(const Distribution& d, int rank, ReceivedBuckets& received, const ExchangeMemory& memory,
                   ExchangeStats& stats);
@@ -80,8 +80,20 @@ class ExchangeTargets final : public driver::BucketTargets {
   enum Status : std::uint64_t { kActive = 0, kDone = 1, kFailed = 2 };
   enum class Outcome { kGoOn, kAllDone, kSomeoneFailed };
   Outcome round(Status status);
+  // What step 1 of a round tells every rank.
+  struct RoundCounts {
+    bool someone_failed = false, all_done = true;
+    std::uint64_t largest = 0;  // the largest message any rank sends this round
+    std::uint64_t cap = 0;      // the smallest receive slot of any rank: a sub-round's message at most
+    std::vector<std::uint64_t> incoming;  // per source: its bytes for this rank this round
+  };
+  // Step 1: every rank's status, largest message, slot and bytes per bucket.
+  RoundCounts exchange_counts(Status status);
   // Step 2 for one sub-round: bytes [offset, offset + cap) of every pair's stream.
   void exchange_bytes(std::uint64_t offset, std::uint64_t cap, const std::vector<std::uint64_t>& incoming);
+  // Step 3 for one sub-round: each source's piece to its (source, bucket)
+  // writers. Throws what a writer throws (scratch full).
+  void deliver(std::uint64_t offset, std::uint64_t cap, const std::vector<std::uint64_t>& incoming);
 
   const Distribution& d_;
   int rank_;

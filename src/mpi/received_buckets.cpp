@@ -5,7 +5,7 @@
 namespace extshuffle::mpi {
 
 ReceivedBuckets::ReceivedBuckets(io::BucketStore& store, const Distribution& d, int rank,
-                                 const driver::RecordLayout& layout, std::uint64_t data_bytes, std::uint32_t tag_width,
+                                 const ioperm::DistributedWalk& walk, std::uint64_t data_bytes, std::uint32_t tag_width,
                                  std::uint64_t output_records, std::byte* buffers, std::uint64_t buffer_bytes)
     : first_(d.first_bucket(rank)),
       end_(d.end_bucket(rank)),
@@ -19,12 +19,12 @@ ReceivedBuckets::ReceivedBuckets(io::BucketStore& store, const Distribution& d, 
   for (std::uint64_t j = first_; j < end_; ++j) {
     kept_[j - first_] = core::bucket_first(n, d.buckets, j) < output_records;
     for (int s = 0; s < ranks_; ++s) {
-      region_bytes[pair(s, j)] = layout.bucket_region_bytes(data_bytes, n, d.sent_by(s, j), tag_width);
+      region_bytes[pair(s, j)] = walk.bucket_region_bytes(data_bytes, n, d.sent_by(s, j), tag_width);
       pair_kept[pair(s, j)] = kept_[j - first_];
     }
   }
   split_ = std::make_unique<io::BucketStore::Split>(store, region_bytes, std::span<const bool>(pair_kept.get(), pairs),
-                                                     layout.buckets_may_overflow(), buffers, buffer_bytes);
+                                                     walk.buckets_may_overflow(), buffers, buffer_bytes);
 }
 
 io::ByteExtents ReceivedBuckets::bucket(std::uint64_t j) const {

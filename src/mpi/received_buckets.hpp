@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "distribution.hpp"
-#include "driver/record_layout.hpp"
-#include "driver/stored_buckets.hpp"
+#include "extshuffle/ioperm/distributed_walk.hpp"
+#include "extshuffle/ioperm/stored_buckets.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 
 namespace extshuffle::mpi {
 
-class ReceivedBuckets final : public driver::StoredBuckets {
+class ReceivedBuckets final : public ioperm::StoredBuckets {
  public:
   // Buckets [d.first_bucket(rank), d.end_bucket(rank)) of the root, whose
   // data are `data_bytes` bytes; a bucket past the first `output_records`
@@ -30,7 +30,7 @@ class ReceivedBuckets final : public driver::StoredBuckets {
   // tag of `tag_width` bytes when the split is routed (0: none). Two
   // buffers of `buffer_bytes` per pair, carved from `buffers` (2 x pairs() x
   // buffer_bytes bytes).
-  ReceivedBuckets(io::BucketStore& store, const Distribution& d, int rank, const driver::RecordLayout& layout,
+  ReceivedBuckets(io::BucketStore& store, const Distribution& d, int rank, const ioperm::DistributedWalk& walk,
                   std::uint64_t data_bytes, std::uint32_t tag_width, std::uint64_t output_records,
                   std::byte* buffers, std::uint64_t buffer_bytes);
 

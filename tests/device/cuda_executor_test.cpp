@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/driver/external_executor.hpp"
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "support/command.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::driver {
+namespace extshuffle::ioperm {
 namespace {
 
 std::vector<std::byte> run_on(device::Device device, const std::vector<std::byte>& input, std::size_t record_size,
@@ -22,8 +22,8 @@ std::vector<std::byte> run_on(device::Device device, const std::vector<std::byte
   source->write_now(input.data(), 0, input.size());
   auto scratch = io::BlockFile::in_memory();
   std::vector<std::byte> output;
-  shuffle_external(*source, 0, input.size() / record_size, *scratch, 0,
-                   ExternalOptions{{record_size, 11, c, device, 2}, memory_bytes},
+  shuffle_fixed_size(*source, 0, input.size() / record_size, *scratch, 0,
+                   WalkOptions{{record_size, 11, c, device, 2}, memory_bytes},
                    [&](const std::byte* data, std::size_t n) { output.insert(output.end(), data, data + n); });
   return output;
 }
@@ -76,4 +76,4 @@ TEST(CudaExecutor, CliWithoutAGpuRefusesCudaAndAutoRunsOnTheCpu) {
 }
 
 }  // namespace
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::ioperm

@@ -145,7 +145,7 @@ TEST(TfrecordFormat, ChosenByNameAndByFormat) {
   EXPECT_EQ(format_by_extension("train.tfrecords.zst"), Format::kTfrecord);
   const std::string binary("\x05\0\0\0\0\0\0\0", 8);
   const DetectedFormat d = detect_format(Format::kAuto, 0, false, "a.tfrecord", binary, "'a.tfrecord'");
-  EXPECT_EQ(d.layout, RecordLayout::kText);
+  EXPECT_EQ(d.kind, RecordKind::kText);
   EXPECT_EQ(d.text_format, Format::kTfrecord);
   EXPECT_EQ(text_syntax(Format::kTfrecord, false).framing, RecordFraming::kTfrecord);
   EXPECT_EQ(default_header_records(Format::kTfrecord), 0u);

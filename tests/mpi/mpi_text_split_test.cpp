@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/text_input.hpp"
+#include "extshuffle/dataset/text_input.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/mpi/communicator.hpp"
@@ -72,10 +72,10 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
       for (const std::uint64_t header : {0, 1, 3}) {
         for (const std::uint64_t leaf : {1, 3, 8}) {
           std::string expected_error, error;
-          driver::TextCount expected;
+          dataset::TextCount expected;
           TextSplit split;
           try {
-            expected = driver::count_text_records(*file, 0, text.size(), syntax, header, false, "'x'");
+            expected = dataset::count_text_records(*file, 0, text.size(), syntax, header, false, "'x'");
           } catch (const InputError& e) {
             expected_error = e.what();
           }

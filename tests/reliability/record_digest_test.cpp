@@ -1,7 +1,7 @@
 // RecordDigest: an order-independent multiset digest (XXH3-128 per record,
 // sum modulo 2^128 and xor). Equal multisets give equal digests whatever the
 // order or split; a lost, duplicated or changed record changes the digest.
-#include "extshuffle/driver/record_digest.hpp"
+#include "extshuffle/dataset/record_digest.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-namespace extshuffle::driver {
+namespace extshuffle::dataset {
 namespace {
 
 using testing::numbered_records;
@@ -177,4 +177,4 @@ TEST(RecordDigest, RandomPermutationsKeepTheDigestAndRandomDamageChangesIt) {
 }
 
 }  // namespace
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::dataset

@@ -20,7 +20,7 @@
 #include "extshuffle/mpi/communicator.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
-#include "make_config.hpp"
+#include "make_job.hpp"
 #include "options.hpp"
 
 namespace {
@@ -52,7 +52,7 @@ class StatsLine {
 // --stats: the job's RESULT line (as extshuffle's, plus the ranks and the
 // bytes they exchanged), then one RANK line per rank.
 void print_stats(const mpi::DistributedResult& result, int ranks) {
-  const driver::RunStats& s = result.stats;
+  const RunStats& s = result.stats;
   std::uint64_t sent = 0, counts = 0;
   for (const mpi::RankStats& r : result.ranks) {
     sent += r.bytes_sent;
@@ -104,43 +104,16 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   if (comm.rank() != 0) cli::parse_options(argc, argv, options, kProgram);
   set_up_logging(options, comm.rank());
 
-  cli::Request request;
-  mpi::checkpoint(comm, [&] { request = cli::make_config(options); });
-  driver::Config& config = request.config;
+  Job job;
+  mpi::checkpoint(comm, [&] { job = cli::make_job(options); });
   // One seed for all: a random one is rank 0's. The default budget and
   // thread count are shared by the ranks of a machine.
+  JobOptions& config = job.options;
   config.seed = comm.broadcast(config.seed, 0);
   const int neighbours = comm.ranks_on_this_machine();
   if (options.memory.empty()) config.memory_bytes /= static_cast<std::uint64_t>(neighbours);
   if (options.threads == 0) config.threads = std::max(1, config.threads / neighbours);
-
-  // 2. Every input prepared (counted) before any output: aligned inputs
-  // must hold as many records each.
-  std::vector<mpi::DistributedInput> inputs;
-  for (const cli::Request::Dataset& dataset : request.datasets) {
-    mpi::checkpoint(comm, [&] {
-      if (dataset.inputs.size() != 1) {
-        throw UsageError("several inputs: extshuffle-mpi shuffles one input file per output (join them first, or "
-                         "use extshuffle)");
-      }
-    });
-    const std::string& path = dataset.inputs.front();
-    config.input_path = path;
-    config.input_paths.clear();
-    inputs.push_back(mpi::prepare_input(config, comm));
-    if (inputs.back().records() != inputs.front().records()) {
-      mpi::checkpoint(comm, [&] {
-        throw InputError("inputs differ in record count: '" + request.datasets[0].inputs[0] + "' has " +
-                         std::to_string(inputs.front().records()) + ", '" + path + "' has " +
-                         std::to_string(inputs.back().records()));
-      });
-    }
-  }
-  // 3. Each input shuffled into its output.
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    config.input_path = request.datasets[k].inputs.front();
-    config.output_path = request.datasets[k].output;
-    const mpi::DistributedResult result = mpi::run(config, std::move(inputs[k]), comm);
+  for (const mpi::DistributedResult& result : mpi::run_job(job, comm)) {
     if (options.stats && comm.rank() == 0) print_stats(result, comm.size());
   }
   return 0;

@@ -1,5 +1,5 @@
 // extshuffle: the command-line shell (DESIGN.md 3). Parses options (CLI11),
-// validates them into the library's Config (make_config), sets up logging
+// validates them into the library's Job (make_job), sets up logging
 // (spdlog, stderr only), calls the library, prints what it returns (the
 // dry-run text, the RESULT line) and maps errors to exit codes: 0 success,
 // 1 runtime failure, 2 usage error.
@@ -14,11 +14,10 @@
 
 #include <optional>
 
-#include "extshuffle/driver/manifest.hpp"
-#include "extshuffle/driver/run.hpp"
+#include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/output_file.hpp"
-#include "make_config.hpp"
+#include "make_job.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
 
@@ -39,7 +38,7 @@ void print_error(const std::string& message, const char* what) {
 }
 
 // --stats: one line of key=value pairs.
-std::string result_line(const driver::RunStats& s) {
+std::string result_line(const RunStats& s) {
   char line[768];
   std::snprintf(line, sizeof line,
                 "RESULT records=%llu bytes=%llu levels=%u passes=%u seconds=%.3f bytes_read=%llu "
@@ -68,54 +67,15 @@ int run_cli(int argc, char** argv) {
   cli::Options options;
   if (const auto exit_code = cli::parse_options(argc, argv, options)) return *exit_code;
   set_up_logging(options);
-  cli::Request request = cli::make_config(options);
-  driver::Config& config = request.config;
+  Job job = cli::make_job(options);
   cli::ProgressDisplay progress;
-  if (!options.quiet && (options.progress || ::isatty(2))) config.progress = progress.callback();
-  const auto report = [&](const driver::RunResult& result) {
-    progress.clear();
-    std::fputs(result.dry_run_text.c_str(), stdout);
-    if (options.stats) std::fprintf(stderr, "%s\n", result_line(result.stats).c_str());
-  };
-  // --manifest: opened first, so that a bad path fails before any work;
-  // written last, once every output is in place.
-  std::optional<driver::ManifestWriter> manifest;
-  if (!config.manifest_path.empty() && !config.dry_run) manifest.emplace(config);
-  const auto use_dataset = [&](const cli::Request::Dataset& dataset) {
-    config.input_paths = dataset.inputs;
-    config.input_path = dataset.inputs[0];
-    config.output_path = dataset.output;
-  };
-  if (request.datasets.size() == 1) {
-    const driver::RunResult result = driver::run(config);
-    report(result);
-    if (manifest) {
-      manifest->add(result);
-      manifest->commit();
-    }
-    return 0;
+  if (!options.quiet && (options.progress || ::isatty(2))) job.options.progress = progress.callback();
+  const JobResult result = driver::run_job(job);
+  progress.clear();
+  for (const RunResult& dataset : result.datasets) {
+    std::fputs(dataset.dry_run_text.c_str(), stdout);
+    if (options.stats) std::fprintf(stderr, "%s\n", result_line(dataset.stats).c_str());
   }
-  // Aligned inputs (features and labels): the permutation depends on the
-  // seed and the record count only, so equal counts give aligned outputs.
-  // Every input is prepared (opened, counted) once, and the counts compared
-  // before any output is written.
-  std::vector<driver::PreparedInput> inputs;
-  for (const auto& dataset : request.datasets) {
-    use_dataset(dataset);
-    inputs.push_back(driver::prepare_input(config));
-    if (inputs.back().records() != inputs.front().records()) {
-      throw InputError("inputs differ in record count: '" + request.datasets[0].inputs[0] + "' has " +
-                       std::to_string(inputs.front().records()) + ", '" + dataset.inputs[0] + "' has " +
-                       std::to_string(inputs.back().records()));
-    }
-  }
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    use_dataset(request.datasets[k]);
-    const driver::RunResult result = driver::run(config, std::move(inputs[k]));
-    report(result);
-    if (manifest) manifest->add(result);
-  }
-  if (manifest) manifest->commit();
   return 0;
 }
 

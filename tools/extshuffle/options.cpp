@@ -48,10 +48,18 @@ std::string version_text() {
          std::to_string(core::kPlanV2.max_fanout) + ")";
 }
 
-std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program) {
-  CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
-               "even when it is far larger than memory.",
-               program};
+namespace {
+
+// What the option groups leave for after the parse: options CLI11 cannot
+// check or take as they are.
+struct PendingOptions {
+  CLI::Option* files = nullptr;
+  CLI::Option* header = nullptr;
+  std::string header_text;
+  std::vector<std::string> head_counts;
+};
+
+void describe_program(CLI::App& app) {
   app.get_formatter()->label("files", "[INPUT [OUTPUT]] | INPUT... -o OUTPUT");
   app.footer("INPUT '-' or absent: standard input. OUTPUT absent: standard output.\n"
              "Operands: without -o, INPUT [OUTPUT], as shuf. With one -o, every operand is an input, and several\n"
@@ -63,8 +71,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
              "With --shards, --shard-size or --split, OUTPUT is a name pattern: {shard} (zero-padded to 5\n"
              "digits), {shards} (their count) and {split} (the split's name).\n"
              "The output depends only on the records, the format options and the seed.");
-  Options& o = options;
-  auto* files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with -o: the inputs");
+}
+
+// The files, the budget, the threads and the device.
+void add_run_options(CLI::App& app, Options& o, PendingOptions& pending) {
+  pending.files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with -o: the inputs");
   // One word per -o, so that "-o out.txt in.txt" (shuf's order) leaves in.txt an operand.
   app.add_option("-o,--output", o.outputs,
                  "write to FILE (may name an input; a pattern with --shards/--split); every operand is then an "
@@ -81,20 +92,27 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   app.add_option("--leaf-records", o.leaf_records, "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
   app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+}
+
+// How records are delimited.
+void add_format_options(CLI::App& app, Options& o, PendingOptions& pending) {
   app.add_option("--format", o.format,
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
                  "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
                  "tfrecord (CRC-checked frames)")
       ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"}));
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
-  std::string header_text;
-  auto* header = app.add_flag("--header", header_text,
-                              "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
+  pending.header = app.add_flag("--header", pending.header_text,
+                                 "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
   app.add_flag("--skip-empty", o.skip_empty, "blank lines are not records: drop them");
+}
+
+// shuf's modes and habits: -e, -i, -n, -r, --random-source; and --verify.
+void add_shuf_options(CLI::App& app, Options& o, PendingOptions& pending) {
   app.add_flag("-e,--echo", o.echo, "shuffle the arguments, one per output line (as shuf -e)");
   app.add_option("-i,--input-range", o.input_range, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
-  std::vector<std::string> head_counts;  // checked below: CLI11 would wrap "-3" around to 2^64 - 3
-  app.add_option("-n,--head-count", head_counts,
+  // Taken as text, checked after parsing: CLI11 would wrap "-3" around to 2^64 - 3.
+  app.add_option("-n,--head-count", pending.head_counts,
                  "output only the first K records of the full permutation (the same as its first K); "
                  "given several times, the smallest K counts (as in shuf)")
       ->allow_extra_args(false);
@@ -106,6 +124,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   app.add_flag("--verify", o.verify,
                "check that the output holds exactly the input's records (a digest of each side) before "
                "committing it");
+}
+
+void add_dataset_options(CLI::App& app, Options& o) {
   // --- datasets: shards, splits, a manifest ---
   app.add_option("--shards", o.shards,
                  "write K files, consecutive pieces of the permutation of near-equal record counts (per split), "
@@ -121,12 +142,32 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
                  "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
                  "each output file's records, bytes and xxh64");
   // --- end of datasets ---
+}
+
+// What the run reports, and how much it says.
+void add_report_options(CLI::App& app, Options& o) {
   app.add_flag("--dry-run", o.dry_run, "print the plan and the schedule, do nothing");
   app.add_flag("--stats", o.stats, "print one machine-readable RESULT line on stderr");
   app.add_flag("--progress", o.progress, "show progress on stderr even when it is not a terminal");
   app.add_flag("-v,--verbose", o.verbose, "log what happens on stderr");
   app.add_flag("-q,--quiet", o.quiet, "log errors only");
   app.set_version_flag("--version", version_text());
+}
+
+}  // namespace
+
+std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program) {
+  CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
+               "even when it is far larger than memory.",
+               program};
+  describe_program(app);
+  Options& o = options;
+  PendingOptions pending;
+  add_run_options(app, o, pending);
+  add_format_options(app, o, pending);
+  add_shuf_options(app, o, pending);
+  add_dataset_options(app, o);
+  add_report_options(app, o);
   try {
     app.parse(expand_long_option_prefixes(app, argc, argv));
   } catch (const CLI::CallForHelp& e) {
@@ -137,15 +178,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
     std::fprintf(stderr, "%s: %s\n", program, parse_error_message(e).c_str());
     return 2;
   }
-  for (const std::string& text : head_counts) {
+  for (const std::string& text : pending.head_counts) {
     if (!all_digits(text) || text.size() > 19) {
       std::fprintf(stderr, "%s: invalid --head-count '%s': expected a whole number\n", program, text.c_str());
       return 2;
     }
     o.head_count = std::min<std::uint64_t>(o.head_count, std::stoull(text));
   }
-  if (header->count() > 0) o.header = header_text;
-  take_header_count(app, header, files, o);
+  if (pending.header->count() > 0) o.header = pending.header_text;
+  take_header_count(app, pending.header, pending.files, o);
   return std::nullopt;
 }
 

@@ -17,7 +17,7 @@ void format_bytes(char* out, std::size_t size, double bytes) {
 
 }  // namespace
 
-driver::ProgressCallback ProgressDisplay::callback() {
+ProgressCallback ProgressDisplay::callback() {
   return [this](std::uint64_t done_bytes, std::uint64_t total_bytes) { draw(done_bytes, total_bytes); };
 }
 

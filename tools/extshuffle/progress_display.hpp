@@ -1,12 +1,12 @@
 // The progress line on stderr (when it is a terminal, or --progress): bytes
 // moved through disk so far, of the total expected, rate and ETA. The
-// library reports; this draws (Config::progress).
+// library reports; this draws (JobOptions::progress).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 
-#include "extshuffle/driver/config.hpp"
+#include "extshuffle/job.hpp"
 
 namespace extshuffle::cli {
 
@@ -17,9 +17,9 @@ class ProgressDisplay {
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
-  // The callback for Config::progress; it draws on this display, which must
+  // The callback for JobOptions::progress; it draws on this display, which must
   // outlive the run. The rate counts from a run's first report.
-  driver::ProgressCallback callback();
+  ProgressCallback callback();
   // Erases the line, if one was drawn (before other output on stderr).
   void clear();
 

@@ -22,7 +22,7 @@
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/core/variable_philox.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
-#include "extshuffle/driver/reference_executor.hpp"
+#include "extshuffle/ioperm/reference_shuffle.hpp"
 #include "labstats/permutations.hpp"
 #include "variable_philox_inverse.hpp"
 
@@ -71,14 +71,14 @@ class BijectiveGenerator final : public Generator {
   std::vector<std::byte> input_, output_;
 };
 
-// The whole canonical plan in RAM (driver::shuffle_in_memory), one seed per sample.
+// The whole canonical plan in RAM (ioperm::shuffle_in_memory), one seed per sample.
 class PlanGenerator final : public Generator {
  public:
   PlanGenerator(const GeneratorOptions& o, std::uint64_t n)
       : o_(o), constants_(plan_constants(o)), input_(numbered_u64(n)), output_(input_.size()) {}
   void generate(std::uint64_t sample, std::span<std::uint32_t> order) override {
-    extshuffle::driver::shuffle_in_memory(input_, output_, 8, sample_seed(o_.seed, sample),
-                                          extshuffle::driver::ReferenceOptions{constants_, extshuffle::device::Device::kCpu, 1});
+    extshuffle::ioperm::shuffle_in_memory(input_, output_, 8, sample_seed(o_.seed, sample),
+                                          extshuffle::ioperm::ReferenceOptions{constants_, extshuffle::device::Device::kCpu, 1});
     indices_to_order(output_, 8, order);
   }
 

@@ -20,11 +20,12 @@ namespace extshuffle::formats {
 // frames are variable-size records like text: they take the text layout.
 enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl, kTfrecord };
 
-// The three ways records lie in an input.
-enum class RecordLayout { kFixed, kNpy, kText };
+// The three kinds of record an input holds: fixed-size, the rows of a .npy
+// array, or variable-size records found by their syntax (text, TFRecord).
+enum class RecordKind { kFixed, kNpy, kText };
 
 struct DetectedFormat {
-  RecordLayout layout = RecordLayout::kFixed;
+  RecordKind kind = RecordKind::kFixed;
   Format text_format = Format::kLines;  // kText only: kLines, kCsv, kTsv, kJsonl or kTfrecord
 };
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "extshuffle/driver/config.hpp"
-#include "extshuffle/driver/run.hpp"
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 
 namespace extshuffle::mpi {
@@ -38,7 +38,7 @@ struct RankStats {
 struct DistributedResult {
   // The job's totals: records and bytes as one run; bytes read and written
   // summed over the ranks; seconds and peak RSS the largest of any rank.
-  driver::RunStats stats;
+  RunStats stats;
   // The root's split routed its records one by one (chunks larger than a
   // rank's share of memory), the same on every rank.
   bool routed = false;
@@ -60,19 +60,28 @@ class DistributedInput {
  private:
   explicit DistributedInput(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
-  friend DistributedInput prepare_input(const driver::Config& config, Communicator& comm);
-  friend DistributedResult run(const driver::Config& config, DistributedInput input, Communicator& comm);
+  friend DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
+  friend DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                               Communicator& comm);
 };
 
 // Checks what extshuffle-mpi supports (UsageError for standard input or
 // output, compressed files, generated inputs, and the options it does not
-// take), opens config.input_path on every rank, and counts its records
+// take), opens dataset.inputs[0] on every rank, and counts its records
 // (text: each rank its byte range). Throws RankFailure, the same on every
 // rank (rank_failure.hpp).
-DistributedInput prepare_input(const driver::Config& config, Communicator& comm);
+DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
 
-// Shuffles `input` into config.output_path. The destination is untouched
+// Shuffles `input` into dataset.output. The destination is untouched
 // unless every rank succeeds. Throws RankFailure on every rank.
-DistributedResult run(const driver::Config& config, DistributedInput input, Communicator& comm);
+DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                      Communicator& comm);
+
+// Runs a Job (extshuffle/job.hpp) across the ranks of `comm`, every rank
+// calling it with the same Job: each dataset's input prepared (opened,
+// counted) before any output, aligned datasets' counts compared, then each
+// shuffled into its output as run() does. One result a dataset, in order.
+// Throws RankFailure, agreed on by every rank.
+std::vector<DistributedResult> run_job(const Job& job, Communicator& comm);
 
 }  // namespace extshuffle::mpi

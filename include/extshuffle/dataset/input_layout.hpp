@@ -1,0 +1,65 @@
+// Where an input's records are and how large (DESIGN.md 2.5): fixed-size
+// records from offset 0, the rows of a .npy array after its header, or text
+// records (lines, CSV) after the header lines; the output repeats the header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/dataset/record_digest.hpp"
+#include "extshuffle/ioperm/text_shuffle.hpp"
+#include "extshuffle/formats/format_detection.hpp"
+#include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/io/mapped_bytes.hpp"
+#include "extshuffle/dataset/text_input.hpp"
+
+namespace extshuffle::io {
+class InputSource;
+}
+
+namespace extshuffle::dataset {
+
+struct InputLayout {
+  formats::DetectedFormat format;  // how its records lie
+  std::uint64_t data_offset = 0;
+  std::size_t record_size = 0;  // 0 for text records
+  std::uint64_t records = 0;
+  std::string header;  // written to the output before the shuffled records
+  bool text = false;
+  formats::RecordSyntax syntax;
+  TextCount text_count;
+  RecordDigest digest;  // of the text records read, with --verify
+  bool loaded = false;  // text: the input's bytes were mapped where read_input_layout was told, and counted there
+};
+
+// One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
+// its records counted where they lie, so that a run in RAM reads it once and
+// holds it once, in the page cache's pages. Mapped only when the input turns
+// out to be text that may fit (maps_while_counting); the run's arena then
+// holds only the workspace of its records (executor_entry.cpp).
+struct InputMapping {
+  std::uint64_t budget_bytes = 0;          // the run's --memory
+  std::optional<io::MappedBytes> mapped;  // the input's bytes, once mapped
+};
+
+
+// Detects the format of `source` (formats/format_detection.hpp; its own
+// path's extension counts) and lays out its records: fixed-size and .npy
+// records without reading more than the header; text records by the
+// counting pass (one sequential read, which also digests them with
+// config.verify). With `mapping`, a text input that may fit in RAM is mapped
+// there and counted where it lies (layout.loaded), so that a run in RAM
+// reads it once. Throws UsageError, InputError, IoError.
+InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping = nullptr);
+
+// How messages name an input: "standard input" for "-", else 'path'.
+std::string input_display_name(const std::string& path);
+
+// The format's name, as the manifest records it: "lines", "csv", "tsv",
+// "jsonl", "npy" or "binary".
+std::string format_name(const formats::DetectedFormat& format);
+
+}  // namespace extshuffle::dataset

@@ -1,0 +1,48 @@
+// The manifest of a run (--manifest FILE.json, docs/cli.md "Datasets"): what
+// was read (each input's name, size and records), how (the seed, the
+// permutation version, the options that define the output) and what was
+// written (each output file's name, split, shard, records, bytes and xxh64
+// digest), so that a dataset can be checked and its shuffle repeated.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
+
+namespace extshuffle::io {
+class OutputFile;
+}
+
+namespace extshuffle::dataset {
+
+class ManifestWriter {
+ public:
+  // Opens the manifest's temporary file beside config.manifest_path, so
+  // that a bad path fails before any work. Throws IoError.
+  explicit ManifestWriter(const JobOptions& config);
+  ~ManifestWriter();
+  ManifestWriter(const ManifestWriter&) = delete;
+  ManifestWriter& operator=(const ManifestWriter&) = delete;
+
+  // A dataset's run, in order (several for aligned inputs).
+  void add(const RunResult& run);
+  // The manifest's text (JSON, UTF-8; a name that is not valid UTF-8 has
+  // U+FFFD for its bad bytes).
+  std::string text() const;
+  // Writes the manifest and renames it into place: call it once every
+  // output is committed. With config.verify, first parses the text back and
+  // reads every output file from the file system, and throws Error ("verify
+  // failed: ...") unless each one's size and xxh64 are what the manifest
+  // says. Throws IoError.
+  void commit();
+
+ private:
+  JobOptions config_;
+  std::vector<RunResult> runs_;
+  std::unique_ptr<io::OutputFile> file_;
+};
+
+}  // namespace extshuffle::dataset

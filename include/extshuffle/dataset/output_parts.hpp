@@ -1,0 +1,52 @@
+// How a run's output is cut into files (docs/cli.md "Datasets"): splits
+// (--split train=0.98,val=0.01,test=0.01), each a prefix-consecutive range
+// of the one permutation, and shards (--shards K, --shard-size SIZE), each a
+// consecutive piece of its split, named by a pattern holding {split},
+// {shard} and {shards}. Pure arithmetic, no IO.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace extshuffle::dataset {
+
+// One part of --split: its name and its size, a decimal fraction of the
+// records or a count of them.
+struct SplitPart {
+  std::string name;
+  std::string size_text;  // as written ("0.98", "5000"), for the manifest
+  bool is_fraction = false;
+  std::uint64_t count = 0;  // records, when not a fraction
+  // The fraction, exactly as written: numerator / 10^decimals.
+  std::uint64_t numerator = 0;
+  unsigned decimals = 0;
+};
+
+// Parses --split's argument: NAME=SIZE pairs separated by commas, in order.
+// SIZE is a whole number of records (digits only) or a decimal fraction
+// between 0 and 1 with a point ("0.98", ".5", "1.0"; at most 18 decimals).
+// Names are letters, digits, '_', '-' and '.', distinct. The fractions
+// together may not exceed 1. Throws UsageError naming what is wrong.
+std::vector<SplitPart> parse_split_spec(const std::string& text);
+
+// Where each split ends in a permutation of `records` records: split k ends
+// at floor(records x (f_1 + ... + f_k)) + (c_1 + ... + c_k), the f the
+// fractions and the c the counts among the first k splits, computed
+// exactly; split k starts where split k - 1 ends (the first at 0). So a
+// split's range depends only on the splits before it and itself. Records
+// past the last end are not output. Throws UsageError when the counts ask
+// for more records than there are.
+std::vector<std::uint64_t> split_ends(const std::vector<SplitPart>& splits, std::uint64_t records);
+
+// Records of shard `shard` of `shards` near-equal shards of `records`
+// records: the first records mod shards shards get one more.
+std::uint64_t shard_records(std::uint64_t records, std::uint64_t shards, std::uint64_t shard);
+
+// The name of one output file: `pattern` with every {split} replaced by
+// `split`, {shard} by `shard` and {shards} by `shards`, both zero-padded to
+// max(5, digits of `shards`) digits (train-00003-of-00064.jsonl).
+std::string output_file_name(const std::string& pattern, const std::string& split, std::uint64_t shard,
+                             std::uint64_t shards);
+
+}  // namespace extshuffle::dataset

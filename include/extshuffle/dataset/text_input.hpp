@@ -1,0 +1,45 @@
+// The counting pass over text input (DESIGN.md 2.4): variable-size records
+// need their number N before the plan exists. One sequential read of the
+// input finds N, the header lines kept on top, and whether the last record
+// lacks its terminator (it gets one, as GNU shuf does); CSV quoting errors
+// are found here, before any output is written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "extshuffle/formats/record_syntax.hpp"
+
+namespace extshuffle::io {
+class BlockFile;
+}
+
+namespace extshuffle::dataset {
+
+class RecordDigest;
+
+struct TextCount {
+  std::uint64_t header_bytes = 0;  // the first header lines, at the start of the input
+  std::uint64_t records = 0;       // records after the header (blank ones not counted when skipped)
+  bool add_terminator = false;     // the input's last record (or header line) lacks its terminator
+  std::uint64_t longest_record_bytes = 0;  // the longest record after the header, with its terminator
+  double record_bytes_squared = 0;         // the sum of the squares of the records' lengths (their spread)
+};
+
+// Counts the records of the `bytes` bytes at `offset` of `file` (an input's
+// spool may lie anywhere in the scratch file), and finds the longest (with
+// blank records skipped, a record's span may include the blank records
+// after it: a bound, which is all the driver needs) and their spread. Throws
+// InputError naming `display_name` for an unterminated quoted CSV field.
+// Cost: one sequential read; memchr speed for plain lines.
+// With `digest`, every record counted is added to it (a last record that
+// lacks its terminator with the terminator it will get). With `mapped`, the
+// same `bytes` bytes are in memory there (io/mapped_bytes.hpp) and are
+// counted where they lie, `file` untouched, so that a run in RAM reads its
+// input once (docs/design.md).
+TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
+                             const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
+                             const std::string& display_name, RecordDigest* digest = nullptr,
+                             const std::byte* mapped = nullptr);
+
+}  // namespace extshuffle::dataset

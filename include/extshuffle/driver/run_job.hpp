@@ -1,0 +1,22 @@
+// The library's entry point for one run on one machine (DESIGN.md 2.6): runs
+// a Job built by make_job() (extshuffle/job.hpp). It prints nothing: the
+// caller prints the dry-run text and the RESULT fields it returns, and draws
+// progress from JobOptions::progress.
+#pragma once
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
+
+namespace extshuffle::driver {
+
+// Runs `job`: with one dataset, shuf's modes or one shuffle; with aligned
+// datasets, every input is opened and counted first and the counts compared
+// (InputError when they differ) before any output is written, then each is
+// shuffled by the one permutation of the seed and the common count. With
+// --manifest, the manifest is opened before any work and written once every
+// output is in place. Each output is written under a temporary name and
+// renamed into place once complete. Throws the typed errors of
+// extshuffle/errors.hpp.
+JobResult run_job(const Job& job);
+
+}  // namespace extshuffle::driver

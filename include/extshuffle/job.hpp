@@ -1,0 +1,89 @@
+// One run of either tool: the Job (DESIGN.md 2.6). Its datasets (one, or
+// several aligned ones shuffled by one permutation), each dataset's inputs
+// and output (a file, standard output "-", or a name pattern cut into the
+// pieces of --shards/--split), the manifest, and the options. The CLI of
+// extshuffle and of extshuffle-mpi builds one with make_job(); the
+// single-machine driver (driver/run_job.hpp) and the distributed run
+// (mpi/distributed_run.hpp) run the same Job. Pure data: it reads nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/dataset/output_parts.hpp"
+#include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/formats/format_detection.hpp"
+
+namespace extshuffle {
+
+// Progress of the passes through disk: bytes read plus written so far, and
+// the schedule's expected total (done may pass it slightly). Called from a
+// background thread of the run, never concurrently with itself: once with
+// done_bytes 0 as the passes start, then about twice a second. It must not
+// throw.
+using ProgressCallback = std::function<void(std::uint64_t done_bytes, std::uint64_t total_bytes)>;
+
+struct JobOptions {
+  std::uint64_t seed = 0;
+  std::size_t record_size = 0;     // bytes per fixed-size record; 0: not given (text, or a .npy's rows)
+  std::uint64_t memory_bytes = 0;  // hard cap on peak RSS, less a small fixed allowance
+  std::string tmpdir;              // scratch directory; empty: $TMPDIR, else /tmp
+  int threads = 1;                 // worker threads, positive (the CLI resolves "all cores"); never changes the output
+  formats::Format format = formats::Format::kAuto;
+  bool zero_terminated = false;  // -z: lines end with NUL
+  std::int64_t header_lines = -1;  // --header[=N] kept on top; -1: 1 for CSV/TSV, else 0
+  bool skip_empty = false;         // --skip-empty: blank lines are not records
+  core::PlanConstants constants = core::kPlanV2;
+  device::Device device = device::Device::kCpu;
+  std::uint64_t head_count = UINT64_MAX;  // -n: output only the first K records of the permutation
+  // shuf's generated inputs, printed one per line instead of reading a file:
+  // -e: the arguments themselves; -i LO-HI: the integers LO..HI.
+  bool echo = false;
+  std::vector<std::string> echo_items;
+  bool integer_range = false;
+  std::uint64_t range_low = 0, range_high = 0;  // HI may be 2^64 - 1: the range may hold 2^64 numbers
+  // shuf's -r/--repeat: output head_count records drawn with replacement (an
+  // endless stream when head_count is UINT64_MAX), draw j's record from
+  // stream purpose 5 (docs/design.md); never changes runs without it.
+  bool repeat = false;
+  bool verify = false;  // --verify: fail unless the output is a permutation of the input
+  bool dry_run = false;  // describe the plan and the schedule; read the input's format only, write nothing
+  ProgressCallback progress;  // empty: no progress reports
+
+  // --- Datasets: several inputs as one, shards, splits, a manifest (docs/cli.md "Datasets") ---
+  // With any of these, each dataset's output is a pattern holding {split}, {shard}, {shards}.
+  std::uint64_t shard_count = 0;  // --shards K; 0: not given
+  std::uint64_t shard_bytes = 0;  // --shard-size: bytes of a shard's records at most; 0: not given
+  std::vector<dataset::SplitPart> splits;  // --split, in order; empty: one output
+  std::string manifest_path;      // --manifest FILE.json; empty: none
+  // --- end of datasets ---
+};
+
+// One dataset of a Job: inputs read as one, their records concatenated in
+// this order ("-": standard input; a directory stands for its files in name
+// order), and its output ("-": standard output; with --shards/--split a
+// pattern).
+struct JobDataset {
+  std::vector<std::string> inputs;
+  std::string output = "-";
+};
+
+struct Job {
+  JobOptions options;
+  // One dataset, or several aligned ones (features and labels: one input
+  // each, equal record counts, one permutation).
+  std::vector<JobDataset> datasets;
+};
+
+// Builds a Job and checks what needs no input: at least one dataset, each
+// with an input and an output; aligned datasets of one input each and not
+// standard input; positive threads; --dry-run not on standard input. The
+// checks that need the inputs (their formats, records, the budget) are the
+// runner's, before any output is written. Throws UsageError.
+Job make_job(JobOptions options, std::vector<JobDataset> datasets);
+
+}  // namespace extshuffle

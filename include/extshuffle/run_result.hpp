@@ -1,0 +1,63 @@
+// What a run of a Job reports (DESIGN.md 2.6): for each dataset, the
+// measured facts (--stats), what was read and written (the manifest), and
+// with --dry-run the plan and schedule it would follow. Pure data, shared by
+// the driver, the dataset layer (which fills the file lists) and the CLI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace extshuffle {
+
+// Measured facts of a run, printed by --stats as one RESULT line.
+struct RunStats {
+  std::uint64_t records = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t levels = 0;        // levels of the canonical plan
+  std::uint32_t passes = 0;        // passes over the data through disk
+  double seconds = 0;
+  std::uint64_t bytes_read = 0;    // from the input and scratch space
+  std::uint64_t bytes_written = 0; // to scratch space and the output
+  std::uint64_t peak_rss_bytes = 0;
+  // Where the time went (wall seconds on the driving thread).
+  double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
+};
+
+// One input file of a dataset, as the manifest records it.
+struct InputFileInfo {
+  std::string path;
+  std::uint64_t bytes = 0;    // as stored (compressed for a compressed file; read, for a stream)
+  std::uint64_t records = 0;  // its records (header lines not counted)
+};
+
+// One output file, as the manifest records it.
+struct OutputFileInfo {
+  std::string path;   // its final name
+  std::string split;  // its split's name; empty without --split
+  std::uint64_t shard = 0, shards = 1;
+  std::uint64_t records = 0;
+  std::uint64_t bytes = 0;  // as stored (compressed for a compressed file)
+  std::string xxh64;        // of the bytes as stored, seed 0, 16 hex digits
+};
+
+struct RunResult {
+  RunStats stats;
+  // What was read and written (empty with dry_run): the inputs in order,
+  // the format they were read as ("lines", "csv", "tsv", "jsonl", "npy",
+  // "binary"), the records written and every output file in order.
+  std::vector<InputFileInfo> inputs;
+  std::string format;
+  std::uint64_t records_written = 0;
+  std::vector<OutputFileInfo> outputs;  // with config.dry_run only bytes_written (a spool of the input) is counted
+  // With config.dry_run: the plan (levels, constants) and the executor's
+  // schedule (passes, nodes, expected IO), three lines each ending in '\n'.
+  std::string dry_run_text;
+};
+
+// One RunResult a dataset of the Job, in the Job's order.
+struct JobResult {
+  std::vector<RunResult> datasets;
+};
+
+}  // namespace extshuffle

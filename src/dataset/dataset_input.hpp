@@ -1,0 +1,43 @@
+// Several inputs as one dataset (DESIGN.md 2.5): the records of every
+// input, in the order given, shuffled as one permutation of their total N,
+// exactly as if the inputs had been concatenated (a last record without its
+// terminator gets one, so it never runs into the next file's first). The
+// inputs must agree on their format: the same text format and identical
+// header lines (kept once), or .npy arrays of one dtype and trailing shape
+// (the output's shape sums their rows), or fixed-size records.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
+#include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/dataset/input_layout.hpp"
+
+namespace extshuffle::io {
+class InputSet;
+}
+
+namespace extshuffle::dataset {
+
+struct DatasetInput {
+  // The dataset's layout: the first input's, with `records` the total, the
+  // header the one every input shares (a .npy header saying the total rows)
+  // and, with --verify, the digest of every record read.
+  InputLayout layout;
+  io::ByteExtents data;  // every input's records, one after the other
+  io::ByteExtents loaded;  // the same records in memory, when the one input was mapped while counted
+  std::uint64_t bytes = 0;  // of every input, headers included (decompressed)
+  std::vector<InputFileInfo> files;
+};
+
+// Lays out every input of `inputs` (read_input_layout) and puts them
+// together. Throws InputError naming both files when two inputs differ in
+// format, header, dtype or trailing shape; and what read_input_layout throws.
+// With `mapping`, one text input that may fit in RAM is mapped there and
+// counted where it lies (read_input_layout), its records then also at
+// `loaded` (in memory, the terminator its last record lacked added).
+DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping = nullptr);
+
+}  // namespace extshuffle::dataset

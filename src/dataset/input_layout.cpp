@@ -1,0 +1,88 @@
+#include "extshuffle/dataset/input_layout.hpp"
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/format_detection.hpp"
+#include "extshuffle/formats/npy_layout.hpp"
+#include "extshuffle/io/input_source.hpp"
+
+namespace extshuffle::dataset {
+namespace {
+
+InputLayout text_layout(const JobOptions& config, formats::Format format, io::InputSource& source,
+                        const std::string& name, InputMapping* mapping) {
+  if (format == formats::Format::kTfrecord && (config.header_lines > 0 || config.skip_empty)) {
+    throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
+                     " is for text: TFRecord files have no header lines and no blank records");
+  }
+  InputLayout layout;
+  layout.text = true;
+  layout.syntax = formats::text_syntax(format, config.zero_terminated);
+  const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
+                                                              : formats::default_header_records(format);
+  const std::uint64_t bytes = source.bytes();
+  if (mapping != nullptr && ioperm::maps_while_counting(bytes, mapping->budget_bytes)) {
+    mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
+  }
+  layout.loaded = mapping != nullptr && mapping->mapped.has_value();
+  if (layout.loaded) mapping->mapped->expect_sequential(true);
+  layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
+                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr,
+                                         layout.loaded ? mapping->mapped->data() : nullptr);
+  if (layout.loaded) mapping->mapped->expect_sequential(false);
+  layout.records = layout.text_count.records;
+  layout.data_offset = layout.text_count.header_bytes;
+  layout.header = source.read_head(layout.data_offset);
+  // A file of only a header whose last line lacks its terminator gets one.
+  if (layout.data_offset == bytes && layout.text_count.add_terminator) layout.header += layout.syntax.terminator;
+  return layout;
+}
+
+}  // namespace
+
+std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
+
+std::string format_name(const formats::DetectedFormat& format) {
+  switch (format.kind) {
+    case formats::RecordKind::kNpy: return "npy";
+    case formats::RecordKind::kFixed: return "binary";
+    case formats::RecordKind::kText: break;
+  }
+  switch (format.text_format) {
+    case formats::Format::kCsv: return "csv";
+    case formats::Format::kTsv: return "tsv";
+    case formats::Format::kJsonl: return "jsonl";
+    default: return "lines";
+  }
+}
+
+InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping) {
+  const std::string name = input_display_name(source.path());
+  std::string head = source.read_head(formats::kDetectionProbeBytes);
+  const formats::DetectedFormat detected = formats::detect_format(
+      config.format, config.record_size, config.zero_terminated, source.path(), head, name);
+  InputLayout layout;
+  layout.format = detected;
+  switch (detected.kind) {
+    case formats::RecordKind::kText:
+      layout = text_layout(config, detected.text_format, source, name, mapping);
+      layout.format = detected;
+      return layout;
+    case formats::RecordKind::kNpy: {
+      const std::uint64_t wanted = formats::npy_head_bytes(head, source.bytes());
+      if (wanted > head.size()) head = source.read_head(wanted);
+      const formats::NpyLayout npy = formats::npy_layout(head, source.bytes(), config.record_size, name);
+      layout.data_offset = npy.data_offset;
+      layout.record_size = npy.record_size;
+      layout.records = npy.records;
+      layout.header = npy.header;
+      return layout;
+    }
+    case formats::RecordKind::kFixed:
+      break;
+  }
+  layout.record_size = config.record_size;
+  layout.records = formats::fixed_record_count(source.bytes(), config.record_size, name);
+  return layout;
+}
+
+}  // namespace extshuffle::dataset

@@ -1,0 +1,139 @@
+#include "extshuffle/dataset/manifest.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace extshuffle::dataset {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// The manifest's own format; a consumer checks it before reading the rest.
+constexpr int kManifestVersion = 1;
+
+json or_null(std::uint64_t value, std::uint64_t absent) { return value == absent ? json() : json(value); }
+
+json options_of(const JobOptions& config) {
+  json splits = json::array();
+  for (const SplitPart& part : config.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
+  static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl"};
+  return {{"format", kFormats[static_cast<int>(config.format)]},
+          {"record_size", or_null(config.record_size, 0)},
+          {"zero_terminated", config.zero_terminated},
+          {"header_records", config.header_lines < 0 ? json() : json(config.header_lines)},
+          {"skip_empty", config.skip_empty},
+          {"head_count", or_null(config.head_count, UINT64_MAX)},
+          {"shards", or_null(config.shard_count, 0)},
+          {"shard_size_bytes", or_null(config.shard_bytes, 0)},
+          {"split", config.splits.empty() ? json() : splits}};
+}
+
+// xxh64 (seed 0) and size of the file at `path`, read from the file system.
+std::pair<std::string, std::uint64_t> file_digest(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError("cannot read back output", path, errno);
+  XXH64_state_t state;
+  XXH64_reset(&state, 0);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  std::uint64_t bytes = 0;
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw IoError("cannot read back output", path, error);
+    }
+    if (got == 0) break;
+    XXH64_update(&state, buffer.data(), static_cast<std::size_t>(got));
+    bytes += static_cast<std::uint64_t>(got);
+  }
+  ::close(fd);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH64_digest(&state)));
+  return {hex, bytes};
+}
+
+}  // namespace
+
+ManifestWriter::ManifestWriter(const JobOptions& config)
+    : config_(config), file_(std::make_unique<io::OutputFile>(config.manifest_path)) {
+  config_.progress = nullptr;
+}
+
+ManifestWriter::~ManifestWriter() = default;
+
+void ManifestWriter::add(const RunResult& run) { runs_.push_back(run); }
+
+std::string ManifestWriter::text() const {
+  const bool shipped = config_.constants.leaf_records == core::kPlanV2.leaf_records &&
+                       config_.constants.max_fanout == core::kPlanV2.max_fanout;
+  json inputs = json::array(), outputs = json::array(), patterns = json::array();
+  const bool aligned = runs_.size() > 1;
+  for (std::size_t d = 0; d < runs_.size(); ++d) {
+    for (const InputFileInfo& in : runs_[d].inputs) {
+      json entry = {{"path", in.path}, {"bytes", in.bytes}, {"records", in.records}};
+      if (aligned) entry["dataset"] = d;
+      inputs.push_back(entry);
+    }
+    for (const OutputFileInfo& out : runs_[d].outputs) {
+      json entry = {{"path", out.path},       {"split", out.split.empty() ? json() : json(out.split)},
+                    {"shard", out.shard},     {"shards", out.shards},
+                    {"records", out.records}, {"bytes", out.bytes},
+                    {"xxh64", out.xxh64}};
+      if (aligned) entry["dataset"] = d;
+      outputs.push_back(entry);
+    }
+  }
+  const RunResult& first = runs_.empty() ? RunResult() : runs_.front();
+  json manifest = {
+      {"manifest_version", kManifestVersion},
+      {"extshuffle_version", EXTSHUFFLE_VERSION},
+      // The permutation P(seed, N) is a function of these: with testing
+      // constants it is none of the shipped versions.
+      {"permutation_version", shipped ? json(core::kPermutationVersion) : json()},
+      {"plan", {{"leaf_records", config_.constants.leaf_records}, {"max_fanout", config_.constants.max_fanout}}},
+      {"seed", config_.seed},
+      {"format", first.format},
+      {"records", first.stats.records},
+      {"records_written", first.records_written},
+      {"options", options_of(config_)},
+      {"inputs", inputs},
+      {"outputs", outputs}};
+  return manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void ManifestWriter::commit() {
+  const std::string manifest = text();
+  if (config_.verify) {
+    // The manifest as a reader will see it, against the files as they lie.
+    const json parsed = json::parse(manifest);
+    std::size_t k = 0;
+    for (const RunResult& run : runs_) {
+      for (const OutputFileInfo& out : run.outputs) {
+        const json& entry = parsed.at("outputs").at(k++);
+        if (out.path == "-") continue;  // standard output cannot be read back
+        const auto [xxh64, bytes] = file_digest(out.path);
+        if (entry.at("xxh64") != xxh64 || entry.at("bytes") != bytes) {
+          throw Error("verify failed: output '" + out.path + "' holds " + std::to_string(bytes) + " bytes with xxh64 " +
+                      xxh64 + ", but the manifest says " + entry.at("bytes").dump() + " bytes with xxh64 " +
+                      entry.at("xxh64").get<std::string>());
+        }
+      }
+    }
+  }
+  file_->write(manifest.data(), manifest.size());
+  file_->commit();
+}
+
+}  // namespace extshuffle::dataset

@@ -1,0 +1,227 @@
+#include "sharded_output.hpp"
+
+#include <algorithm>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/npy_rows.hpp"
+#include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/input_set.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+// Inlined, as in record_digest.cpp: the digest of each file's bytes as they
+// pass to it (xxh64, seed 0: what `xxh64sum` and Python's xxhash print).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace extshuffle::dataset {
+
+struct ShardedOutput::Digest {
+  XXH64_state_t state;
+  Digest() { XXH64_reset(&state, 0); }
+};
+
+namespace {
+
+std::uint64_t xxh64_read_back(const io::OutputFile& file) {
+  XXH64_state_t state;
+  XXH64_reset(&state, 0);
+  file.read_back([&](const std::byte* data, std::size_t bytes) { XXH64_update(&state, data, bytes); });
+  return XXH64_digest(&state);
+}
+
+std::string hex64(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+}  // namespace
+
+ShardedOutput::ShardedOutput(OutputSpec spec) : spec_(std::move(spec)) {
+  if (several_files()) {
+    const std::string& pattern = spec_.pattern;
+    if (pattern == "-") {
+      throw UsageError("--shards, --shard-size and --split write files: name them with -o PATTERN, not standard output");
+    }
+    if ((spec_.shard_count > 1 || spec_.shard_bytes > 0) && pattern.find("{shard}") == std::string::npos) {
+      throw UsageError("-o '" + pattern + "': several shards need {shard} in the name (e.g. -o 'train-{shard}-of-" +
+                       "{shards}.jsonl')");
+    }
+    if (spec_.splits.size() > 1 && pattern.find("{split}") == std::string::npos) {
+      throw UsageError("-o '" + pattern + "': several splits need {split} in the name (e.g. -o '{split}.jsonl')");
+    }
+    const std::size_t slash = pattern.rfind('/');
+    if (spec_.shard_bytes > 0 && slash != std::string::npos && pattern.substr(0, slash).find("{shards}") != std::string::npos) {
+      throw UsageError("-o '" + pattern + "': with --shard-size the shard count is known only at the end: " +
+                       "{shards} cannot name a directory");
+    }
+    io::raise_open_file_limit();  // every finished file keeps a descriptor until commit()
+  }
+  open_file(file_name(0, 0, std::max<std::uint64_t>(spec_.shard_count, 1)));
+}
+
+ShardedOutput::~ShardedOutput() = default;
+
+std::string ShardedOutput::file_name(std::size_t split, std::uint64_t shard, std::uint64_t shards) const {
+  if (!several_files()) return spec_.pattern;
+  return output_file_name(spec_.pattern, spec_.splits.empty() ? "" : spec_.splits[split].name, shard, shards);
+}
+
+void ShardedOutput::open_file(const std::string& name) {
+  file_ = std::make_unique<io::OutputFile>(name, std::move(spare_buffers_));
+}
+
+std::uint64_t ShardedOutput::start(const OutputRecordForm& form, std::uint64_t records) {
+  form_ = form;
+  cutter_ = std::make_unique<RecordCutter>(form.record_size, form.syntax);
+  const std::vector<std::uint64_t> ends =
+      spec_.splits.empty() ? std::vector<std::uint64_t>{records} : split_ends(spec_.splits, records);
+  std::uint64_t first = 0;
+  for (std::size_t s = 0; s < ends.size(); ++s) {
+    Split split;
+    split.name = spec_.splits.empty() ? "" : spec_.splits[s].name;
+    split.records = ends[s] - first;
+    first = ends[s];
+    if (spec_.shard_count > 0) {
+      split.shards = spec_.shard_count;
+    } else if (spec_.shard_bytes > 0 && form.record_size > 0) {
+      // Fixed-size records: --shard-size is a number of records per shard.
+      split.shard_records = std::max<std::uint64_t>(1, spec_.shard_bytes / form.record_size);
+      split.shards = std::max<std::uint64_t>(1, (split.records + split.shard_records - 1) / split.shard_records);
+    } else if (spec_.shard_bytes > 0) {
+      split.shards = 0;  // text: cut where the bytes say, counted at the end
+    } else {
+      split.shards = 1;
+    }
+    splits_.push_back(split);
+  }
+  expected_records_ = ends.back();
+  begin_part();
+  return expected_records_;
+}
+
+std::uint64_t ShardedOutput::planned_records(std::size_t split, std::uint64_t shard) const {
+  const Split& s = splits_[split];
+  if (s.shards == 0) return UINT64_MAX;
+  if (s.shard_records > 0) return std::min(s.shard_records, s.records - std::min(s.records, shard * s.shard_records));
+  return shard_records(s.records, s.shards, shard);
+}
+
+void ShardedOutput::begin_part() {
+  const Split& s = splits_[split_];
+  if (!file_) open_file(file_name(split_, shard_, s.shards > 0 ? s.shards : shard_ + 1));
+  part_planned_ = planned_records(split_, shard_);
+  part_records_ = part_bytes_ = 0;
+  digest_ = std::make_unique<Digest>();
+  io::OutputFile* file = file_.get();
+  Digest* digest = digest_.get();
+  writer_ = std::make_unique<io::CompressingWriter>(
+      io::codec_for_path(file->destination()),
+      [file, digest](const void* data, std::size_t bytes) {
+        XXH64_update(&digest->state, data, bytes);
+        file->write(data, bytes);
+      },
+      spec_.threads);
+  // Each file is complete on its own: its header (a .npy one with its own rows).
+  const std::string header = form_.npy ? formats::npy_header_with_rows(form_.header, part_planned_) : form_.header;
+  writer_->write(header.data(), header.size());
+  in_part_ = true;
+}
+
+void ShardedOutput::end_part() {
+  writer_->finish();
+  writer_.reset();
+  file_->finish();
+  const Split& s = splits_[split_];
+  OutputFileInfo info;
+  info.path = file_->destination();
+  info.split = s.name;
+  info.shard = shard_;
+  info.shards = s.shards;
+  info.records = part_records_;
+  info.bytes = file_->bytes_written();
+  info.xxh64 = hex64(XXH64_digest(&digest_->state));
+  if (spec_.read_back && !file_->is_stdout() && hex64(xxh64_read_back(*file_)) != info.xxh64) {
+    throw Error("verify failed: output '" + info.path + "' reads back with other bytes than were written (xxh64 " +
+                hex64(xxh64_read_back(*file_)) + ", not " + info.xxh64 + ")");
+  }
+  infos_.push_back(info);
+  split_of_.push_back(split_);
+  spare_buffers_ = file_->take_buffers();
+  finished_.push_back(std::move(file_));
+  split_written_ += part_records_;
+  in_part_ = false;
+  const bool split_done = s.shards > 0 ? shard_ + 1 == s.shards : split_written_ == s.records;
+  if (split_done) {
+    ++split_;
+    shard_ = 0;
+    split_written_ = 0;
+  } else {
+    ++shard_;
+  }
+}
+
+void ShardedOutput::write(const std::byte* data, std::size_t bytes) {
+  while (bytes > 0) {
+    if (!in_part_) {
+      if (split_ >= splits_.size()) throw Error("internal error: the output holds more records than planned");
+      begin_part();
+    }
+    const Split& s = splits_[split_];
+    RecordCutter::Cut cut;
+    bool full = false;
+    if (s.shards == 0) {
+      // Text cut by --shard-size: within the split, while the bytes fit.
+      const std::uint64_t left = s.records - split_written_ - part_records_;
+      const RecordCutter::Cut in_split = cutter_->take_records(data, bytes, left);
+      const std::uint64_t room = spec_.shard_bytes - std::min(spec_.shard_bytes, part_bytes_);
+      cut = cutter_->take_bytes(data, in_split.bytes, room, part_records_ == 0);
+      full = cut.records < in_split.records || cut.records == left;
+    } else if (split_ + 1 == splits_.size() && shard_ + 1 == s.shards) {
+      // The last file takes the rest: no need to find its records.
+      cut = {bytes, 0};
+    } else {
+      cut = cutter_->take_records(data, bytes, part_planned_ - part_records_);
+      full = part_records_ + cut.records == part_planned_;
+    }
+    writer_->write(data, cut.bytes);
+    part_records_ += cut.records;
+    part_bytes_ += cut.bytes;
+    data += cut.bytes;
+    bytes -= cut.bytes;
+    if (full) end_part();
+  }
+}
+
+void ShardedOutput::finish() {
+  // The file being written, then every file still to come (they are empty).
+  while (split_ < splits_.size()) {
+    if (!in_part_) begin_part();
+    const Split& s = splits_[split_];
+    const bool last = s.shards > 0 && split_ + 1 == splits_.size() && shard_ + 1 == s.shards;
+    if (last) part_records_ = part_planned_;  // its records were not counted
+    const bool complete = s.shards > 0 ? part_records_ == part_planned_ : split_written_ + part_records_ == s.records;
+    if (!complete) {
+      throw Error("internal error: output file '" + file_->destination() + "' got " + std::to_string(part_records_) +
+                  " records, not the " + std::to_string(part_planned_) + " planned");
+    }
+    end_part();
+  }
+  // Shards cut by bytes are counted now; every name is final.
+  for (std::size_t k = 0; k < infos_.size(); ++k) {
+    if (infos_[k].shards == 0) {
+      infos_[k].shards = static_cast<std::uint64_t>(std::count(split_of_.begin(), split_of_.end(), split_of_[k]));
+    }
+    infos_[k].path = file_name(split_of_[k], infos_[k].shard, infos_[k].shards);
+  }
+}
+
+void ShardedOutput::commit() {
+  // Every file on disk first, then the renames: a failure before the last
+  // fsync leaves none of them.
+  for (auto& file : finished_) file->sync();
+  for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
+  for (auto& file : finished_) file->commit();
+}
+
+}  // namespace extshuffle::dataset

@@ -1,0 +1,110 @@
+// The output of a run as files (DESIGN.md 2.5, docs/cli.md "Datasets"): one
+// file, or splits and shards, each a consecutive piece of the one
+// permutation and each a complete file of its format on its own (a CSV
+// header in each, each .npy with the shape of its rows, each compressed file
+// a whole stream). The driver's output (bytes of whole records, in output
+// order) is cut at record boundaries as it arrives, while the last level
+// runs: no second pass. Every file is written under a temporary name and
+// fsynced; commit() renames them into place only once all are complete, so
+// a failed run leaves none of them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extshuffle/dataset/output_parts.hpp"
+#include "extshuffle/run_result.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/formats/record_syntax.hpp"
+#include "record_cutter.hpp"
+
+namespace extshuffle::io {
+class CompressingWriter;
+class OutputFile;
+}  // namespace extshuffle::io
+
+namespace extshuffle::dataset {
+
+// What the command line asks of the output files.
+struct OutputSpec {
+  std::string pattern = "-";  // the output, or its name pattern with {split}, {shard}, {shards}
+  std::vector<SplitPart> splits;   // --split; empty: the whole output is one split
+  std::uint64_t shard_count = 0;   // --shards K; 0: not given
+  std::uint64_t shard_bytes = 0;   // --shard-size: bytes of a shard's records at most; 0: not given
+  int threads = 1;                 // compression workers
+  bool read_back = false;          // --verify: each file's bytes are read back and digested before commit
+};
+
+// How the output's records look.
+struct OutputRecordForm {
+  std::size_t record_size = 0;  // fixed-size records (.npy rows included); 0: text records of `syntax`
+  formats::RecordSyntax syntax;
+  std::string header;  // on top of every file: text header lines, or the dataset's .npy header
+  bool npy = false;    // `header` is a .npy header: each file's gets its own row count
+};
+
+class ShardedOutput {
+ public:
+  // Checks the spec (UsageError: a pattern without {shard} or {split} where
+  // several files need them, standard output for several files) and opens
+  // the first file, so that a bad destination fails before any work.
+  explicit ShardedOutput(OutputSpec spec);
+  ~ShardedOutput();
+  ShardedOutput(const ShardedOutput&) = delete;
+  ShardedOutput& operator=(const ShardedOutput&) = delete;
+
+  // Once the records are counted: `records` records (-n already applied)
+  // of `form` will come. Returns how many the files take: all of them, or
+  // the end of the last split (the driver need not produce the rest).
+  // Throws UsageError when --split counts ask for more than there are.
+  std::uint64_t start(const OutputRecordForm& form, std::uint64_t records);
+  // The sink: bytes of whole records, in output order.
+  void write(const std::byte* data, std::size_t bytes);
+  // After the last record: finishes every file (those left empty too) and,
+  // with read_back, checks their bytes. Throws Error when the files did not
+  // get the records planned.
+  void finish();
+  // Fsyncs every file, then renames each into place, in order.
+  void commit();
+  // The files, in order, with their final names (after finish()).
+  const std::vector<OutputFileInfo>& files() const { return infos_; }
+
+ private:
+  struct Split {
+    std::string name;
+    std::uint64_t records = 0;
+    std::uint64_t shards = 0;  // 0: known at the end (text cut by --shard-size)
+    std::uint64_t shard_records = 0;  // fixed-size records cut by --shard-size: per shard
+  };
+  bool several_files() const { return spec_.shard_count > 0 || spec_.shard_bytes > 0 || !spec_.splits.empty(); }
+  std::string file_name(std::size_t split, std::uint64_t shard, std::uint64_t shards) const;
+  std::uint64_t planned_records(std::size_t split, std::uint64_t shard) const;  // UINT64_MAX: cut by bytes
+  void open_file(const std::string& name);
+  void begin_part();
+  void end_part();
+
+  OutputSpec spec_;
+  OutputRecordForm form_;
+  std::unique_ptr<RecordCutter> cutter_;
+  std::vector<Split> splits_;
+  std::uint64_t expected_records_ = 0, written_records_ = 0;
+  // The file being written: part (split_, shard_), and what it holds so far.
+  std::size_t split_ = 0;
+  std::uint64_t shard_ = 0;
+  bool in_part_ = false;
+  std::uint64_t part_planned_ = 0, part_records_ = 0, part_bytes_ = 0, split_written_ = 0;
+  std::unique_ptr<io::OutputFile> file_;
+  std::unique_ptr<io::CompressingWriter> writer_;
+  struct Digest;
+  std::unique_ptr<Digest> digest_;
+  io::AlignedBuffer spare_buffers_;
+  // Finished files, waiting for commit().
+  std::vector<std::unique_ptr<io::OutputFile>> finished_;
+  std::vector<OutputFileInfo> infos_;
+  std::vector<std::size_t> split_of_;  // each finished file's split
+};
+
+}  // namespace extshuffle::dataset

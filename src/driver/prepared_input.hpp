@@ -1,0 +1,55 @@
+// One dataset of a Job, opened and counted before any output is written
+// (DESIGN.md 2.6): its inputs opened (standard input and compressed files
+// spooled to scratch space), their format detected and their records
+// counted, so that aligned datasets are compared before any work and each
+// input's metadata is read once. Private to the driver: run_job.hpp is the
+// public door.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
+
+namespace extshuffle::driver {
+
+// Holds the input files and the run's scratch file (with the spool of a
+// compressed input) until run_prepared() consumes it or it is destroyed.
+// Move-only.
+class PreparedInput {
+ public:
+  PreparedInput(PreparedInput&&) noexcept;
+  PreparedInput& operator=(PreparedInput&&) noexcept;
+  ~PreparedInput();
+  std::uint64_t records() const;  // records to shuffle (header records of text not counted)
+  const std::string& path() const;
+
+  struct State;  // the library's own
+
+ private:
+  explicit PreparedInput(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  friend PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset);
+  friend RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input);
+  friend RunResult run_dataset(const JobOptions& options, const JobDataset& dataset);
+};
+
+// Opens the dataset's inputs, detects their format and counts their records
+// (one sequential read for text, none for fixed-size records). Throws the
+// typed errors of extshuffle/errors.hpp: UsageError for options that do not
+// fit the input or a budget too small (BudgetError), InputError, IoError.
+PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset);
+
+// Shuffles `input`, prepared with these options, into dataset.output; with
+// options.dry_run, only describes what it would do. The output is untouched
+// unless it succeeds. Throws like prepare_input().
+RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input);
+
+// One dataset from start to end: shuf's modes (-r, -n 0, -e, -i), or the
+// output opened first (a bad destination fails before any work), then the
+// input prepared and shuffled. Throws like prepare_input().
+RunResult run_dataset(const JobOptions& options, const JobDataset& dataset);
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,249 @@
+// One dataset of a Job, in order: open the output, prepare the input (open
+// or spool each input file, detect its format, count its records, put the
+// inputs together as one dataset), plan the schedule, shuffle through the
+// walk for its record layout into the output files (cut into shards and
+// splits as the records arrive), verify, commit. The pieces live in io
+// (InputSet, OutputFile, compression), formats (format detection, .npy
+// layout), dataset (inputs as one dataset, sharded output, verification),
+// modes (shuf's -r, -e, -i, -n 0) and the walk (ioperm, layouts).
+#include "prepared_input.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "dataset/dataset_input.hpp"
+#include "dataset/sharded_output.hpp"
+#include "dataset/verification.hpp"
+#include "dry_run_report.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/input_set.hpp"
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
+#include "extshuffle/ioperm/text_shuffle.hpp"
+#include "modes/empty_run.hpp"
+#include "modes/generated_run.hpp"
+#include "modes/repeat_run.hpp"
+#include "progress_meter.hpp"
+#include "walk_options.hpp"
+
+namespace extshuffle::driver {
+
+using dataset::DatasetInput;
+using dataset::InputLayout;
+using dataset::InputMapping;
+using dataset::RecordDigest;
+using dataset::ShardedOutput;
+
+struct PreparedInput::State {
+  io::InputSet inputs;
+  DatasetInput dataset;
+  InputMapping mapping;  // a text input that may fit in RAM, mapped while counted
+};
+
+PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
+PreparedInput::PreparedInput(PreparedInput&&) noexcept = default;
+PreparedInput& PreparedInput::operator=(PreparedInput&&) noexcept = default;
+PreparedInput::~PreparedInput() = default;
+std::uint64_t PreparedInput::records() const { return state_->dataset.layout.records; }
+const std::string& PreparedInput::path() const { return state_->inputs[0].path(); }
+
+namespace {
+
+// Memory a run takes beside the walk's arena: the program itself (code,
+// libraries, STXXL's threads: about 6 MiB, the peak RSS of a run on a few
+// records) and as much of the output file's two 1 MiB buffers as the output
+// fills.
+constexpr std::uint64_t kProgramBytes = std::uint64_t{6} << 20;
+constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{2} << 20;
+// The counting pass of text, before the arena exists: its piece and the two
+// it reads in turn (dataset/text_input.cpp), 2 MiB each.
+constexpr std::uint64_t kCountingBytes = std::uint64_t{6} << 20;
+
+std::uint64_t peak_rss_bytes() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+// The output files as the options ask for them (dataset/sharded_output.hpp).
+dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dataset) {
+  dataset::OutputSpec spec;
+  spec.pattern = dataset.output;
+  spec.splits = options.splits;
+  spec.shard_count = options.shard_count;
+  spec.shard_bytes = options.shard_bytes;
+  spec.threads = options.threads;
+  spec.read_back = options.verify;
+  return spec;
+}
+
+std::unique_ptr<ShardedOutput> open_output(const JobOptions& options, const JobDataset& dataset) {
+  return options.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(options, dataset));
+}
+
+// Step 4: the schedule, as --dry-run describes it and the progress counts
+// it. Text was read once already, to count its records; one input that fits
+// in RAM was mapped then, so the run in RAM reads nothing more.
+ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput& dataset) {
+  const InputLayout& layout = dataset.layout;
+  ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
+  schedule.bytes_read += layout.text ? dataset.bytes : 0;
+  const bool mapped =
+      layout.text && dataset.files.size() == 1 && ioperm::maps_while_counting(dataset.bytes, options.memory_bytes);
+  if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
+    schedule.bytes_read -= dataset.data.bytes;
+  }
+  schedule.peak_memory_bytes =
+      kProgramBytes + std::max(schedule.peak_memory_bytes + std::min(dataset.data.bytes, kOutputBufferBytes),
+                               layout.text && !mapped ? kCountingBytes : 0);
+  return schedule;
+}
+
+// The records the files take: -n, or where the last split ends. --verify
+// checks whole permutations only. (A .npy array with no bytes to move, rows
+// of zero bytes included, keeps its header.)
+std::uint64_t start_output(const JobOptions& options, const InputLayout& layout, ShardedOutput& output) {
+  const dataset::OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
+                                       layout.format.kind == formats::RecordKind::kNpy && layout.records > 0};
+  const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
+  if (options.verify && wanted < layout.records) {
+    throw UsageError(options.head_count < layout.records
+                         ? "--verify checks whole permutations: it cannot be combined with -n"
+                         : "--verify checks whole permutations: it cannot be combined with a --split that leaves "
+                           "records out");
+  }
+  return wanted;
+}
+
+// Step 5: the shuffle, through the walk for the record layout, each output
+// byte digested on its way with --verify. A failed read or a wrong record
+// count may come from an input that changed under the run: say so rather
+// than what it caused.
+ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& prepared, std::uint64_t wanted,
+                               const ioperm::Schedule& schedule, ShardedOutput& output, RecordDigest& written) {
+  io::InputSet& in = prepared.inputs;
+  const DatasetInput& dataset = prepared.dataset;
+  const InputLayout& layout = dataset.layout;
+  try {
+    ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, options.progress);
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t n) {
+      if (options.verify) {
+        if (layout.text) {
+          dataset::add_text_records(written, data, n, layout.syntax);
+        } else {
+          written.add_fixed(data, n, layout.record_size);
+        }
+      }
+      output.write(data, n);
+    };
+    if (layout.text) {
+      ioperm::TextOptions text = text_options(options, layout);
+      text.walk.output_records = wanted;
+      text.walk.progress_bytes = progress.counter();
+      ioperm::LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
+      return ioperm::shuffle_text(dataset.data, layout.records, layout.text_count.longest_record_bytes, in.scratch(),
+                                  in.scratch_offset(), text, sink, loaded.mapped ? &loaded : nullptr);
+    }
+    ioperm::WalkOptions walk = walk_options(options, layout);
+    walk.output_records = wanted;
+    walk.progress_bytes = progress.counter();
+    return ioperm::shuffle_fixed_size(dataset.data, layout.records, in.scratch(), in.scratch_offset(), walk, sink);
+  } catch (const std::runtime_error&) {
+    in.check_unchanged();
+    throw;
+  }
+}
+
+// What --stats reports of a finished run.
+RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const ioperm::WalkStats& walk,
+                   std::uint64_t spooled_bytes) {
+  RunStats stats;
+  stats.records = dataset.layout.records;
+  stats.bytes = dataset.bytes;
+  stats.levels = core::plan_levels(dataset.layout.records, options.constants);
+  stats.passes = walk.passes;
+  stats.bytes_read = (dataset.layout.text ? dataset.bytes : 0) + walk.bytes_read;
+  stats.bytes_written = spooled_bytes + walk.bytes_written;
+  stats.seconds_reading = walk.seconds_reading;
+  stats.seconds_shuffling = walk.seconds_shuffling;
+  stats.seconds_scattering = walk.seconds_scattering;
+  stats.seconds_writing = walk.seconds_writing;
+  stats.peak_rss_bytes = peak_rss_bytes();
+  return stats;
+}
+
+// Steps 4-6 of a dataset's run: plan, shuffle the prepared dataset into
+// `output` (digesting both sides with --verify), check, commit.
+RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prepared, ShardedOutput* output) {
+  const auto start = std::chrono::steady_clock::now();
+  const DatasetInput& dataset = prepared.dataset;
+  const InputLayout& layout = dataset.layout;
+  core::check_plan(layout.records, options.constants);
+  const ioperm::Schedule schedule = expected_schedule(options, dataset);
+  RunResult result;
+  if (options.dry_run) {
+    result.stats.bytes_written = prepared.inputs.spooled_bytes();
+    result.dry_run_text = describe_schedule(layout, options, schedule) +
+                          describe_fewer_passes(layout, options, dataset.data.bytes, schedule.passes);
+    return result;
+  }
+  const std::uint64_t wanted = start_output(options, layout, *output);
+  RecordDigest written;
+  const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);
+  // 6. Check, then commit: every file is complete and fsynced before the first is renamed.
+  prepared.inputs.check_unchanged();
+  if (options.verify) dataset::check_digests(layout.digest, written);
+  output->finish();
+  output->commit();
+  result.inputs = dataset.files;
+  result.format = dataset::format_name(layout.format);
+  result.records_written = wanted;
+  result.outputs = output->files();
+  result.stats = run_stats(options, dataset, walk, prepared.inputs.spooled_bytes());
+  result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+// Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i.
+std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset) {
+  const bool repeat = options.repeat, empty = !repeat && modes::outputs_nothing_of_input(options, dataset);
+  if (!repeat && !empty && !options.echo && !options.integer_range) return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  RunResult result;
+  result.stats = repeat  ? modes::run_repeat(options, dataset)
+                 : empty ? modes::run_empty(options, dataset)
+                         : modes::run_generated(options, dataset);
+  result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.stats.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace
+
+PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset) {
+  io::InputSet inputs(io::expand_input_paths(dataset.inputs), io::scratch_directory(options.tmpdir));
+  // One text input that may fit in RAM is mapped and counted where it
+  // lies, and so read once (InputMapping).
+  InputMapping mapping;
+  mapping.budget_bytes = options.memory_bytes;
+  DatasetInput read = dataset::read_dataset(options, inputs, options.dry_run ? nullptr : &mapping);
+  return PreparedInput(
+      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping)));
+}
+
+RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input) {
+  const auto output = open_output(options, dataset);
+  return shuffle_prepared(options, *input.state_, output.get());
+}
+
+RunResult run_dataset(const JobOptions& options, const JobDataset& dataset) {
+  if (auto result = run_mode(options, dataset)) return std::move(*result);
+  // 1. The output first, so that a bad destination fails before any work.
+  const auto output = open_output(options, dataset);
+  // 2-3. The input and its records.
+  PreparedInput input = prepare_input(options, dataset);
+  return shuffle_prepared(options, *input.state_, output.get());
+}
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,74 @@
+// A node's records read front to back, located in batches (DESIGN.md 2.3):
+// the one reader of the paths that take records one by one (a split whose
+// chunks do not fit in memory, a leaf larger than memory, a node placed in
+// RAM from a tagged bucket). The node's bytes are read ahead into a space
+// while the previous batch is used; each batch is the whole records found
+// in what has arrived, with their positions in the node: counted from
+// `first_position` for records in plan order, or read from each record's
+// position tag (position_tag.hpp) for records a split routed one by one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "extshuffle/io/byte_extents.hpp"
+#include "position_tag.hpp"
+#include "read_ahead_space.hpp"
+#include "run_context.hpp"
+#include "text_scan.hpp"
+
+namespace extshuffle::ioperm {
+
+// How records lie in bytes: fixed-size, or text found by its syntax.
+struct RecordFraming {
+  std::uint64_t record_size = 0;  // fixed-size records; 0: text records found by `scan`
+  TextScan scan;
+  bool text() const { return record_size == 0; }
+};
+
+struct RecordBatch {
+  std::uint64_t count = 0;
+  const std::byte* base = nullptr;
+  const std::uint64_t* positions = nullptr;  // each record's position in the node
+  const std::uint32_t* offsets = nullptr;    // where its bytes start, from base (after its tag)
+  const std::uint32_t* lengths = nullptr;    // its bytes (text: with its terminator)
+  std::uint64_t max_position = 0;
+};
+
+class RecordStream {
+ public:
+  // Arrays of a batch of at most `max_batch` records.
+  static std::uint64_t arrays_bytes(std::uint64_t max_batch) { return 16 * max_batch + 192; }
+
+  // `records` records in `data`, tagged with `tag` or in plan order from
+  // `first_position`; `space` (space_bytes <= 4 GiB) for reading, `arrays`
+  // (arrays_bytes(max_batch)). `budget` names --memory in the error for a
+  // record larger than the space.
+  RecordStream(const io::ByteExtents& data, const RecordFraming& framing, std::optional<PositionTag> tag,
+               std::uint64_t records, std::uint64_t first_position, std::byte* space, std::uint64_t space_bytes,
+               std::byte* arrays, std::uint64_t max_batch, std::uint64_t budget, RunContext& ctx);
+  RecordStream(const RecordStream&) = delete;
+  RecordStream& operator=(const RecordStream&) = delete;
+
+  // The next batch; the previous batch's bytes may be reused from now on.
+  // False once every record has been handed out (and nothing but what the
+  // framing allows follows them). Throws InputError when a record is larger
+  // than the space or the bytes do not hold `records` records.
+  bool next(RecordBatch& batch);
+
+ private:
+  std::uint64_t locate(std::uint64_t limit);
+
+  const RecordFraming& framing_;
+  std::optional<PositionTag> tag_;
+  std::uint64_t records_, next_position_;
+  ReadAheadSpace space_;
+  std::uint64_t* positions_;
+  std::uint32_t* offsets_;
+  std::uint32_t* lengths_;
+  std::uint64_t max_batch_, budget_;
+  std::uint64_t batch_end_ = 0, located_ = 0;
+};
+
+}  // namespace extshuffle::ioperm

@@ -1,0 +1,303 @@
+#include "fixed_records.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "ioperm/chunk_router.hpp"
+#include "ioperm/executor_support.hpp"
+#include "extshuffle/device/node_on_device.hpp"
+#include "extshuffle/errors.hpp"
+#include "ioperm/memory_executor.hpp"
+#include "ioperm/tuning.hpp"
+
+namespace extshuffle::ioperm {
+namespace {
+
+// A node's records read from its bytes in the batches the in-RAM plan asks
+// for, the next batch read while this one is shuffled (two buffers).
+class FileSource final : public RecordSource {
+ public:
+  FileSource(const io::ByteExtents& data, std::size_t r, std::uint64_t n, std::uint64_t batch_records,
+             std::byte* buffers, RunContext& ctx, double& reading)
+      : reader_(data), r_(r), n_(n), batch_(batch_records), ctx_(ctx), reading_(reading) {
+    buffers_[0] = buffers;
+    buffers_[1] = buffers + align_up(batch_records * r, 64);
+    start(0);
+  }
+  const std::byte* records(std::uint64_t first, std::uint64_t) override {
+    {
+      PhaseTimer timer(reading_);
+      reader_.finish();
+    }
+    const std::byte* ready = buffers_[which_];
+    which_ ^= 1;
+    start(first + std::min(batch_, n_ - first));
+    return ready;
+  }
+
+ private:
+  void start(std::uint64_t first) {
+    if (first >= n_) return;
+    const std::uint64_t bytes = std::min(batch_, n_ - first) * r_;
+    reader_.start(buffers_[which_], bytes);
+    ctx_.stats.bytes_read += bytes;
+  }
+  io::ExtentReader reader_;
+  std::size_t r_;
+  std::uint64_t n_, batch_;
+  RunContext& ctx_;
+  double& reading_;
+  std::byte* buffers_[2] = {};
+  int which_ = 0;
+};
+
+}  // namespace
+
+// Placement reads through a stream of a 16th of the node, at most
+// kPlacementStreamSpace, at least what holds one record.
+std::uint64_t FixedRecords::placement_space(const NodeFacts& node) const {
+  const std::uint64_t floor = minimum_stream_space(*this, r_);
+  return std::clamp<std::uint64_t>(align_up(node.records * r_ / 16, 64), floor,
+                                   std::max(tuning::kPlacementStreamSpace, floor));
+}
+
+std::uint64_t FixedRecords::placement_bytes(const NodeFacts& node) const {
+  const core::PlanConstants& c = o_.shuffle.constants;
+  const std::uint64_t router = core::is_leaf(node.records, c)
+                                   ? 0
+                                   : ChunkRouter::memory_bytes(c, core::bucket_count(node.records, c),
+                                                               routed_open_chunks(node));
+  return router + RecordStream::arrays_bytes(tuning::kPlacementBatch) + placement_space(node);
+}
+
+std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
+  const std::uint64_t n = node.records;
+  const std::uint64_t records_bytes = align_up(n * r_, 64);
+  switch (way) {
+    case InRam::kDevice:
+      if (node.tagged || o_.shuffle.device != device::Device::kCuda ||
+          !device::node_fits_on_device(n, r_, o_.shuffle.constants)) {
+        return UINT64_MAX;
+      }
+      return 2 * records_bytes;
+    case InRam::kRead: {
+      if (node.tagged || !MemoryPlan::shuffles_chunks(o_.shuffle)) return UINT64_MAX;
+      const std::uint64_t workspace = MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kShuffle);
+      // A leaf is read whole and shuffled into the workspace; a larger node
+      // reads its batches into two buffers beside the workspace.
+      if (core::is_leaf(n, o_.shuffle.constants)) return records_bytes + workspace;
+      return records_bytes + workspace + 2 * MemoryPlan::batch_bytes(n, o_.shuffle);
+    }
+    case InRam::kPlaceShuffled:
+      return records_bytes +
+             std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kShuffle));
+    case InRam::kPlaceIndexed:
+      return records_bytes + std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kIndex));
+  }
+  return UINT64_MAX;
+}
+
+FixedRecords::InRam FixedRecords::way_for(const NodeFacts& node, std::uint64_t budget) const {
+  for (const InRam way : {InRam::kDevice, InRam::kRead, InRam::kPlaceShuffled}) {
+    if (way_bytes(node, way) <= budget) return way;
+  }
+  return InRam::kPlaceIndexed;
+}
+
+std::uint64_t FixedRecords::in_memory_bytes(const NodeFacts& node) const {
+  return std::min({way_bytes(node, InRam::kRead), way_bytes(node, InRam::kPlaceShuffled),
+                   way_bytes(node, InRam::kPlaceIndexed)});
+}
+
+std::uint64_t FixedRecords::in_memory_bytes(const NodeFacts& node, std::uint64_t budget) const {
+  return way_bytes(node, way_for(node, budget));
+}
+
+void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool,
+                                 RunContext& ctx) const {
+  const std::uint64_t n = node.records;
+  const InRam way = way_for(facts, o_.memory_bytes);
+  const MemoryMode mode = way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
+  std::byte* node_buffer = ctx.arena;
+  std::byte* workspace = node_buffer + align_up(n * r_, 64);
+  double reading = 0;
+  PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
+  MemoryPlan plan(
+      o_.shuffle, mode, workspace,
+      [&](const std::byte* out, std::size_t bytes) {
+        ctx.output.write_fixed(out, bytes, r_);
+        ctx.publish_progress();
+      },
+      [&](std::uint64_t first) { return ctx.output.wanted(first); });
+  if (way == InRam::kDevice) {
+    // The whole node on the GPU: read while the first chunks go in, the
+    // output handed on as it comes back.
+    io::ExtentReader reader(data);
+    reader.start(node_buffer, n * r_);
+    ctx.stats.bytes_read += n * r_;
+    device::NodeOnDeviceOptions on_device;
+    on_device.threads = ctx.threads;
+    on_device.await_input = [&](std::uint64_t records) {
+      PhaseTimer timer(reading);
+      reader.wait_for(records * r_);
+    };
+    on_device.emit = [&](const std::byte* out, std::size_t bytes) {
+      ctx.output.write_fixed(out, bytes, r_);
+      ctx.publish_progress();
+    };
+    device::shuffle_node_on_device(node, o_.shuffle.seed, o_.shuffle.constants, node_buffer, workspace, r_, on_device);
+    PhaseTimer timer(reading);
+    reader.finish();
+  } else if (way == InRam::kRead && core::is_leaf(n, o_.shuffle.constants)) {
+    {
+      PhaseTimer timer(reading);
+      io::ExtentReader(data).read_now(node_buffer, n * r_);
+      ctx.stats.bytes_read += n * r_;
+    }
+    MemorySource source(node_buffer, r_);
+    plan.run(node, source, nullptr);
+  } else if (way == InRam::kRead) {
+    // The first chunks are shuffled while the next are read.
+    FileSource source(data, r_, n, MemoryPlan::batch_chunks(o_.shuffle) * o_.shuffle.constants.leaf_records,
+                      workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode), ctx, reading);
+    plan.run(node, source, node_buffer);
+  } else {
+    place(node, data, facts, node_buffer, workspace, ctx);
+    plan.run_buckets(node, node_buffer);
+  }
+  ctx.stats.seconds_reading += reading;
+  ctx.stats.seconds_shuffling -= reading;
+}
+
+void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
+                         std::byte* node_buffer, std::byte* memory, RunContext& ctx) const {
+  const core::PlanConstants& c = o_.shuffle.constants;
+  const std::uint64_t n = node.records;
+  const bool leaf = core::is_leaf(n, c);
+  const std::uint64_t p = leaf ? 1 : core::bucket_count(n, c);
+  std::byte* cursor = memory;
+  std::optional<ChunkRouter> router;
+  if (!leaf) {
+    router.emplace(o_.shuffle.seed, node, c, 0, cursor, routed_open_chunks(facts), ctx.threads);
+    cursor += ChunkRouter::memory_bytes(c, p, routed_open_chunks(facts));
+  }
+  std::byte* arrays = cursor;
+  cursor += RecordStream::arrays_bytes(tuning::kPlacementBatch);
+  std::optional<PositionTag> tag;
+  if (facts.tagged) tag = PositionTag::for_node(n, false);
+  const RecordFraming framing = this->framing(false);
+  RecordStream stream(data, framing, tag, n, 0, cursor, placement_space(facts), arrays, tuning::kPlacementBatch,
+                      o_.memory_bytes, ctx);
+  RecordBatch batch;
+  while (stream.next(batch)) {
+    for (std::uint64_t first = 0; first < batch.count;) {
+      const std::uint64_t end = router ? first + router->open_for(batch.positions + first, batch.count - first)
+                                       : batch.count;
+      const auto from = static_cast<std::int64_t>(first), to_end = static_cast<std::int64_t>(end);
+#pragma omp parallel for schedule(static) num_threads(ctx.threads) \
+    if ((to_end - from) * static_cast<std::int64_t>(r_) >= static_cast<std::int64_t>(tuning::kParallelScatterBytes))
+      for (std::int64_t k = from; k < to_end; ++k) {
+        std::uint64_t to = batch.positions[k];
+        if (router) {
+          const ChunkRouter::Destination d = router->route(to);
+          to = core::bucket_first(n, p, d.bucket) + d.position;
+        }
+        std::memcpy(node_buffer + to * r_, batch.base + batch.offsets[k], r_);
+      }
+      if (router) {
+        for (std::uint64_t k = first; k < end; ++k) router->routed(batch.positions[k]);
+      }
+      first = end;
+    }
+  }
+}
+
+bool FixedRecords::chunks_fit(const NodeFacts& node, std::uint64_t budget) const {
+  return !node.tagged && fixed_split(core::bucket_count(node.records, o_.shuffle.constants), r_, o_.shuffle.constants, budget)
+                                 .group_chunks > 0;
+}
+
+std::unique_ptr<ChunkGroups> FixedRecords::open_chunk_groups(const core::Node& node, const io::ByteExtents& data,
+                                                             bool, std::uint64_t first_chunk, std::uint64_t end_chunk,
+                                                             std::uint64_t, RunContext& ctx) const {
+  return open_fixed_chunk_groups(node, data, first_chunk, end_chunk,
+                                 fixed_split(core::bucket_count(node.records, o_.shuffle.constants), r_, o_.shuffle.constants,
+                                             o_.memory_bytes),
+                                 o_, ctx);
+}
+
+// In a group, a bucket holds its shuffled copy in the workspace: a leaf, or
+// a node whose in-RAM plan also fits there. Routed buckets are placed first,
+// so only their leaves run in groups.
+bool FixedRecords::runs_in_group(const NodeFacts& bucket, std::uint64_t stored_bytes,
+                                 std::uint64_t workspace_bytes) const {
+  const std::uint64_t records_bytes = bucket.records * r_;
+  if (stored_bytes > workspace_bytes || records_bytes > workspace_bytes) return false;
+  if (core::is_leaf(bucket.records, o_.shuffle.constants)) return true;
+  return !bucket.tagged &&
+         records_bytes + MemoryPlan::workspace_bytes(bucket.records, o_.shuffle, MemoryPlan::fastest_mode(o_.shuffle)) <= workspace_bytes;
+}
+
+// Buckets [first, end) of `node`, loaded at `input`: routed buckets are put
+// in plan order first (into the workspace, which then swaps with the
+// input); runs of leaf buckets are shuffled in one batch, other buckets one
+// by one in RAM; outputs go out in bucket order.
+void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first,
+                                         std::uint64_t end, std::span<const std::uint64_t> bucket_bytes, bool tagged,
+                                         std::byte* input, std::byte* workspace, RunContext& ctx) const {
+  const std::uint64_t base = core::bucket_first(node.records, p, first);
+  if (tagged) {
+    const PositionTag tag = PositionTag::for_node(core::bucket_records(node.records, p, 0), false);
+    const std::byte* frame = input;
+    for (std::uint64_t j = first; j < end; ++j) {
+      std::byte* placed = workspace + (core::bucket_first(node.records, p, j) - base) * r_;
+      const std::uint64_t records = core::bucket_records(node.records, p, j);
+      if (bucket_bytes[j - first] != records * (tag.width + r_)) {
+        throw InputError("scratch space holds a bucket that is not what was written");
+      }
+      for (std::uint64_t k = 0; k < records; ++k, frame += tag.width + r_) {
+        const std::uint64_t at = tag.read(frame);
+        if (at >= records) throw InputError("scratch space holds a bucket that is not what was written");
+        std::memcpy(placed + at * r_, frame + tag.width, r_);
+      }
+    }
+    std::swap(input, workspace);
+  }
+  std::vector<device::ShuffleJob> leaves;
+  std::uint64_t pending_from = 0, pending_bytes = 0;  // output bytes of the batched leaves
+  auto emit = [&](const std::byte* data, std::size_t n) {
+    ctx.output.write_fixed(data, n, r_);
+    ctx.publish_progress();
+  };
+  auto flush_leaves = [&] {
+    if (leaves.empty()) return;
+    {
+      PhaseTimer timer(ctx.stats.seconds_shuffling);
+      device::shuffle_records(o_.shuffle.device, leaves, r_, ctx.threads);
+    }
+    emit(workspace + pending_from, pending_bytes);
+    leaves.clear();
+    pending_bytes = 0;
+  };
+  for (std::uint64_t j = first; j < end; ++j) {
+    const core::Node child = core::bucket_node(node, p, j);
+    const std::uint64_t at = (core::bucket_first(node.records, p, j) - base) * r_;
+    if (core::is_leaf(child.records, o_.shuffle.constants)) {
+      if (leaves.empty()) pending_from = at;
+      leaves.push_back({input + at, workspace + at, child.records,
+                        core::shuffle_bijection(o_.shuffle.seed, {child.id, core::Purpose::kLeafShuffle, 0}, child.records)});
+      pending_bytes += child.records * r_;
+    } else {
+      flush_leaves();
+      PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
+      MemorySource source(input + at, r_);
+      MemoryPlan(o_.shuffle, MemoryPlan::fastest_mode(o_.shuffle), workspace + align_up(child.records * r_, 64), emit)
+          .run(child, source, workspace);
+    }
+  }
+  flush_leaves();
+}
+
+}  // namespace extshuffle::ioperm

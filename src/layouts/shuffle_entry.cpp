@@ -1,0 +1,120 @@
+// The library's executor entry points (external_executor.hpp,
+// variable_executor.hpp): each builds its record layout and hands the plan to
+// the one driver, PlanWalk.
+#include <algorithm>
+#include <stdexcept>
+
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
+#include "extshuffle/ioperm/text_shuffle.hpp"
+#include "extshuffle/io/bucket_store.hpp"
+#include "fixed_records.hpp"
+#include "ioperm/node_path.hpp"
+#include "ioperm/plan_walk.hpp"
+#include "ioperm/executor_support.hpp"
+#include "text_records.hpp"
+
+namespace extshuffle::ioperm {
+
+std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size,
+                                   std::uint64_t records) {
+  WalkOptions options;
+  options.shuffle.record_size = record_size;
+  options.shuffle.constants = constants;
+  return minimum_memory_bytes(FixedRecords(options), records, records * record_size, record_size);
+}
+
+std::uint64_t minimum_memory_bytes_text(const core::PlanConstants& constants, std::uint64_t records,
+                                            std::uint64_t longest_record_bytes, std::uint64_t record_bytes) {
+  TextOptions options;
+  options.walk.shuffle.constants = constants;
+  return minimum_memory_bytes(TextRecords(options), records, record_bytes, longest_record_bytes);
+}
+
+Schedule plan_schedule(std::uint64_t records, const WalkOptions& options) {
+  const std::size_t record_size = options.shuffle.record_size;
+  if (record_size == 0) throw std::invalid_argument("record size must be positive");
+  const FixedRecords layout(options);
+  const std::uint64_t bytes = records * record_size;
+  layout.check_budget(NodeFacts{records, bytes, false, record_size, 0}, options.memory_bytes);
+  return plan_schedule(layout, records, bytes, record_size, options.memory_bytes);
+}
+
+Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uint64_t longest_record_bytes,
+                                const TextOptions& options, double record_bytes_variance) {
+  const TextRecords layout(options);
+  layout.check_budget(NodeFacts{records, bytes, false, longest_record_bytes, 0}, options.walk.memory_bytes);
+  return plan_schedule(layout, records, bytes, longest_record_bytes, options.walk.memory_bytes,
+                       record_bytes_variance);
+}
+
+bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
+  return input_bytes < budget_bytes / 20 * 19;
+}
+
+namespace {
+
+// Runs the plan of the root in `data` through `layout`, which reads its
+// options from `sized`. An input that fits needs an arena of what its node
+// takes in RAM, not the whole budget (by default half of RAM, which
+// --device cuda would pin); the layout of memory never changes the output.
+WalkStats walk_plan(const RecordLayout& layout, WalkOptions& sized, const NodeFacts& root,
+                        const io::ByteExtents& data, io::BlockFile& scratch, std::uint64_t scratch_offset,
+                        const OutputSink& sink, LoadedRecords* loaded = nullptr) {
+  core::check_plan(root.records, sized.shuffle.constants);
+  layout.check_budget(root, sized.memory_bytes);
+  io::BucketStore store(scratch, scratch_offset);
+  const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
+  const bool in_ram = in_memory <= sized.memory_bytes;
+  if (in_ram) sized.memory_bytes = in_memory;
+  if (loaded != nullptr && in_ram) {
+    // Records mapped while counted: the run in RAM reads them where they
+    // lie, and its arena holds only their workspace (the budget still counts
+    // the records: they are resident). A larger run reads `data`.
+    const std::uint64_t workspace = in_memory - align_up(root.record_bytes, 64);
+    PlanWalk walk(layout, store, sized, sink, device::allocate_host_memory(sized.shuffle.device, workspace), true);
+    return walk.run(root, loaded->records);
+  }
+  if (loaded != nullptr) loaded->mapped.reset();
+  PlanWalk walk(layout, store, sized, sink);
+  return walk.run(root, data);
+}
+
+}  // namespace
+
+WalkStats shuffle_fixed_size(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink) {
+  if (options.shuffle.record_size == 0) throw std::invalid_argument("record size must be positive");
+  WalkOptions sized = options;
+  const FixedRecords layout(sized);
+  return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, options.shuffle.record_size, 0}, data, scratch,
+                   scratch_offset, sink);
+}
+
+WalkStats shuffle_fixed_size(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,
+                               io::BlockFile& scratch, std::uint64_t scratch_offset,
+                               const WalkOptions& options, const OutputSink& sink) {
+  io::ByteExtents data;
+  data.append({&input, input_offset, records * options.shuffle.record_size});
+  return shuffle_fixed_size(data, records, scratch, scratch_offset, options, sink);
+}
+
+WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records,
+                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink,
+                               LoadedRecords* loaded) {
+  TextOptions sized = options;
+  const TextRecords layout(sized);
+  return walk_plan(layout, sized.walk, NodeFacts{records, data.bytes, false, longest_record_bytes, 0}, data,
+                   scratch, scratch_offset, sink, loaded);
+}
+
+WalkStats shuffle_text(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
+                               std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink) {
+  io::ByteExtents data;
+  data.append({input.file, input.offset, input.bytes});
+  static const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
+  if (input.add_terminator) data.append({nullptr, 0, 1, &kTerminators[options.syntax.terminator == '\n' ? 0 : 1]});
+  return shuffle_text(data, records, input.longest_record_bytes, scratch, scratch_offset, options, sink);
+}
+
+}  // namespace extshuffle::ioperm

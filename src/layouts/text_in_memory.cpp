@@ -1,0 +1,177 @@
+// A text node in RAM (DESIGN.md 2.3, 2.5): its bytes held once, the place
+// of each record found in them, the plan run on the records' 4-byte indices
+// (memory_executor.hpp, the same bijections, rows and scatter as for
+// fixed-size records), and the bytes gathered in the resulting order.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "ioperm/executor_support.hpp"
+#include "extshuffle/device/node_on_device.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/terminator_scan.hpp"
+#include "ioperm/memory_executor.hpp"
+#include "ioperm/position_tag.hpp"
+#include "text_records.hpp"
+#include "ioperm/tuning.hpp"
+
+namespace extshuffle::ioperm {
+namespace {
+
+std::uint64_t staging_bytes(std::uint64_t budget) {
+  return std::clamp<std::uint64_t>(align_down(budget / 16, 64), tuning::kMinStagingBytes, tuning::kMaxStagingBytes);
+}
+
+std::uint64_t gather_batch_records(std::uint64_t budget) {
+  return std::clamp<std::uint64_t>(budget / tuning::kGatherBatchBudgetDivisor, tuning::kMinGatherBatchRecords,
+                                   tuning::kMaxGatherBatchRecords);
+}
+
+ShuffleOptions index_options(const TextOptions& o) {
+  ShuffleOptions index = o.walk.shuffle;
+  index.record_size = sizeof(std::uint32_t);
+  return index;
+}
+
+// Output of an in-RAM node: whole records staged and handed on together,
+// one larger than the staging buffer handed on alone.
+class StagedOutput {
+ public:
+  StagedOutput(RunContext& ctx, std::byte* staging, std::uint64_t capacity)
+      : ctx_(ctx), staging_(staging), capacity_(capacity) {}
+  void record(const std::byte* data, std::uint64_t bytes) {
+    if (ctx_.output.done()) return;
+    if (bytes > capacity_ - fill_) flush();
+    if (bytes > capacity_) {
+      ctx_.output.write(data, bytes, 1);
+      ctx_.publish_progress();
+      return;
+    }
+    std::memcpy(staging_ + fill_, data, bytes);
+    fill_ += bytes;
+    ++records_;
+  }
+  void flush() {
+    if (fill_ > 0) {
+      ctx_.output.write(staging_, fill_, records_);
+      ctx_.publish_progress();
+    }
+    fill_ = records_ = 0;
+  }
+
+ private:
+  RunContext& ctx_;
+  std::byte* staging_;
+  std::uint64_t capacity_;
+  std::uint64_t fill_ = 0, records_ = 0;
+};
+
+}  // namespace
+
+std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
+  const ShuffleOptions index = index_options(o);
+  const std::uint64_t places = tagged ? align_up(8 * records, 64) + align_up(4 * records, 64)
+                                      : align_up(8 * (records + 1), 64);
+  return places + align_up(4 * records, 64) + MemoryPlan::workspace_bytes(records, index, MemoryMode::kShuffle) +
+         MemoryPlan::batch_bytes(records, index) + 8 * gather_batch_records(o.walk.memory_bytes) +
+         staging_bytes(o.walk.memory_bytes);
+}
+
+void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
+                     const TextScan& s, std::byte* workspace, const TextOptions& o, RunContext& ctx) {
+  const std::uint64_t n = node.records;
+  const ShuffleOptions index = index_options(o);
+  std::byte* cursor = workspace;
+  auto* offsets = carve<std::uint64_t>(cursor, tagged ? n : n + 1);
+  auto* lengths = tagged ? carve<std::uint32_t>(cursor, n) : nullptr;
+  auto* indices = carve<std::uint32_t>(cursor, n);
+  std::byte* plan_workspace = cursor;
+  cursor += MemoryPlan::workspace_bytes(n, index, MemoryMode::kShuffle);
+  auto* identity = carve<std::uint32_t>(cursor, MemoryPlan::batch_bytes(n, index) / 4);
+  const std::uint64_t batch_records = gather_batch_records(o.walk.memory_bytes);
+  auto* batch_offsets = carve<std::uint64_t>(cursor, batch_records);
+  std::byte* staging = cursor;
+
+  PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
+  // 1. Where each record is: in bulk for plain terminators, by the syntax
+  //    otherwise; behind its tag, wherever it lies, when it was routed here.
+  const std::byte* at = bytes;
+  const std::byte* end = bytes + size;
+  if (tagged) {
+    locate_tagged_records(bytes, size, n, PositionTag::for_node(n, true), s, offsets, lengths);
+    at = end;
+  } else if (s.plain_terminators()) {
+    offsets[0] = 0;
+    const auto* text = reinterpret_cast<const char*>(bytes);
+    if (formats::find_record_ends(text, text + size, o.syntax.terminator, n, offsets + 1) < n) {
+      throw InputError(records_changed_message(n));
+    }
+    at = bytes + offsets[n];
+  } else {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::byte* stop = s.next_record(at, end);
+      if (!stop) throw InputError(records_changed_message(n));
+      offsets[k] = static_cast<std::uint64_t>(at - bytes);
+      at = stop;
+    }
+  }
+  if (at != end && (!s.filter_blank || s.next_record(at, end))) throw InputError(records_changed_message(n));
+  if (!tagged) offsets[n] = size;
+
+  const std::uint64_t staging_capacity = staging_bytes(o.walk.memory_bytes);
+  StagedOutput staged(ctx, staging, staging_capacity);
+  const int threads = ctx.threads;
+  auto length_of = [&](std::uint32_t e) -> std::uint64_t {
+    return tagged ? lengths[e] : s.record_length(bytes + offsets[e], offsets[e + 1] - offsets[e]);
+  };
+  // 2-3. The plan on the indices; 4. the gather is random access into the
+  // node's bytes, bound by memory latency: batches of records are placed by
+  // a prefix sum of their lengths and copied by all threads.
+  const EmitOutput gather = [&](const std::byte* piece, std::size_t piece_bytes) {
+    const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
+    const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
+    for (std::uint64_t first = 0; first < count && !ctx.output.done();) {
+      std::uint64_t m = std::min({batch_records, count - first, ctx.output.records_left()});
+      const std::uint32_t* batch = order + first;
+#pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
+      for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
+      // The records that fit in the staging buffer go now, the rest next step.
+      std::uint64_t total = 0, fit = 0;
+      for (; fit < m && total + batch_offsets[fit] <= staging_capacity; ++fit) {
+        total += std::exchange(batch_offsets[fit], total);
+      }
+      if (fit == 0) {  // a record larger than the staging buffer
+        staged.record(bytes + offsets[batch[0]], length_of(batch[0]));
+        staged.flush();
+        ++first;
+        continue;
+      }
+      m = fit;
+#pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
+      for (std::uint64_t k = 0; k < m; ++k) {
+        if (k + 8 < m) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
+        const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
+        std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
+      }
+      first += m;
+      ctx.output.write(staging, total, m);
+      ctx.publish_progress();
+    }
+  };
+  if (o.walk.shuffle.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
+      device::node_fits_on_device(n, sizeof(std::uint32_t), o.walk.shuffle.constants)) {
+    // The order of the whole node from the GPU, handed on as it comes back.
+    device::NodeOnDeviceOptions on_device;
+    on_device.threads = threads;
+    on_device.emit = gather;
+    device::node_order_on_device(node, o.walk.shuffle.seed, o.walk.shuffle.constants, indices, on_device);
+  } else {
+    MemoryPlan plan(index, MemoryMode::kShuffle, plan_workspace, gather,
+                    [&](std::uint64_t first) { return ctx.output.wanted(first); });
+    IndexSource source(identity, MemoryPlan::batch_bytes(n, index) / 4);
+    plan.run(node, source, reinterpret_cast<std::byte*>(indices));
+  }
+  staged.flush();
+}
+
+}  // namespace extshuffle::ioperm

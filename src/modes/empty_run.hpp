@@ -1,0 +1,21 @@
+// shuf -n 0 reads no input and opens no input file: nothing of it would be
+// output (tests/shuf/shuf.sh runs it on an unreadable file). extshuffle does
+// the same unless part of the input is output anyway: the header lines of
+// CSV, TSV or --header N, and a .npy array's header.
+#pragma once
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
+
+namespace extshuffle::modes {
+
+// Whether `config` outputs nothing of its input: -n 0, no header kept (by
+// --header, --format or the input's extension), an input not named .npy,
+// and neither --verify nor --dry-run (which have their own say about -n).
+bool outputs_nothing_of_input(const JobOptions& config, const JobDataset& dataset);
+
+// Writes an empty output (a valid empty stream for .gz and .zst) and opens
+// no input. Throws IoError for a bad destination.
+RunStats run_empty(const JobOptions& config, const JobDataset& dataset);
+
+}  // namespace extshuffle::modes

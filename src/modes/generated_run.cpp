@@ -1,0 +1,131 @@
+#include "generated_run.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/input_source.hpp"
+#include "extshuffle/io/output_file.hpp"
+#include "permutation_prefix.hpp"
+
+namespace extshuffle::modes {
+namespace {
+
+// One hypergeometric draw of permutation_prefix() (~200 ns,
+// bench/hypergeometric_bench) against one index written, shuffled and read
+// back by the fixed-size executor: bench/permutation_prefix_bench measured
+// 17-100 ns per estimated draw (up to 150 for k = 10: fixed costs) and 40-75
+// ns per index in RAM, more through disk (docs/benchmarks.md, "-i with -n"). The
+// prefix is computed alone when its estimated draws times this are fewer
+// than N. Both give the same output; this only picks the faster.
+constexpr double kIndexRecordsPerDraw = 4;
+
+// Bytes per number a sample beyond the plan holds to refuse repeats (a hash
+// set of 64-bit numbers, with its nodes and buckets).
+constexpr std::uint64_t kSampleBytesPerNumber = 64;
+
+bool plan_addresses(std::uint64_t last_index, const core::PlanConstants& c) {
+  if (last_index == UINT64_MAX) return false;
+  try {
+    core::check_plan(last_index + 1, c);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+// 1. The indices, as 8-byte records in scratch space; 2. their shuffle,
+// each index printed as the item it names.
+ioperm::WalkStats shuffle_all(const JobOptions& config, std::uint64_t n, ItemPrinter& printer) {
+  auto scratch = io::BlockFile::create_scratch(io::scratch_directory(config.tmpdir));
+  const std::uint64_t piece = std::min<std::uint64_t>(n, std::uint64_t{1} << 20);
+  const io::AlignedBuffer buffer = io::allocate_aligned(8 * std::max<std::uint64_t>(piece, 1));
+  auto* indices = reinterpret_cast<std::uint64_t*>(buffer.get());
+  for (std::uint64_t first = 0; first < n; first += piece) {
+    const std::uint64_t count = std::min<std::uint64_t>(piece, n - first);
+    for (std::uint64_t k = 0; k < count; ++k) indices[k] = first + k;
+    scratch->write_now(indices, first * 8, count * 8);
+  }
+  ioperm::WalkOptions options{{8, config.seed, config.constants, config.device, config.threads}, config.memory_bytes};
+  options.output_records = config.head_count;
+  ioperm::WalkStats e = shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, options,
+                                     [&](const std::byte* data, std::size_t bytes) {
+                                       for (std::size_t at = 0; at < bytes; at += 8) {
+                                         std::uint64_t index = 0;
+                                         std::memcpy(&index, data + at, 8);
+                                         printer.print(index);
+                                       }
+                                     });
+  e.bytes_written += n * 8;
+  return e;
+}
+
+// A range beyond the plan: number j of the output is drawn uniformly from
+// stream (kRangeSample, j) among the numbers not yet output (redrawn while
+// taken), so the first K are a uniform sample in uniform order, and a
+// longer -n only appends.
+void sample_range(const JobOptions& config, std::uint64_t last_index, ItemPrinter& printer) {
+  const std::uint64_t k = config.head_count;
+  if (k > config.memory_bytes / kSampleBytesPerNumber) {
+    throw BudgetError("-n " + std::to_string(k) + " numbers of a range beyond 2^52 take about " +
+                      std::to_string(kSampleBytesPerNumber) + " bytes each: more than --memory " +
+                      std::to_string(config.memory_bytes) + " allows");
+  }
+  std::unordered_set<std::uint64_t> taken;
+  taken.reserve(k);
+  for (std::uint64_t j = 0; j < k; ++j) {
+    core::Stream stream(config.seed, core::sequence_address(core::Purpose::kRangeSample, j));
+    std::uint64_t index;
+    do {
+      index = last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
+    } while (!taken.insert(index).second);
+    printer.print(index);
+  }
+}
+
+}  // namespace
+
+RunStats run_generated(const JobOptions& config, const JobDataset& dataset) {
+  const bool empty = ItemPrinter::empty(config);
+  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
+  const bool planned = empty || plan_addresses(last_index, config.constants);
+  if (!planned && config.head_count == UINT64_MAX) {
+    throw UsageError("-i " + std::to_string(config.range_low) + "-" + std::to_string(config.range_high) +
+                     " holds more than 2^52 numbers, beyond what permutation version " +
+                     std::to_string(core::kPermutationVersion) + " orders: give -n K for a sample of K of them");
+  }
+  io::OutputFile output(dataset.output);
+  io::CompressingWriter writer(io::codec_for_path(dataset.output),
+                               [&output](const void* data, std::size_t n) { output.write(data, n); },
+                               config.threads);
+  ItemPrinter printer(config, writer);
+  RunStats stats;
+  const std::uint64_t n = empty ? 0 : last_index + 1;  // 0 also for 2^64 (not planned)
+  if (!planned) {
+    sample_range(config, last_index, printer);
+  } else if (config.head_count < n && permutation_prefix_draws(n, config.head_count, config.constants) *
+                                                  kIndexRecordsPerDraw < static_cast<double>(n)) {
+    for (const std::uint64_t index : permutation_prefix(config.seed, n, config.head_count, config.constants)) {
+      printer.print(index);
+    }
+  } else {
+    core::check_plan(n, config.constants);
+    const ioperm::WalkStats e = shuffle_all(config, n, printer);
+    stats.passes = e.passes;
+    stats.bytes_read = e.bytes_read;
+    stats.bytes_written = e.bytes_written;
+  }
+  printer.flush();
+  writer.finish();
+  output.commit();
+  stats.records = n;
+  stats.bytes = n * 8;
+  stats.levels = planned ? core::plan_levels(n, config.constants) : 0;
+  return stats;
+}
+
+}  // namespace extshuffle::modes

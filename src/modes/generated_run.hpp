@@ -1,0 +1,68 @@
+// shuf's generated inputs (-e ARG..., -i LO-HI): no file is read; the N
+// items are printed one per line (-z: one per NUL) in the order P(seed, N)
+// that a file of N records takes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/run_result.hpp"
+#include "extshuffle/io/compression.hpp"
+
+namespace extshuffle::modes {
+
+// The items of -e or -i, printed by index into the output's writer, each
+// ended by -z's NUL or a newline; staged in pieces of about 1 MiB.
+class ItemPrinter {
+ public:
+  ItemPrinter(const JobOptions& config, io::CompressingWriter& writer) : config_(config), writer_(writer) {}
+  ~ItemPrinter() = default;  // unflushed items are dropped: the run failed
+
+  // The items' count minus one (2^64 - 1 for -i 0-18446744073709551615,
+  // which holds 2^64); only when not empty().
+  static std::uint64_t last_index(const JobOptions& config) {
+    return config.echo ? config.echo_items.size() - 1 : config.range_high - config.range_low;
+  }
+  static bool empty(const JobOptions& config) {
+    return config.echo ? config.echo_items.empty() : config.range_low > config.range_high;
+  }
+
+  void print(std::uint64_t index) {
+    if (config_.echo) {
+      text_ += config_.echo_items[index];
+    } else {
+      text_ += std::to_string(config_.range_low + index);
+    }
+    text_ += config_.zero_terminated ? '\0' : '\n';
+    if (text_.size() >= kFlushBytes) flush();
+  }
+  void flush() {
+    writer_.write(text_.data(), text_.size());
+    text_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  const JobOptions& config_;
+  io::CompressingWriter& writer_;
+  std::string text_;
+};
+
+// Shuffles config.echo_items or the integers config.range_low..range_high
+// into dataset.output, or with -n K only the first K of them:
+// - when the plan addresses N (N <= 2^52 with the shipped constants) and
+//   tracing K positions back through the plan (permutation_prefix.hpp) costs
+//   less than shuffling all N, the first K of P(seed, N) are computed alone;
+// - otherwise, for such N, the indices 0..N-1 are written as 8-byte records
+//   to scratch space (8 N bytes) and shuffled by the fixed-size executor;
+// - a range beyond the plan (-i over more than 2^52 numbers, up to all 2^64)
+//   needs -n K: its first K numbers are a sample without replacement, number
+//   j drawn from stream (kRangeSample, j), redrawn while already taken.
+// The same output for the same (seed, N, K) either way. Returns the stats
+// but seconds and peak_rss_bytes, which the caller measures. Throws
+// UsageError (a range beyond the plan without -n), BudgetError (its -n too
+// large for --memory), IoError.
+RunStats run_generated(const JobOptions& config, const JobDataset& dataset);
+
+}  // namespace extshuffle::modes

@@ -1,0 +1,193 @@
+#include "repeat_run.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "extshuffle/core/stream.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/npy_layout.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/input_source.hpp"
+#include "extshuffle/io/output_file.hpp"
+#include "generated_run.hpp"
+#include "extshuffle/dataset/input_layout.hpp"
+#include "text_record_index.hpp"
+
+namespace extshuffle::modes {
+
+using dataset::InputLayout;
+using dataset::read_input_layout;
+namespace {
+
+// The output of a repeat run: the file (or standard output), its codec, and
+// small records staged into pieces of about 1 MiB.
+class RepeatOutput {
+ public:
+  RepeatOutput(const JobOptions& config, const std::string& output)
+      : file_(output),
+        writer_(io::codec_for_path(output), [this](const void* data, std::size_t n) { file_.write(data, n); },
+                config.threads) {}
+  io::CompressingWriter& writer() { return writer_; }
+  void write(const char* data, std::size_t bytes) {
+    if (staged_.size() + bytes > kStageBytes) flush();
+    if (bytes >= kStageBytes) {
+      writer_.write(data, bytes);
+    } else {
+      staged_.append(data, bytes);
+    }
+  }
+  void flush() {
+    writer_.write(staged_.data(), staged_.size());
+    staged_.clear();
+  }
+  void commit() {
+    flush();
+    writer_.finish();
+    file_.commit();
+  }
+
+ private:
+  static constexpr std::size_t kStageBytes = std::size_t{1} << 20;
+  io::OutputFile file_;
+  io::CompressingWriter writer_;
+  std::string staged_;
+};
+
+bool endless(const JobOptions& config) { return config.head_count == UINT64_MAX; }
+
+// Records of an input, fetched by number: from RAM when the data fit in
+// half of --memory (and, for text, the index in a quarter), else one read
+// each from the input (or its spool).
+class RecordFetcher {
+ public:
+  RecordFetcher(const JobOptions& config, io::InputSource& source, const InputLayout& layout)
+      : source_(source), layout_(layout), budget_(config.memory_bytes), skip_blank_(config.skip_empty) {
+    const std::uint64_t data_bytes = source.bytes() - layout.data_offset;
+    if (layout.text) {
+      index_ = std::make_unique<TextRecordIndex>(source.data(), layout.data_offset, data_bytes, layout.records,
+                                                 layout.syntax, config.skip_empty, budget_ / 4, source.scratch(),
+                                                 source.scratch_offset());
+    }
+    if (data_bytes <= budget_ / 2 && (!index_ || index_->in_memory())) {
+      data_ = io::allocate_aligned(std::max<std::uint64_t>(data_bytes, 1));
+      source.data().read_now(data_.get(), layout.data_offset, data_bytes);
+      in_memory_ = true;
+    }
+  }
+
+  // Writes record k to `out` (a text record with its terminator).
+  void emit(std::uint64_t k, RepeatOutput& out) {
+    std::uint64_t begin = 0, end = 0;
+    if (index_) {
+      std::tie(begin, end) = index_->span(k);
+    } else {
+      begin = layout_.data_offset + k * layout_.record_size;
+      end = begin + layout_.record_size;
+    }
+    const char* bytes = fetch(begin, end - begin);
+    std::size_t length = static_cast<std::size_t>(end - begin);
+    if (!index_) {
+      out.write(bytes, length);
+      return;
+    }
+    const formats::RecordSyntax& syntax = layout_.syntax;
+    if (skip_blank_) {  // the span may hold blank records after this one
+      const char* stop = formats::scan_record(bytes, bytes + length, syntax).end;
+      if (stop) length = static_cast<std::size_t>(stop - bytes);
+    }
+    out.write(bytes, length);
+    // The input's last record may lack its terminator: it gets one, as in a shuffle.
+    if (syntax.framing == formats::RecordFraming::kTerminated && (length == 0 || bytes[length - 1] != syntax.terminator)) {
+      out.write(&syntax.terminator, 1);
+    }
+  }
+
+ private:
+  const char* fetch(std::uint64_t offset, std::uint64_t bytes) {
+    if (in_memory_) return reinterpret_cast<const char*>(data_.get()) + (offset - layout_.data_offset);
+    if (bytes > budget_ / 2) {
+      throw InputError("a record of " + std::to_string(bytes) + " bytes does not fit in what --memory " +
+                       std::to_string(budget_) + " leaves for one record: raise --memory");
+    }
+    if (buffer_bytes_ < bytes) {
+      buffer_ = io::allocate_aligned(bytes);
+      buffer_bytes_ = bytes;
+    }
+    if (bytes > 0) source_.data().read_now(buffer_.get(), offset, bytes);
+    return reinterpret_cast<const char*>(buffer_.get());
+  }
+
+  io::InputSource& source_;
+  const InputLayout& layout_;
+  std::uint64_t budget_;
+  bool skip_blank_;
+  std::unique_ptr<TextRecordIndex> index_;
+  io::AlignedBuffer data_;
+  bool in_memory_ = false;
+  io::AlignedBuffer buffer_;  // one record read from the input
+  std::uint64_t buffer_bytes_ = 0;
+};
+
+// -e ARG... and -i LO-HI: draw j prints the item repeat_draw() names.
+RunStats repeat_generated(const JobOptions& config, const std::string& output) {
+  const bool empty = ItemPrinter::empty(config);
+  if (empty && config.head_count > 0) {
+    throw InputError(config.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
+  }
+  RepeatOutput out(config, output);
+  ItemPrinter printer(config, out.writer());
+  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
+  for (std::uint64_t j = 0; endless(config) || j < config.head_count; ++j) {
+    printer.print(repeat_draw(config.seed, j, last_index));
+  }
+  printer.flush();
+  out.commit();
+  RunStats stats;
+  stats.records = empty ? 0 : last_index + 1;
+  return stats;
+}
+
+}  // namespace
+
+std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t last_index) {
+  core::Stream stream(seed, core::sequence_address(core::Purpose::kRepeatDraw, j));
+  return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
+}
+
+RunStats run_repeat(const JobOptions& config, const JobDataset& dataset) {
+  if (config.echo || config.integer_range) return repeat_generated(config, dataset.output);
+  // 1. The output first, so that a bad destination fails before any work;
+  //    then the input, its format and its records.
+  RepeatOutput out(config, dataset.output);
+  io::InputSource source(dataset.inputs.front(), io::scratch_directory(config.tmpdir));
+  const InputLayout layout = read_input_layout(config, source);
+  const std::string name = dataset.inputs.front() == "-" ? "standard input" : "'" + dataset.inputs.front() + "'";
+  const bool npy = !layout.text && !layout.header.empty();
+  if (npy && endless(config)) {
+    throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");
+  }
+  if (layout.records == 0 && config.head_count > 0) throw InputError("input " + name + ": no records to repeat");
+  // 2. The header once (a .npy's now says K rows), then the draws.
+  const std::string header =
+      npy ? formats::npy_header_with_rows(layout.header, config.head_count, name) : layout.header;
+  out.write(header.data(), header.size());
+  if (config.head_count > 0) {
+    RecordFetcher records(config, source, layout);
+    for (std::uint64_t j = 0; endless(config) || j < config.head_count; ++j) {
+      records.emit(repeat_draw(config.seed, j, layout.records - 1), out);
+    }
+  }
+  // 3. Check, then commit.
+  source.check_unchanged();
+  out.commit();
+  RunStats stats;
+  stats.records = layout.records;
+  stats.bytes = source.bytes();
+  return stats;
+}
+
+}  // namespace extshuffle::modes

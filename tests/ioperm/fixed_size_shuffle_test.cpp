@@ -1,0 +1,174 @@
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "support/permutations.hpp"
+#include "support/plan_oracle.hpp"
+
+namespace extshuffle::ioperm {
+namespace {
+
+using core::PlanConstants;
+
+struct Outcome {
+  std::vector<std::byte> output;
+  WalkStats stats;
+};
+
+Outcome run_external(const std::vector<std::byte>& input, std::size_t record_size, std::uint64_t seed,
+                     const PlanConstants& c, std::uint64_t memory_bytes, int threads = 2,
+                     io::BlockFile* scratch_file = nullptr, std::uint64_t head_count = UINT64_MAX) {
+  auto source = io::BlockFile::in_memory();
+  source->write_now(input.data(), 0, input.size());
+  auto memory_scratch = io::BlockFile::in_memory();
+  io::BlockFile& scratch = scratch_file ? *scratch_file : *memory_scratch;
+  Outcome outcome;
+  WalkOptions options{{record_size, seed, c, device::Device::kCpu, threads}, memory_bytes};
+  options.output_records = head_count;
+  outcome.stats = shuffle_fixed_size(*source, 0, input.size() / record_size, scratch, 0, options,
+                                   [&](const std::byte* data, std::size_t n) {
+                                     outcome.output.insert(outcome.output.end(), data, data + n);
+                                   });
+  return outcome;
+}
+
+// What the plan says the output is: the independent oracle (support/plan_oracle.hpp).
+std::vector<std::byte> run_reference(const std::vector<std::byte>& input, std::size_t record_size,
+                                     std::uint64_t seed, const PlanConstants& c) {
+  return testing::oracle_shuffle(input, record_size, seed, c);
+}
+
+// Byte for byte against the reference, for the grid of N and record
+// sizes, with budgets that put 0 to 3 levels of the plan on disk.
+TEST(ExternalExecutor, MatchesReferenceAcrossSizesAndBudgets) {
+  const PlanConstants c{64, 4};
+  for (std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 5ull, 1000ull}) {
+    for (std::size_t r : {1ul, 8ul, 12ul, 4096ul}) {
+      const auto input = testing::numbered_records(n, r);
+      const auto expected = run_reference(input, r, 42, c);
+      for (std::uint64_t memory : {minimum_memory_bytes(c, r, n), std::uint64_t{64} << 10, std::uint64_t{16} << 20}) {
+        const Outcome out = run_external(input, r, 42, c, memory);
+        ASSERT_EQ(out.output, expected) << "n " << n << " r " << r << " memory " << memory;
+      }
+    }
+  }
+}
+
+TEST(ExternalExecutor, OneTwoAndThreeDiskLevelsGiveTheSameBytes) {
+  const PlanConstants c{64, 4};
+  const std::uint64_t n = (1ull << 20) + 3;
+  const auto input = testing::numbered_records(n, 8);
+  const auto expected = run_reference(input, 8, 7, c);
+  // Node sizes are n R / 4^d bytes; a node streams when it exceeds memory / 2.
+  const std::pair<std::uint64_t, std::uint32_t> cases[] = {
+      {std::uint64_t{32} << 20, 1}, {std::uint64_t{8} << 20, 2}, {std::uint64_t{2} << 20, 3},
+      {std::uint64_t{512} << 10, 4}};
+  for (const auto& [memory, passes] : cases) {
+    const Outcome out = run_external(input, 8, 7, c, memory);
+    EXPECT_EQ(out.stats.passes, passes) << memory;
+    ASSERT_EQ(out.output, expected) << "memory " << memory;
+  }
+}
+
+// -n K: exactly the first K records of the full permutation, at every
+// number of disk levels, writing to scratch only the buckets that reach them.
+TEST(ExternalExecutor, HeadCountIsThePrefixOfTheFullShuffle) {
+  const PlanConstants c{64, 4};
+  const std::uint64_t n = 50003;  // 6 levels of the plan
+  const auto input = testing::numbered_records(n, 8);
+  const auto full = run_reference(input, 8, 5, c);
+  std::uint32_t passes_before = 0;
+  for (std::uint64_t memory : {std::uint64_t{8} << 20, std::uint64_t{64} << 10, std::uint64_t{16} << 10}) {
+    const Outcome whole = run_external(input, 8, 5, c, memory);
+    EXPECT_GT(whole.stats.passes, passes_before) << "each budget puts more levels on disk: " << memory;
+    passes_before = whole.stats.passes;
+    for (std::uint64_t k : std::initializer_list<std::uint64_t>{0, 1, 63, 1000, 12501, n - 1, n, n + 9}) {
+      const Outcome head = run_external(input, 8, 5, c, memory, 2, nullptr, k);
+      const std::size_t bytes = std::min(k, n) * 8;
+      ASSERT_EQ(head.output.size(), bytes) << "k " << k << " memory " << memory;
+      ASSERT_TRUE(std::equal(head.output.begin(), head.output.end(), full.begin())) << "k " << k << " memory " << memory;
+      if (k < n / 4 && whole.stats.passes > 1) {
+        EXPECT_LT(head.stats.bytes_written, whole.stats.bytes_written / 2) << "k " << k << " memory " << memory;
+      }
+    }
+  }
+}
+
+// 4 KiB records: at 1 MiB a chunk fits once beside its index permutation
+// (the split gathers its slices through it); at the smallest budget no
+// chunk fits and records are routed one by one. The same bytes either way.
+TEST(ExternalExecutor, LargeRecordsInMemoryChunksAndRouted) {
+  const PlanConstants c{64, 4};
+  const auto input = testing::numbered_records(1000, 4096);
+  const auto expected = run_reference(input, 4096, 9, c);
+  const Outcome indexed = run_external(input, 4096, 9, c, std::uint64_t{1} << 20);
+  EXPECT_GT(indexed.stats.nodes_on_disk, 0u);
+  EXPECT_EQ(indexed.stats.nodes_routed, 0u);
+  EXPECT_EQ(indexed.output, expected);
+  const Outcome routed = run_external(input, 4096, 9, c, minimum_memory_bytes(c, 4096, 1000));
+  EXPECT_GT(routed.stats.nodes_routed, 0u);
+  EXPECT_EQ(routed.output, expected);
+}
+
+TEST(ExternalExecutor, IdenticalForOneAndTwoThreads) {
+  const PlanConstants c{256, 8};
+  const auto input = testing::numbered_records(200000, 12);
+  EXPECT_EQ(run_external(input, 12, 5, c, std::uint64_t{256} << 10, 1).output,
+            run_external(input, 12, 5, c, std::uint64_t{256} << 10, 2).output);
+}
+
+TEST(ExternalExecutor, ShippedConstantsThroughARealScratchFile) {
+  const std::uint64_t n = (1ull << 22) + 3;
+  const auto input = testing::numbered_records(n, 8);
+  const auto dir = std::filesystem::temp_directory_path() / ("extshuffle-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    auto scratch = io::BlockFile::create_scratch(dir.string());
+    // The scratch file is unlinked as soon as it is open: nothing to leave behind.
+    EXPECT_TRUE(std::filesystem::is_empty(dir));
+    const Outcome out = run_external(input, 8, 1, core::kPlanV2, std::uint64_t{16} << 20, 2, scratch.get());
+    EXPECT_EQ(out.stats.passes, 2u);
+    EXPECT_EQ(out.output, run_reference(input, 8, 1, core::kPlanV2));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
+  const PlanConstants c{64, 4};
+  const std::uint64_t n = (1ull << 20) + 3;
+  WalkOptions options{{8, 1, c, device::Device::kCpu, 2}, std::uint64_t{2} << 20};
+  const Schedule s = plan_schedule(n, options);
+  const Outcome out = run_external(testing::numbered_records(n, 8), 8, 1, c, options.memory_bytes);
+  EXPECT_EQ(s.passes, out.stats.passes);
+  EXPECT_EQ(s.nodes_on_disk, out.stats.nodes_on_disk);
+  EXPECT_EQ(s.bytes_read, out.stats.bytes_read);
+  EXPECT_EQ(s.bytes_written, out.stats.bytes_written);
+}
+
+TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
+  const WalkOptions options{{4096, 1, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{16} << 20};
+  const Schedule s = plan_schedule(32768, options);  // 128 MiB in one leaf
+  EXPECT_EQ(s.nodes_in_windows, 1u);
+  EXPECT_EQ(s.passes, 2u);
+  EXPECT_EQ(s.nodes_on_disk, 0u);
+}
+
+TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
+  const std::uint64_t n = std::uint64_t{1} << 24;
+  const std::uint64_t minimum = minimum_memory_bytes(core::kPlanV2, 8, n);
+  EXPECT_THROW(plan_schedule(n, WalkOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, minimum - 4096}),
+               BudgetError);
+  EXPECT_NO_THROW(plan_schedule(n, WalkOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, minimum}));
+  // An input that fits in the budget runs in RAM, whatever the minimum for streaming.
+  EXPECT_NO_THROW(plan_schedule(10, WalkOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, 1024}));
+}
+
+}  // namespace
+}  // namespace extshuffle::ioperm

@@ -1,0 +1,185 @@
+#include "make_job.hpp"
+
+#include <cctype>
+#include <map>
+#include <optional>
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/memory_limit.hpp"
+#include "extshuffle/io/random_source.hpp"
+#include "size_argument.hpp"
+
+namespace extshuffle::cli {
+namespace {
+
+// An unsigned decimal number that fills `text` exactly, or nothing.
+std::optional<std::uint64_t> parse_unsigned(const std::string& text, int base = 10) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0]))) {
+    return std::nullopt;
+  }
+  std::size_t used = 0;
+  try {
+    const std::uint64_t value = std::stoull(text, &used, base);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::uint64_t seed_of(const std::string& text) {
+  if (text.empty()) {
+    std::random_device entropy;
+    const std::uint64_t seed = (std::uint64_t{entropy()} << 32) | entropy();
+    spdlog::info("seed {} (repeat the run with --seed {})", seed, seed);
+    return seed;
+  }
+  const auto seed = parse_unsigned(text, 0);  // decimal, or 0x hex
+  if (!seed) throw UsageError("invalid --seed '" + text + "': expected an unsigned 64-bit number");
+  return *seed;
+}
+
+// -i LO-HI, decimal and inclusive; LO = HI + 1 is the empty range.
+void set_range(JobOptions& config, const std::string& text) {
+  const auto dash = text.find('-');
+  std::optional<std::uint64_t> low, high;
+  if (dash != std::string::npos) {
+    low = parse_unsigned(text.substr(0, dash));
+    high = parse_unsigned(text.substr(dash + 1));
+  }
+  // HI may be 2^64 - 1 (shuf -i 1-$UINTMAX_MAX); LO = HI + 1 is the empty range.
+  if (!low || !high || (*low > *high && *low - *high != 1)) {
+    throw UsageError("invalid input range '" + text + "': expected LO-HI with LO <= HI + 1");
+  }
+  config.integer_range = true;
+  config.range_low = *low;
+  config.range_high = *high;
+}
+
+// Files: without -o, [INPUT [OUTPUT]] as shuf; with one -o (before or after
+// them), every operand is an input of one dataset; with several -o, one
+// aligned INPUT per -o. With -e the operands are the items; with -i there
+// is no input.
+void set_files(const Options& o, Job& job) {
+  JobOptions& config = job.options;
+  if (o.echo && !o.input_range.empty()) throw UsageError("-e and -i cannot be combined");
+  if (o.echo || !o.input_range.empty()) {
+    if (o.outputs.size() > 1) throw UsageError("-e and -i write one output");
+    if (o.echo) {
+      config.echo_items = o.operands;
+    } else {
+      if (!o.operands.empty()) throw UsageError("extra operand '" + o.operands[0] + "' with -i");
+      set_range(config, o.input_range);
+    }
+    job.datasets = {{{"-"}, o.outputs.empty() ? "-" : o.outputs[0]}};
+  } else if (o.outputs.size() > 1) {
+    if (o.operands.size() != o.outputs.size()) {
+      throw UsageError("-o: give one INPUT per -o (" + std::to_string(o.outputs.size()) + " -o, " +
+                       std::to_string(o.operands.size()) + " inputs)");
+    }
+    for (std::size_t k = 0; k < o.operands.size(); ++k) {
+      if (o.operands[k] == "-") throw UsageError("standard input cannot be one of several aligned inputs");
+      job.datasets.push_back({{o.operands[k]}, o.outputs[k]});
+    }
+  } else if (o.outputs.size() == 1) {
+    job.datasets = {{o.operands.empty() ? std::vector<std::string>{"-"} : o.operands, o.outputs[0]}};
+  } else {
+    if (o.operands.size() > 2) {
+      throw UsageError("too many operands: to read several inputs as one dataset, name the output with -o "
+                       "(extshuffle INPUT... -o OUTPUT)");
+    }
+    job.datasets = {{{o.operands.empty() ? "-" : o.operands[0]}, o.operands.size() == 2 ? o.operands[1] : "-"}};
+  }
+}
+
+// --- datasets: --shards, --shard-size, --split, --manifest ---
+void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
+  if (!o.shards.empty()) {
+    const auto shards = parse_unsigned(o.shards);
+    if (!shards || *shards == 0) throw UsageError("invalid --shards '" + o.shards + "': expected a positive number");
+    config.shard_count = *shards;
+  }
+  if (!o.shard_size.empty()) config.shard_bytes = parse_size(o.shard_size, "--shard-size");
+  if (config.shard_count > 0 && config.shard_bytes > 0) throw UsageError("--shards and --shard-size cannot be combined");
+  if (!o.split.empty()) config.splits = dataset::parse_split_spec(o.split);
+  config.manifest_path = o.manifest;
+  if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
+  const bool files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
+  if ((files || !o.manifest.empty()) && (config.echo || config.integer_range)) {
+    throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
+  }
+  if (config.shard_bytes > 0 && job.datasets.size() > 1) {
+    throw UsageError("--shard-size cuts by bytes, which differ between aligned inputs: use --shards to keep "
+                     "their shards aligned");
+  }
+  for (const auto& dataset : job.datasets) {
+    if (!o.manifest.empty() && dataset.output == o.manifest) {
+      throw UsageError("--manifest '" + o.manifest + "' is also an output");
+    }
+  }
+}
+// --- end of datasets ---
+
+// shuf's habits: --repeat (one input, a stream of draws: nothing to verify
+// or plan) and --random-source, which gives the seed.
+void set_shuf_habits(const Options& o, Job& job) {
+  JobOptions& config = job.options;
+  config.repeat = o.repeat;
+  if (o.repeat && (job.datasets.size() > 1 || job.datasets.front().inputs.size() > 1)) {
+    throw UsageError("--repeat draws from one input");
+  }
+  if (o.repeat && o.verify) throw UsageError("--verify checks a permutation: --repeat draws with replacement");
+  if (o.repeat && o.dry_run) throw UsageError("--dry-run describes a shuffle: --repeat draws with replacement");
+  if (o.random_source.empty()) return;
+  if (!o.seed.empty()) throw UsageError("--random-source and --seed both give the seed: use one");
+  config.seed = io::seed_from_random_source(o.random_source);
+}
+
+}  // namespace
+
+Job make_job(const Options& o) {
+  Job job;
+  JobOptions& config = job.options;
+  static const std::map<std::string, formats::Format> kFormats{
+      {"auto", formats::Format::kAuto}, {"binary", formats::Format::kBinary}, {"lines", formats::Format::kLines},
+      {"csv", formats::Format::kCsv},   {"tsv", formats::Format::kTsv},       {"jsonl", formats::Format::kJsonl},
+      {"tfrecord", formats::Format::kTfrecord}};
+  config.format = kFormats.at(o.format);
+  config.zero_terminated = o.zero_terminated;
+  config.skip_empty = o.skip_empty;
+  if (o.header) {
+    const auto lines = parse_unsigned(*o.header);
+    if (!lines || *lines > INT64_MAX) {
+      throw UsageError("invalid --header '" + *o.header + "': expected --header or --header=N");
+    }
+    config.header_lines = static_cast<std::int64_t>(*lines);
+  }
+  config.echo = o.echo;
+  set_files(o, job);
+  if (o.random_source.empty()) config.seed = seed_of(o.seed);
+  if (!o.record_size.empty()) config.record_size = parse_byte_count(o.record_size, "--record-size");
+  if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
+  config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
+  config.tmpdir = o.tmpdir;
+  // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
+  config.threads = extshuffle::device::resolve_threads(o.threads);
+  if (o.leaf_records != 0 || o.fanout != 0) {
+    if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
+    spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
+                 core::kPermutationVersion);
+    if (o.leaf_records != 0) config.constants.leaf_records = o.leaf_records;
+    if (o.fanout != 0) config.constants.max_fanout = o.fanout;
+  }
+  if (o.device == "cuda" || (o.device == "auto" && device::cuda_available())) config.device = device::Device::kCuda;
+  config.head_count = o.head_count;
+  config.verify = o.verify;
+  config.dry_run = o.dry_run;
+  set_dataset_options(o, job, config);
+
+  set_shuf_habits(o, job);
+  return extshuffle::make_job(std::move(job.options), std::move(job.datasets));
+}
+
+}  // namespace extshuffle::cli
