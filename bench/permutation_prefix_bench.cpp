@@ -1,5 +1,5 @@
 // The two ways `-i LO-HI -n K` finds the first K of P(seed, N)
-// (src/driver/generated_run.cpp), to choose between them:
+// (src/modes/generated_run.cpp), to choose between them:
 //  - prefix: permutation_prefix() traces K positions back through the plan;
 //    its cost is measured per draw of its own estimate
 //    (permutation_prefix_draws), over K and N;

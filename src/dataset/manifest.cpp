@@ -26,7 +26,8 @@ json or_null(std::uint64_t value, std::uint64_t absent) { return value == absent
 json options_of(const JobOptions& config) {
   json splits = json::array();
   for (const SplitPart& part : config.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
-  static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl"};
+  static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"};
+  static_assert(std::size(kFormats) == static_cast<std::size_t>(formats::Format::kTfrecord) + 1);
   return {{"format", kFormats[static_cast<int>(config.format)]},
           {"record_size", or_null(config.record_size, 0)},
           {"zero_terminated", config.zero_terminated},

@@ -2,7 +2,7 @@
 // file, or splits and shards, each a consecutive piece of the one
 // permutation and each a complete file of its format on its own (a CSV
 // header in each, each .npy with the shape of its rows, each compressed file
-// a whole stream). The driver's output (bytes of whole records, in output
+// a whole stream). The walk's output (bytes of whole records, in output
 // order) is cut at record boundaries as it arrives, while the last level
 // runs: no second pass. Every file is written under a temporary name and
 // fsynced; commit() renames them into place only once all are complete, so
@@ -58,7 +58,7 @@ class ShardedOutput {
 
   // Once the records are counted: `records` records (-n already applied)
   // of `form` will come. Returns how many the files take: all of them, or
-  // the end of the last split (the driver need not produce the rest).
+  // the end of the last split (the walk need not produce the rest).
   // Throws UsageError when --split counts ask for more than there are.
   std::uint64_t start(const OutputRecordForm& form, std::uint64_t records);
   // The sink: bytes of whole records, in output order.

@@ -1,4 +1,4 @@
-// Arithmetic shared by the driver and the record layouts.
+// Arithmetic shared by the walk and the record layouts.
 #pragma once
 
 #include <algorithm>

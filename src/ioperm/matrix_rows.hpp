@@ -1,5 +1,5 @@
 // The rows of a split node's communication matrix (Gustedt, RecMat): the
-// driver's one door to core's recursive matrix, so that a change of how rows
+// walk's one door to core's recursive matrix, so that a change of how rows
 // are drawn changes this file alone.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Where the driver runs each node of the plan, and how each way of running
+// Where the walk runs each node of the plan, and how each way of running
 // carves the budget (DESIGN.md 2.3). One function decides for the walk
 // (plan_walk.cpp) and for the schedule (--dry-run), so the prediction is the
 // run's own decision:
@@ -62,7 +62,7 @@ inline std::uint64_t route_arrays_bytes(std::uint64_t max_batch, std::uint64_t p
 std::uint64_t minimum_memory_bytes(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                                    std::uint64_t longest_record_bytes);
 
-// Where the driver would run each node, without IO: one representative node
+// Where the walk would run each node, without IO: one representative node
 // a level (nodes of a level differ by at most one record), the decision
 // above at each. Fixed-size records: exactly what runs. Text: the nodes'
 // bytes vary with the records they draw; with the records' variance in

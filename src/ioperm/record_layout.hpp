@@ -1,13 +1,13 @@
-// What the driver needs to know about how records lie in bytes: the one
+// What the walk needs to know about how records lie in bytes: the one
 // interface between the IOPerm plan walk (plan_walk.hpp), which is written
 // once, and the two record layouts, fixed-size records (fixed_records.hpp)
 // and text records (text_records.hpp). The paths that take records one by
 // one (a routed split, a leaf in windows) need only the layout's framing and
-// are written once in the driver.
+// are written once in the walk.
 //
 // A virtual class rather than a template policy: every call is per node, per
 // group of chunks or per (bucket, chunk) slice, never per record, so the
-// indirection costs nothing measurable, and the driver is compiled once and
+// indirection costs nothing measurable, and the walk is compiled once and
 // reads as one plain class. The per-record loops live inside the layouts.
 #pragma once
 

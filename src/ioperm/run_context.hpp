@@ -1,4 +1,4 @@
-// What the driver and a record layout share while one plan runs: the
+// What the walk and a record layout share while one plan runs: the
 // options, the arena, the statistics, progress, and the output cut at -n.
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace extshuffle::ioperm {
 
 // The output of the run, cut after the first `limit` records (-n): positions
-// at or past it are neither written nor, where the driver can tell in
+// at or past it are neither written nor, where the walk can tell in
 // advance, computed.
 class OutputLimiter {
  public:

@@ -1,4 +1,4 @@
-// Every tuning knob of the driver in one place. None of them changes the
+// Every tuning knob of the walk in one place. None of them changes the
 // output (the plan fixes the permutation); they decide how memory is carved
 // and how work is batched. Each names the measurement that chose it; "not
 // measured" says so where nothing did, so a later benchmark knows what is
@@ -13,10 +13,11 @@ inline constexpr std::uint64_t kKiB = std::uint64_t{1} << 10;
 inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 // Streaming split: at most this many chunks are read, shuffled and scattered
-// as one batch. Fixed-size records used 16 and text 8 with no reason given;
-// both now use 16. Text groups are bounded sooner by their index arrays (8
-// bytes a record: 8 chunks at -S 512M), so at the suite's budgets nothing
-// changes (bench/suite.sh, docs/benchmarks.md "before and after one driver").
+// as one batch: one parallel batch a group keeps every thread busy and
+// amortises the wait for the group's rows. One value for both layouts: text
+// groups are bounded sooner by their index arrays (8 bytes a record: 8
+// chunks at -S 512M), so at the suite's budgets 8 and 16 run alike
+// (bench/suite.sh, docs/benchmarks.md "before and after one driver").
 inline constexpr std::uint64_t kMaxChunkGroup = 16;
 
 // Bucket write buffers: two per bucket, at most this large each. Larger ones

@@ -1,6 +1,6 @@
-// The library's executor entry points (external_executor.hpp,
-// variable_executor.hpp): each builds its record layout and hands the plan to
-// the one driver, PlanWalk.
+// The library's shuffles (ioperm/fixed_size_shuffle.hpp,
+// ioperm/text_shuffle.hpp): each builds its record layout and hands the plan
+// to the one walk, PlanWalk.
 #include <algorithm>
 #include <stdexcept>
 

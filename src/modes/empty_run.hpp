@@ -1,5 +1,6 @@
 // shuf -n 0 reads no input and opens no input file: nothing of it would be
-// output (tests/shuf/shuf.sh runs it on an unreadable file). extshuffle does
+// output (coreutils' own test suite, tests/shuf/shuf.sh in its source tree, runs it on
+// an unreadable file; our mirror of it: tests/cli/shuf_compat_test.cpp). extshuffle does
 // the same unless part of the input is output anyway: the header lines of
 // CSV, TSV or --header N, and a .npy array's header.
 #pragma once

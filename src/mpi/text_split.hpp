@@ -24,7 +24,7 @@
 // them are header records is known only after the composition), and the
 // records that cross a range boundary are measured from the gathered ends.
 //
-// The result is what the single-machine counting pass (driver/text_input.cpp)
+// The result is what the single-machine counting pass (dataset/text_input.cpp)
 // finds: the same N, header bytes, missing final terminator, longest record
 // and squares (summed in another order: equal up to rounding, exactly for
 // sums below 2^53), and the same error for an unterminated quoted field.

@@ -152,7 +152,7 @@ TEST(InputRangeCli, HeadOfAHugeRangeIsTheHeadOfItsShuffle) {
   const auto head = run_command(knobs + " -n 40");
   ASSERT_EQ(head.exit_code, 0) << head.err;
   EXPECT_EQ(head.out, full.out);
-  // (The shipped constants: tests/driver/permutation_prefix_test.cpp.)
+  // (The shipped constants: tests/modes/permutation_prefix_test.cpp.)
   // The largest range the plan orders (2^52 numbers) and every larger one: quick.
   const auto planned = run_command("timeout 10 " + kBinary + " --seed 1 -i 1-4503599627370496 -n 5");
   const auto sampled = run_command("timeout 10 " + kBinary + " --seed 1 -i 0-18446744073709551615 -n 5 -z");

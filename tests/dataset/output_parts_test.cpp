@@ -1,5 +1,5 @@
-// The arithmetic of splits and shards (driver/output_parts.hpp) and the
-// cutting of output bytes at record boundaries (driver/record_cutter.hpp).
+// The arithmetic of splits and shards (dataset/output_parts.hpp) and the
+// cutting of output bytes at record boundaries (src/dataset/record_cutter.hpp).
 // Deterministic: no test here depends on chance.
 #include "extshuffle/dataset/output_parts.hpp"
 

@@ -1,4 +1,4 @@
-// The driver's door to the matrix (src/driver/matrix_rows.hpp): the rows it
+// The walk's door to the matrix (src/ioperm/matrix_rows.hpp): the rows it
 // hands out do not depend on threads or on how chunks are grouped.
 #include "ioperm/matrix_rows.hpp"
 

@@ -1,4 +1,4 @@
-// Every path the driver can take for a node (src/driver/node_path.hpp) gives
+// Every path the driver can take for a node (src/ioperm/node_path.hpp) gives
 // the oracle's bytes, and the schedule (--dry-run) predicts what runs: in
 // RAM, chunks in memory (shuffled in groups or through one chunk's index
 // permutation), routed record by record (behind position tags, at one and
@@ -199,7 +199,7 @@ TEST(NodePaths, HeavyTailedTextOnEveryPath) {
     if (e.nodes_in_windows > 0) seen.insert("leaf in windows");
     if (e.nodes_in_memory > 0) seen.insert("in RAM");
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"routed", "in RAM"}));  // text leaves in windows: variable_executor_test
+  EXPECT_EQ(seen, (std::set<std::string>{"routed", "in RAM"}));  // text leaves in windows: text_shuffle_test
 }
 
 // Records of 4 KiB in a plan of two levels: two passes, bytes read and

@@ -1,4 +1,4 @@
-// The executor for variable-size records (driver/variable_executor.hpp) on
+// The shuffle of variable-size records (ioperm/text_shuffle.hpp) on
 // memory-backed files, with tiny plan constants so that 1, 2 and 3 levels
 // of the plan go through scratch space within milliseconds. The contract
 // (DESIGN.md 1): N text records come out in the order P(seed, N) that N

@@ -1,5 +1,5 @@
 // The first K positions of P(seed, N) computed backwards through the plan
-// (driver/permutation_prefix.hpp) against the independent oracle, which
+// (src/modes/permutation_prefix.hpp) against the independent oracle, which
 // computes all N: every K, every level count, small and shipped constants.
 #include "modes/permutation_prefix.hpp"
 

@@ -1,4 +1,4 @@
-// --repeat's draws (driver/repeat_run.hpp): each draw's index is uniform on
+// --repeat's draws (src/modes/repeat_run.hpp): each draw's index is uniform on
 // [0, N) and independent of the draw before it, a function of (seed, j, N)
 // alone. Statistical tests: each chi-square test fails a correct sampler with
 // probability 1e-6 (the p-value threshold); the file holds 8 of them and one

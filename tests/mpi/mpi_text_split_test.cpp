@@ -1,5 +1,5 @@
 // The counting pass split across ranks (src/mpi/text_split.hpp) finds what
-// the single-machine counting pass (driver/text_input.hpp) finds: the same
+// the single-machine counting pass (dataset/text_input.hpp) finds: the same
 // record count, header bytes and missing final terminator, the same error
 // for an unterminated quoted field, and each rank's chunks exactly those
 // whose first record follows a terminator in its byte range, at the bytes

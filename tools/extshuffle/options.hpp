@@ -1,4 +1,4 @@
-// The command line as typed, filled by CLI11: strings where make_config()
+// The command line as typed, filled by CLI11: strings where make_job()
 // parses the syntax itself (sizes, seeds, ranges), so that every bad value
 // gets one message of ours.
 #pragma once
@@ -21,7 +21,7 @@ struct Options {
   std::uint64_t head_count = UINT64_MAX;
   bool zero_terminated = false, skip_empty = false, echo = false, verify = false, dry_run = false;
   bool stats = false, progress = false, verbose = false, quiet = false;
-  // --- datasets: shards, splits, a manifest (as typed; make_config checks them) ---
+  // --- datasets: shards, splits, a manifest (as typed; make_job checks them) ---
   std::string shards, shard_size, split, manifest;
   // --- end of datasets ---
   // shuf's habits: -r/--repeat, --random-source=FILE (the seed from a file).

@@ -39,7 +39,7 @@ struct InputLayout {
 // its records counted where they lie, so that a run in RAM reads it once and
 // holds it once, in the page cache's pages. Mapped only when the input turns
 // out to be text that may fit (maps_while_counting); the run's arena then
-// holds only the workspace of its records (executor_entry.cpp).
+// holds only the workspace of its records (layouts/shuffle_entry.cpp).
 struct InputMapping {
   std::uint64_t budget_bytes = 0;          // the run's --memory
   std::optional<io::MappedBytes> mapped;  // the input's bytes, once mapped

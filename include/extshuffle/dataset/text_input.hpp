@@ -29,7 +29,7 @@ struct TextCount {
 // Counts the records of the `bytes` bytes at `offset` of `file` (an input's
 // spool may lie anywhere in the scratch file), and finds the longest (with
 // blank records skipped, a record's span may include the blank records
-// after it: a bound, which is all the driver needs) and their spread. Throws
+// after it: a bound, which is all the walk needs) and their spread. Throws
 // InputError naming `display_name` for an unterminated quoted CSV field.
 // Cost: one sequential read; memchr speed for plain lines.
 // With `digest`, every record counted is added to it (a last record that

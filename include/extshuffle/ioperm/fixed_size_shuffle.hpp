@@ -1,4 +1,4 @@
-// The external executor (DESIGN.md 2.3): maps the canonical plan onto memory
+// The shuffle of fixed-size records (DESIGN.md 2.3): maps the canonical plan onto memory
 // and disk. A node whose records fit in the memory budget runs in RAM; a
 // larger one streams its chunks through the shuffle into per-bucket write
 // buffers on scratch space, then runs each bucket in turn. The output is the
@@ -43,7 +43,7 @@ inline constexpr std::uint64_t kMinMemoryBytes = std::uint64_t{4} << 10;
 std::uint64_t minimum_memory_bytes(const core::PlanConstants& constants, std::size_t record_size,
                                    std::uint64_t records);
 
-// Where the external executor would run each node, computed without IO.
+// Where the walk would run each node, computed without IO.
 struct Schedule {
   std::uint32_t levels = 0;
   std::uint32_t passes = 0;

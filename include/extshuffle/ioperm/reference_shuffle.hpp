@@ -1,5 +1,5 @@
-// The in-memory reference executor: runs the whole canonical plan with every
-// node in RAM. It defines P(seed, N) operationally, so the external executor
+// The in-memory reference shuffle: runs the whole canonical plan with every
+// node in RAM. It defines P(seed, N) operationally, so the walk
 // and every back end are tested against it byte for byte.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The external executor for variable-size records: text lines, CSV records
+// The shuffle of variable-size records: text lines, CSV records, TFRecord frames
 // (DESIGN.md 2.4). The same canonical plan as fixed-size records, so N lines
 // are put in the order P(seed, N) that N fixed-size records would take; only
 // the way bytes move differs. Records are found by scanning for terminators
@@ -68,7 +68,7 @@ bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
 // concatenated, with terminators in memory where an input lacked its last),
 // the longest of `longest_record_bytes` (0: unknown).
 // With `loaded`, the same records are also in memory, mapped while they were
-// counted (driver/input_layout.hpp): a run in RAM uses them where they lie,
+// counted (dataset/input_layout.hpp): a run in RAM uses them where they lie,
 // its arena holding only their workspace, so the input is read once and held
 // once; a larger run unmaps them first (they would hold memory beside its
 // arena) and reads `data`.

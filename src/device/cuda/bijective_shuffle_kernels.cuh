@@ -3,7 +3,7 @@
 //
 // Kernels only, in the style of CUB: the tile agent (bijection_tiles.cuh)
 // evaluates and compacts a tile, a copier (record_copiers.cuh) moves its
-// records; shuffle_launch.cu picks the kernel and launches it, and
+// records; kernel_launch.cu picks the kernel and launches it, and
 // bench/cuda_shuffle_bench.cu launches the same kernels on resident data.
 // Every kernel writes output[j] = input[f(i_j)], where i_0 < i_1 < ... are the
 // domain indices with f(i) < records: byte for byte what the CPU back end
