@@ -43,7 +43,7 @@ class SharedOutput {
   const std::string& hidden_path() const { return hidden_; }
   // Writes this rank's bytes; a rank's output is one contiguous range.
   io::BlockFile& file() { return *file_; }
-  // A descriptor of the file, for writeback (sync_file_range) and fsync.
+  // A descriptor of the file, for the writeback of written ranges and fsync.
   int descriptor() const { return fd_; }
   // What this rank wrote reaches the disk (fsync): every rank, before the
   // commit. Throws IoError.
