@@ -1,63 +1,39 @@
 #include "extshuffle/io/bucket_store.hpp"
 
-#include <algorithm>
-#include <cstring>
-#include <stdexcept>
+#include <functional>
 #include <utility>
 
 namespace extshuffle::io {
 
+namespace {
+
+// Where bytes past a bucket's region go: `bytes` at the split's overflow
+// top, which moves up by them rounded up to kScratchAlign (so that every
+// extent stays aligned). Empty when the region cannot overflow.
+std::function<std::uint64_t(std::uint64_t)> overflow_at(std::atomic<std::uint64_t>* overflow_top) {
+  if (!overflow_top) return {};
+  return [overflow_top](std::uint64_t bytes) {
+    return overflow_top->fetch_add((bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign,
+                                   std::memory_order_relaxed);
+  };
+}
+
+}  // namespace
+
 BucketWriter::BucketWriter(BlockFile& scratch, std::uint64_t region_offset, std::uint64_t region_bytes,
                            std::atomic<std::uint64_t>* overflow_top, std::byte* buffers, std::uint64_t buffer_bytes,
                            bool kept)
-    : scratch_(&scratch), region_offset_(region_offset), region_left_(region_bytes), overflow_top_(overflow_top),
-      buffers_{buffers, buffers + buffer_bytes}, capacity_(buffer_bytes), kept_(kept) {}
+    : writer_({.file = &scratch, .offset = region_offset, .range = region_bytes, .overflow = overflow_at(overflow_top)},
+              buffers, buffer_bytes),
+      kept_(kept) {}
 
 void BucketWriter::append(const std::byte* data, std::uint64_t bytes) {
-  while (kept_ && bytes > 0) {
-    const std::uint64_t take = std::min(bytes, capacity_ - fill_);
-    std::memcpy(buffers_[current_] + fill_, data, take);
-    fill_ += take;
-    data += take;
-    bytes -= take;
-    if (fill_ == capacity_) flush();
-  }
+  if (kept_) writer_.write(data, bytes);
 }
 
-void BucketWriter::flush() {
-  if (fill_ == 0) return;
-  const std::byte* from = buffers_[current_];
-  const std::uint64_t in_region = std::min(fill_, region_left_);
-  if (in_region > 0) {
-    pending_[current_][0] = scratch_->write(from, region_offset_, in_region);
-    stored_.append({scratch_, region_offset_, in_region});
-    region_offset_ += in_region;
-    region_left_ -= in_region;
-  }
-  if (in_region < fill_) {
-    if (!overflow_top_) throw std::logic_error("a bucket outgrew the region the plan gave it");
-    const std::uint64_t rest = fill_ - in_region;
-    const std::uint64_t at =
-        overflow_top_->fetch_add((rest + kScratchAlign - 1) / kScratchAlign * kScratchAlign, std::memory_order_relaxed);
-    pending_[current_][1] = scratch_->write(from + in_region, at, rest);
-    stored_.append({scratch_, at, rest});
-  }
-  unreported_bytes_ += fill_;
-  fill_ = 0;
-  current_ ^= 1;
-  // The other buffer must be free before it fills.
-  pending_[current_][0].wait();
-  pending_[current_][1].wait();
+std::uint64_t BucketWriter::take_unreported_bytes() {
+  return writer_.issued_bytes() - std::exchange(reported_bytes_, writer_.issued_bytes());
 }
-
-void BucketWriter::finish() {
-  flush();
-  for (auto& buffer : pending_) {
-    for (auto& request : buffer) request.wait();
-  }
-}
-
-std::uint64_t BucketWriter::take_unreported_bytes() { return std::exchange(unreported_bytes_, 0); }
 
 BucketStore::Split::Split(BucketStore& store, std::span<const std::uint64_t> region_bytes, std::span<const bool> kept,
                           bool may_overflow, std::byte* buffers, std::uint64_t buffer_bytes)

@@ -13,6 +13,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
+#include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::io {
 namespace {
@@ -62,16 +63,13 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   }
   resolve_target(destination);
   install_cleanup_handlers();
-  if (!buffers_) buffers_ = allocate_aligned(2 * kBufferBytes);
-  buffer_[0] = buffers_.get();
-  buffer_[1] = buffers_.get() + kBufferBytes;
   // An anonymous file in the destination's directory (O_TMPFILE): it has no
   // name until commit() links it, so not even kill -9 leaves a partial file.
   // File systems without O_TMPFILE get a hidden name, removed on failure and
   // on signals, which only kill -9 can leave behind. Read-write, for read_back().
   fd_ = ::open(directory_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
   if (fd_ >= 0) {
-    file_ = BlockFile::open_output("/proc/self/fd/" + std::to_string(fd_), destination);
+    open_writer("/proc/self/fd/" + std::to_string(fd_));
     return;
   }
   // A hidden name in the same directory, so rename() is atomic.
@@ -91,12 +89,21 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
     }
   }
   if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
-  file_ = BlockFile::open_output(temporary_, destination);
+  open_writer(temporary_);
+}
+
+// The temporary file at `path` (fd_'s) opened for the writes, and its writer.
+void OutputFile::open_writer(const std::string& path) {
+  file_ = BlockFile::open_output(path, destination_);
+  if (!buffers_) buffers_ = allocate_aligned(2 * kBufferBytes);
+  WriteBehind::Target target;
+  target.file = file_.get();
+  target.writeback_fd = fd_;
+  writer_ = std::make_unique<WriteBehind>(std::move(target), buffers_.get(), kBufferBytes);
 }
 
 OutputFile::~OutputFile() {
-  pending_[0] = PendingIo();  // wait for writes in flight before the file goes
-  pending_[1] = PendingIo();
+  writer_.reset();  // waits for writes in flight before the file goes
   file_.reset();
   if (fd_ > 1) ::close(fd_);
   if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
@@ -104,16 +111,8 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::write(const void* data, std::size_t bytes) {
-  if (file_) {
-    const auto* p = static_cast<const std::byte*>(data);
-    while (bytes > 0) {
-      const std::size_t take = std::min(bytes, kBufferBytes - fill_);
-      std::memcpy(buffer_[current_] + fill_, p, take);
-      fill_ += take;
-      p += take;
-      bytes -= take;
-      if (fill_ == kBufferBytes) flush_buffer();
-    }
+  if (writer_) {
+    writer_->write(static_cast<const std::byte*>(data), bytes);
     return;
   }
   const char* p = static_cast<const char*>(data);
@@ -130,39 +129,14 @@ void OutputFile::write(const void* data, std::size_t bytes) {
   }
 }
 
-// Starts writing the current buffer and switches to the other one, once its
-// own earlier write has completed.
-void OutputFile::flush_buffer() {
-  if (fill_ == 0) return;
-  const std::uint64_t issued_at = bytes_written_;
-  pending_[current_] = file_->write(buffer_[current_], bytes_written_, fill_);
-  bytes_written_ += fill_;
-  fill_ = 0;
-  current_ ^= 1;
-  pending_[current_].wait();
-  start_writeback(issued_at);
-}
-
-// Every byte before `settled` is in the page cache now: start
-// sending it to the disk, so that commit()'s fsync finds little left to do
-// instead of the whole output (the kernel would otherwise wait for its dirty
-// thresholds). Asynchronous and best effort: fsync still guarantees it.
-void OutputFile::start_writeback(std::uint64_t settled) {
-  if (settled > writeback_started_) {
-    (void)::sync_file_range(fd_, static_cast<off_t>(writeback_started_), static_cast<off_t>(settled - writeback_started_),
-                            SYNC_FILE_RANGE_WRITE);
-    writeback_started_ = settled;
-  }
-}
+std::uint64_t OutputFile::bytes_written() const { return writer_ ? writer_->bytes() : bytes_written_; }
 
 void OutputFile::finish() {
   if (is_stdout() || finished_) return;
-  flush_buffer();
-  pending_[0].wait();
-  pending_[1].wait();
+  writer_->finish();  // the tail's writeback started too: sync() then finds little left to wait for
+  bytes_written_ = writer_->bytes();
+  writer_.reset();
   file_.reset();
-  buffer_[0] = buffer_[1] = nullptr;
-  start_writeback(bytes_written_);  // the tail too: sync() then finds little left to wait for
   finished_ = true;
 }
 

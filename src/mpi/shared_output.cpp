@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -137,41 +136,8 @@ void SharedOutput::forget() {
 }
 
 RangeWriter::RangeWriter(SharedOutput& output, std::uint64_t offset)
-    : file_(output.file()), fd_(output.descriptor()), offset_(offset),
-      buffers_(io::allocate_aligned(2 * kBufferBytes)), buffer_{buffers_.get(), buffers_.get() + kBufferBytes} {}
-
-void RangeWriter::write(const std::byte* data, std::uint64_t bytes) {
-  while (bytes > 0) {
-    const std::uint64_t take = std::min(bytes, kBufferBytes - fill_);
-    std::memcpy(buffer_[current_] + fill_, data, take);
-    fill_ += take;
-    data += take;
-    bytes -= take;
-    if (fill_ == kBufferBytes) flush();
-  }
-}
-
-void RangeWriter::flush() {
-  if (fill_ == 0) return;
-  const std::uint64_t issued_at = written_;
-  pending_[current_] = file_.write(buffer_[current_], offset_ + written_, fill_);
-  written_ += fill_;
-  fill_ = 0;
-  current_ ^= 1;
-  pending_[current_].wait();  // the other buffer must be free before it fills
-  // Everything before this write is in the page cache: start its writeback
-  // (asynchronous and best effort; the fsync still guarantees it).
-  if (issued_at > settled_) {
-    (void)::sync_file_range(fd_, static_cast<off_t>(offset_ + settled_), static_cast<off_t>(issued_at - settled_),
-                            SYNC_FILE_RANGE_WRITE);
-    settled_ = issued_at;
-  }
-}
-
-void RangeWriter::finish() {
-  flush();
-  pending_[0].wait();
-  pending_[1].wait();
-}
+    : buffers_(io::allocate_aligned(2 * kBufferBytes)),
+      writer_({.file = &output.file(), .offset = offset, .writeback_fd = output.descriptor()}, buffers_.get(),
+              kBufferBytes) {}
 
 }  // namespace extshuffle::mpi

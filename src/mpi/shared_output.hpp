@@ -23,6 +23,7 @@
 
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::mpi {
 
@@ -42,7 +43,7 @@ class SharedOutput {
   const std::string& hidden_path() const { return hidden_; }
   // Writes this rank's bytes; a rank's output is one contiguous range.
   io::BlockFile& file() { return *file_; }
-  // A descriptor of the file, for writeback (sync_file_range) and fsync.
+  // A descriptor of the file, for the writeback of written ranges and fsync.
   int descriptor() const { return fd_; }
   // What this rank wrote reaches the disk (fsync): every rank, before the
   // commit. Throws IoError.
@@ -74,32 +75,23 @@ class SharedOutput {
 };
 
 // A rank's contiguous range of the output, from `offset` on, written behind
-// through two buffers of kBufferBytes taking turns (requests of at most
-// 8 MiB). As each write completes its pages are sent to the disk
-// (sync_file_range), as io::OutputFile does, so that the fsync before the
-// commit finds little left to flush.
+// as io::OutputFile writes its file (io/write_behind.hpp: two buffers of
+// kBufferBytes taking turns, each write's pages sent to the disk as it
+// completes), so that the fsync before the commit finds little left to flush.
 class RangeWriter {
  public:
   explicit RangeWriter(SharedOutput& output, std::uint64_t offset);
-  void write(const std::byte* data, std::uint64_t bytes);
+  void write(const std::byte* data, std::uint64_t bytes) { writer_.write(data, bytes); }
   // Writes what is buffered and waits for every write. Throws IoError.
-  void finish();
-  std::uint64_t bytes_written() const { return written_ + fill_; }
+  void finish() { writer_.finish(); }
+  std::uint64_t bytes_written() const { return writer_.bytes(); }
 
  private:
   // 1 MiB, as io::OutputFile's (output_file.hpp: the kernel's copy into the
   // page cache is faster from a buffer still in the CPU's caches).
   static constexpr std::uint64_t kBufferBytes = std::uint64_t{1} << 20;
-  void flush();
-  io::BlockFile& file_;
-  int fd_;
-  std::uint64_t offset_;
-  std::uint64_t settled_ = 0;  // bytes of the range handed to writeback
   io::AlignedBuffer buffers_;
-  std::byte* buffer_[2];
-  std::uint64_t fill_ = 0, written_ = 0;
-  int current_ = 0;
-  io::PendingIo pending_[2];
+  io::WriteBehind writer_;  // after the buffers it writes from
 };
 
 }  // namespace extshuffle::mpi

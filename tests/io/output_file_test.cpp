@@ -1,4 +1,4 @@
-// The output file (io/output_file.hpp): two 8 MiB buffers written behind
+// The output file (io/output_file.hpp): two 1 MiB buffers written behind
 // asynchronously, writeback started as each lands. Whatever the sizes and
 // however the bytes are handed over, the committed file must hold exactly
 // them, and nothing may reach the destination before commit().
@@ -27,7 +27,7 @@ std::string random_bytes(std::size_t n, std::uint64_t seed) {
 }
 
 constexpr std::size_t kPage = 4096;
-constexpr std::size_t kBuffer = std::size_t{8} << 20;  // OutputFile's buffer
+constexpr std::size_t kBuffer = std::size_t{1} << 20;  // OutputFile's buffer
 
 TEST(OutputFile, HoldsExactlyTheBytesWrittenAtEverySizeAroundPagesAndBuffers) {
   TempDir dir;

@@ -17,16 +17,18 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/io/byte_sink.hpp"
+#include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::io {
 
 // Scratch requests are aligned to this many bytes (O_DIRECT's page size).
 inline constexpr std::uint64_t kScratchAlign = 4096;
 
-// One bucket's byte stream, appended through two buffers: one is written
-// behind asynchronously while the other fills. Writers of different buckets
-// may be used by different threads at once: the only thing they share is the
-// overflow top, taken with an atomic add.
+// One bucket's byte stream, written behind (io/write_behind.hpp: two buffers,
+// one written asynchronously while the other fills) into its region, and
+// past it into overflow extents. Writers of different buckets may be used by
+// different threads at once: the only thing they share is the overflow top,
+// taken with an atomic add.
 class BucketWriter final : public ByteSink {
  public:
   // `overflow_top` (null when the region cannot overflow) is the first free
@@ -37,27 +39,18 @@ class BucketWriter final : public ByteSink {
 
   void append(const std::byte* data, std::uint64_t bytes) override;
   // Writes what is buffered; the write completes in the background.
-  void flush();
+  void flush() { writer_.flush(); }
   // Flushes and waits for every write.
-  void finish();
+  void finish() { writer_.finish(); }
 
   // Where the bucket's bytes are, in order (complete after finish()).
-  const ByteExtents& stored() const { return stored_; }
+  const ByteExtents& stored() const { return writer_.stored(); }
   // Bytes handed to scratch writes since the last call.
   std::uint64_t take_unreported_bytes();
 
  private:
-  BlockFile* scratch_;
-  std::uint64_t region_offset_;
-  std::uint64_t region_left_;
-  std::atomic<std::uint64_t>* overflow_top_;
-  std::byte* buffers_[2];
-  std::uint64_t capacity_;
-  std::uint64_t fill_ = 0;
-  int current_ = 0;
-  PendingIo pending_[2][2];  // per buffer: its region part and its overflow part
-  ByteExtents stored_;
-  std::uint64_t unreported_bytes_ = 0;
+  WriteBehind writer_;
+  std::uint64_t reported_bytes_ = 0;
   bool kept_;
 };
 

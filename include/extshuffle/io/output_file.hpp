@@ -1,8 +1,9 @@
 // The output file, written under a temporary name beside the destination and
 // renamed into place only by commit(): the destination never holds a partial
-// file. A regular file is written behind asynchronously through an STXXL file
-// object, two buffers of kBufferBytes taking turns, so output IO overlaps the
-// shuffling; standard output is written sequentially with write(2). An uncommitted temporary is removed by the destructor, and by the
+// file. A regular file is written behind (io/write_behind.hpp: two buffers of
+// kBufferBytes taking turns, writeback started as each lands), so output IO
+// overlaps the shuffling; standard output is written sequentially with
+// write(2). An uncommitted temporary is removed by the destructor, and by the
 // signal handlers of cleanup_registry.hpp if the process is interrupted.
 #pragma once
 
@@ -18,6 +19,8 @@
 #include "extshuffle/io/block_file.hpp"
 
 namespace extshuffle::io {
+
+class WriteBehind;
 
 class OutputFile {
  public:
@@ -61,7 +64,7 @@ class OutputFile {
   void commit();
 
   bool is_stdout() const { return fd_ == 1; }
-  std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t bytes_written() const;
   const std::string& destination() const { return destination_; }
 
  private:
@@ -70,8 +73,7 @@ class OutputFile {
   // RAM, input cached: 3.2 s median with 1 MiB, 5.2 s with 8 MiB (five
   // alternating runs each); 256 KiB and 2 MiB within noise of 1 MiB.
   static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
-  void flush_buffer();
-  void start_writeback(std::uint64_t settled);
+  void open_writer(const std::string& path);
   // Follows `destination`'s links and checks its directory: sets target_,
   // replaced_ and directory_.
   void resolve_target(const std::string& destination);
@@ -90,16 +92,12 @@ class OutputFile {
   int fd_ = -1;  // standard output, or our descriptor of the temporary file (for fsync)
   std::unique_ptr<BlockFile> file_;
   AlignedBuffer buffers_;
-  std::byte* buffer_[2] = {};
-  std::size_t fill_ = 0;
-  int current_ = 0;
-  PendingIo pending_[2];
+  std::unique_ptr<WriteBehind> writer_;  // a regular file's, until finish(); declared after what it uses
   int cleanup_slot_ = -1;
   bool finished_ = false;
   bool synced_ = false;
   bool committed_ = false;
-  std::uint64_t bytes_written_ = 0;
-  std::uint64_t writeback_started_ = 0;  // bytes before this were handed to sync_file_range
+  std::uint64_t bytes_written_ = 0;  // standard output's; a regular file's once finished
 };
 
 // The file a write to `path` lands on, as shuf -o and sort -o see it:
