@@ -215,7 +215,7 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   Schedule schedule = schedule_for(config, layout, dataset.data.bytes);
   const std::uint64_t counted_bytes = layout.text ? dataset.bytes : 0;
   schedule.bytes_read += counted_bytes;
-  const bool mapped = layout.text && dataset.files.size() == 1 && maps_while_counting(dataset.bytes, config.memory_bytes);
+  const bool mapped = layout.text && !layout.tar && dataset.files.size() == 1 && maps_while_counting(dataset.bytes, config.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
@@ -230,7 +230,8 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   // The files take the first `wanted` records: -n, or where the last split ends.
   // (A .npy array with no bytes to move, rows of zero bytes included, keeps its header.)
   const OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
-                              layout.format.layout == formats::RecordLayout::kNpy && records > 0};
+                              layout.format.layout == formats::RecordLayout::kNpy && records > 0,
+                              layout.tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
   const std::uint64_t wanted = output->start(form, std::min(config.head_count, records));
   if (config.verify && wanted < records) {
     throw UsageError(config.head_count < records

@@ -128,7 +128,16 @@ void ShardedOutput::begin_part() {
   in_part_ = true;
 }
 
+void ShardedOutput::write_records(const std::byte* data, std::size_t bytes) {
+  if (form_.syntax.framing != formats::RecordFraming::kTarSample) {
+    writer_->write(data, bytes);
+    return;
+  }
+  tar_frames_.write(data, bytes, [this](const std::byte* sample, std::size_t n) { writer_->write(sample, n); });
+}
+
 void ShardedOutput::end_part() {
+  writer_->write(form_.trailer.data(), form_.trailer.size());
   writer_->finish();
   writer_.reset();
   file_->finish();
@@ -184,9 +193,10 @@ void ShardedOutput::write(const std::byte* data, std::size_t bytes) {
       cut = cutter_->take_records(data, bytes, part_planned_ - part_records_);
       full = part_records_ + cut.records == part_planned_;
     }
-    writer_->write(data, cut.bytes);
+    write_records(data, cut.bytes);
     part_records_ += cut.records;
     part_bytes_ += cut.bytes;
+    if (form_.syntax.framing == formats::RecordFraming::kTarSample) part_bytes_ -= formats::kTarFrameBytes * cut.records;
     data += cut.bytes;
     bytes -= cut.bytes;
     if (full) end_part();

@@ -19,6 +19,7 @@
 #include "extshuffle/driver/run.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/formats/tar.hpp"
 #include "record_cutter.hpp"
 
 namespace extshuffle::io {
@@ -44,6 +45,7 @@ struct OutputRecordForm {
   formats::RecordSyntax syntax;
   std::string header;  // on top of every file: text header lines, or the dataset's .npy header
   bool npy = false;    // `header` is a .npy header: each file's gets its own row count
+  std::string trailer;  // at the end of every file: a tar archive's two zero blocks
 };
 
 class ShardedOutput {
@@ -98,6 +100,8 @@ class ShardedOutput {
   std::uint64_t part_planned_ = 0, part_records_ = 0, part_bytes_ = 0, split_written_ = 0;
   std::unique_ptr<io::OutputFile> file_;
   std::unique_ptr<io::CompressingWriter> writer_;
+  formats::TarFrameStripper tar_frames_;  // tar samples: the frames' prefixes are not written
+  void write_records(const std::byte* data, std::size_t bytes);
   struct Digest;
   std::unique_ptr<Digest> digest_;
   io::AlignedBuffer spare_buffers_;

@@ -20,6 +20,8 @@ namespace {
 const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 const char* const kTfrecordReason = "TFRecord frames are found one after another from the start: they cannot be "
                                     "split across ranks (use extshuffle)";
+const char* const kTarReason = "tar samples are found one after another from the start: they cannot be split "
+                               "across ranks (use extshuffle)";
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
@@ -36,6 +38,7 @@ void check_supported(const driver::Config& config) {
   if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
   if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
   if (config.format == driver::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
+  if (config.format == driver::Format::kTar) refuse("--format tar", kTarReason);
   if (config.input_path == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
   if (config.output_path == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (io::codec_for_path(config.input_path) != io::Codec::kNone) {
@@ -113,6 +116,9 @@ DistributedInput prepare_input(const driver::Config& config, Communicator& comm)
                                       head, name);
     if (detected.layout == formats::RecordLayout::kText && detected.text_format == formats::Format::kTfrecord) {
       throw UsageError("input " + name + ": " + kTfrecordReason);
+    }
+    if (detected.layout == formats::RecordLayout::kText && detected.text_format == formats::Format::kTar) {
+      throw UsageError("input " + name + ": " + kTarReason);
     }
     if (detected.layout == formats::RecordLayout::kText) return;
     if (detected.layout != formats::RecordLayout::kFixed && detected.layout != formats::RecordLayout::kNpy) {

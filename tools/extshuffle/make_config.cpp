@@ -150,7 +150,8 @@ Request make_config(const Options& o) {
   static const std::map<std::string, driver::Format> kFormats{
       {"auto", driver::Format::kAuto}, {"binary", driver::Format::kBinary}, {"lines", driver::Format::kLines},
       {"csv", driver::Format::kCsv},   {"tsv", driver::Format::kTsv},       {"jsonl", driver::Format::kJsonl},
-      {"tfrecord", driver::Format::kTfrecord}};
+      {"tfrecord", driver::Format::kTfrecord},
+      {"tar", driver::Format::kTar}};
   config.format = kFormats.at(o.format);
   config.zero_terminated = o.zero_terminated;
   config.skip_empty = o.skip_empty;

@@ -84,8 +84,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   app.add_option("--format", o.format,
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
                  "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
-                 "tfrecord (CRC-checked frames)")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"}));
+                 "tfrecord (CRC-checked frames), tar (WebDataset samples)")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"}));
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
   std::string header_text;
   auto* header = app.add_flag("--header", header_text,
