@@ -197,6 +197,15 @@ OutputSpec output_spec(const Config& config) {
   return spec;
 }
 
+// What a tar dataset's reading skipped, for -v.
+std::vector<std::string> tar_notes(const DatasetInput& dataset) {
+  std::uint64_t skipped = 0;
+  for (const auto& index : dataset.tar_indexes) skipped += index->skipped_members;
+  if (skipped == 0) return {};
+  return {"tar: " + std::to_string(skipped) + " members that are not regular files (directories, links, devices, "
+          "FIFOs) skipped, as webdataset skips them"};
+}
+
 // Steps 4-6 of a run: shuffle the prepared dataset into `output` with the
 // executor for its layout, digesting both sides with --verify, then commit.
 RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared, ShardedOutput* output) {
@@ -282,6 +291,7 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
 
   result.inputs = dataset.files;
   result.format = format_name(layout.format);
+  if (layout.tar) result.notes = tar_notes(dataset);
   result.records_written = wanted;
   result.outputs = output->files();
   stats.records = records;

@@ -75,6 +75,8 @@ int run_cli(int argc, char** argv) {
   const auto report = [&](const driver::RunResult& result) {
     progress.clear();
     std::fputs(result.dry_run_text.c_str(), stdout);
+    for (const std::string& note : result.notes) spdlog::debug("{}", note);
+    for (const std::string& warning : result.warnings) spdlog::warn("warning: {}", warning);
     if (options.stats) std::fprintf(stderr, "%s\n", result_line(result.stats).c_str());
   };
   // --manifest: opened first, so that a bad path fails before any work;

@@ -55,6 +55,10 @@ struct RunResult {
   // With config.dry_run: the plan (levels, constants) and the executor's
   // schedule (passes, nodes, expected IO), three lines each ending in '\n'.
   std::string dry_run_text;
+  // Said on stderr by the CLI: notes under -v (tar members skipped), warnings
+  // unless -q (records a --split leaves out, stale pieces of an older run).
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
 };
 
 // An input opened, its format detected and its records counted: what run()
