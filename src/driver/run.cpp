@@ -194,7 +194,26 @@ OutputSpec output_spec(const Config& config) {
   spec.shard_bytes = config.shard_bytes;
   spec.threads = config.threads;
   spec.read_back = config.verify;
+  spec.clean = config.clean;
   return spec;
+}
+
+// Records that fractions adding up to less than 1 leave out of every split.
+std::string left_out_warning(const ShardedOutput& output, std::uint64_t written) {
+  return "--split: " + std::to_string(output.records_left_out()) + " of the " +
+         std::to_string(written + output.records_left_out()) +
+         " records are in no split and are not written (a split of size 'rest' takes them)";
+}
+
+// Files of the output pattern that this run did not write.
+std::string stale_warning(const Config& config, const std::vector<std::string>& stale) {
+  std::string names;
+  for (std::size_t k = 0; k < stale.size() && k < 5; ++k) names += (k > 0 ? ", '" : "'") + stale[k] + "'";
+  if (stale.size() > 5) names += " and " + std::to_string(stale.size() - 5) + " more";
+  const std::string count = std::to_string(stale.size()) + (stale.size() == 1 ? " file" : " files");
+  if (config.clean) return "removed " + count + " of -o '" + config.output_path + "' that this run did not write: " + names;
+  return count + " of -o '" + config.output_path + "' not written by this run (an older run's?): " + names +
+         " (--clean removes them)";
 }
 
 // What a tar dataset's reading skipped, for -v.
@@ -242,6 +261,7 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
                               layout.format.layout == formats::RecordLayout::kNpy && records > 0,
                               layout.tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
   const std::uint64_t wanted = output->start(form, std::min(config.head_count, records));
+  if (output->records_left_out() > 0) result.warnings.push_back(left_out_warning(*output, wanted));
   if (config.verify && wanted < records) {
     throw UsageError(config.head_count < records
                          ? "--verify checks whole permutations: it cannot be combined with -n"
@@ -288,6 +308,10 @@ RunResult shuffle_prepared(const Config& config, PreparedInput::State& prepared,
   if (config.verify) check_digests(read_digest, written_digest);
   output->finish();
   output->commit();
+  result.stale_pieces = output->stale_pieces();
+  if (!result.stale_pieces.empty()) {
+    (config.clean ? result.notes : result.warnings).push_back(stale_warning(config, result.stale_pieces));
+  }
 
   result.inputs = dataset.files;
   result.format = format_name(layout.format);

@@ -7,6 +7,7 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "stale_pieces.hpp"
 
 // Inlined, as in record_digest.cpp: the digest of each file's bytes as they
 // pass to it (xxh64, seed 0: what `xxh64sum` and Python's xxhash print).
@@ -96,6 +97,7 @@ std::uint64_t ShardedOutput::start(const OutputRecordForm& form, std::uint64_t r
     splits_.push_back(split);
   }
   expected_records_ = ends.back();
+  records_left_out_ = records - ends.back();
   begin_part();
   return expected_records_;
 }
@@ -227,11 +229,18 @@ void ShardedOutput::finish() {
 }
 
 void ShardedOutput::commit() {
+  if (several_files()) {
+    std::vector<std::string> names, written;
+    for (const Split& s : splits_) names.push_back(s.name);
+    for (const OutputFileInfo& info : infos_) written.push_back(info.path);
+    stale_ = find_stale_pieces(spec_.pattern, spec_.splits.empty() ? std::vector<std::string>{} : names, written);
+  }
   // Every file on disk first, then the renames: a failure before the last
   // fsync leaves none of them.
   for (auto& file : finished_) file->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
   for (auto& file : finished_) file->commit();
+  if (spec_.clean) remove_stale_pieces(stale_);
 }
 
 }  // namespace extshuffle::driver

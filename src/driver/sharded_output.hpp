@@ -37,6 +37,7 @@ struct OutputSpec {
   std::uint64_t shard_bytes = 0;   // --shard-size: bytes of a shard's records at most; 0: not given
   int threads = 1;                 // compression workers
   bool read_back = false;          // --verify: each file's bytes are read back and digested before commit
+  bool clean = false;              // --clean: remove stale pieces (stale_pieces.hpp) once the files are in place
 };
 
 // How the output's records look.
@@ -69,8 +70,13 @@ class ShardedOutput {
   // with read_back, checks their bytes. Throws Error when the files did not
   // get the records planned.
   void finish();
-  // Fsyncs every file, then renames each into place, in order.
+  // Fsyncs every file, then renames each into place, in order. Before, finds
+  // the pattern's files this run does not write (stale_pieces()); after,
+  // with spec.clean, removes them.
   void commit();
+  // Records past the last split's end, not written (after start()).
+  std::uint64_t records_left_out() const { return records_left_out_; }
+  const std::vector<std::string>& stale_pieces() const { return stale_; }
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }
 
@@ -92,7 +98,7 @@ class ShardedOutput {
   OutputRecordForm form_;
   std::unique_ptr<RecordCutter> cutter_;
   std::vector<Split> splits_;
-  std::uint64_t expected_records_ = 0, written_records_ = 0;
+  std::uint64_t expected_records_ = 0, written_records_ = 0, records_left_out_ = 0;
   // The file being written: part (split_, shard_), and what it holds so far.
   std::size_t split_ = 0;
   std::uint64_t shard_ = 0;
@@ -109,6 +115,7 @@ class ShardedOutput {
   std::vector<std::unique_ptr<io::OutputFile>> finished_;
   std::vector<OutputFileInfo> infos_;
   std::vector<std::size_t> split_of_;  // each finished file's split
+  std::vector<std::string> stale_;
 };
 
 }  // namespace extshuffle::driver

@@ -112,6 +112,8 @@ void set_dataset_options(const Options& o, const Request& request, Config& confi
   config.manifest_path = o.manifest;
   if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
   const bool files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
+  config.clean = o.clean;
+  if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
   if ((files || !o.manifest.empty()) && (config.echo || config.integer_range)) {
     throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
   }

@@ -115,8 +115,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
                  "b, K (default), M, G, T), cut between records");
   app.add_option("--split", o.split,
                  "NAME=SIZE,... : cut the permutation into consecutive splits (SIZE a fraction such as 0.98 or a "
-                 "record count; split k ends at floor(N x the fractions up to k) + the counts up to k), named by "
-                 "-o's {split}");
+                 "record count, or rest: what the others leave; split k ends at floor(N x the fractions up to k) + "
+                 "the counts up to k), named by -o's {split}");
+  app.add_flag("--clean", o.clean,
+               "remove files that match -o's pattern but that this run does not write (pieces of an older run), "
+               "once the new ones are in place; without it they are named in a warning");
   app.add_option("--manifest", o.manifest,
                  "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
                  "each output file's records, bytes and xxh64");

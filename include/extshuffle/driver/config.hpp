@@ -63,6 +63,7 @@ struct Config {
   std::uint64_t shard_bytes = 0;  // --shard-size: bytes of a shard's records at most; 0: not given
   std::vector<SplitPart> splits;  // --split, in order; empty: one output
   std::string manifest_path;      // --manifest FILE.json; empty: none
+  bool clean = false;             // --clean: remove the pattern's files this run does not write, after the commit
   // --- end of datasets ---
 };
 

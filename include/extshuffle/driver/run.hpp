@@ -59,6 +59,8 @@ struct RunResult {
   // unless -q (records a --split leaves out, stale pieces of an older run).
   std::vector<std::string> notes;
   std::vector<std::string> warnings;
+  // Files matching the output pattern that this run did not write (removed with config.clean).
+  std::vector<std::string> stale_pieces;
 };
 
 // An input opened, its format detected and its records counted: what run()
