@@ -52,6 +52,7 @@ std::string format_name(const formats::DetectedFormat& format) {
     case formats::Format::kCsv: return "csv";
     case formats::Format::kTsv: return "tsv";
     case formats::Format::kJsonl: return "jsonl";
+    case formats::Format::kTfrecord: return "tfrecord";
     case formats::Format::kTar: return "tar";
     default: return "lines";
   }
