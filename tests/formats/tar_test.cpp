@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/byte_extents.hpp"
 
 namespace extshuffle::formats {
 namespace {
@@ -301,3 +304,51 @@ TEST(TarFormat, IsChosenByTheExtensionAlsoCompressed) {
 
 }  // namespace
 }  // namespace extshuffle::formats
+
+namespace extshuffle::io {
+namespace {
+
+// Frames over an input: 8 bytes in memory, then a range of a file, as the
+// tar layout builds them. ExtentReader gathers the small file ranges into
+// one read; every position and length must read what the extents say.
+TEST(TarFrameExtents, ReadBackWhateverTheStartAndLength) {
+  std::unique_ptr<BlockFile> file = BlockFile::in_memory();
+  std::string input(300000, '\0');
+  for (std::size_t k = 0; k < input.size(); ++k) input[k] = static_cast<char>(k * 7 + k / 251);
+  file->write_now(input.data(), 0, input.size());
+  const std::vector<std::uint64_t> prefixes(400, 0x0102030405060708ull);
+  ByteExtents data;
+  std::string expected;
+  std::uint64_t offset = 0;
+  for (std::size_t k = 0; k < prefixes.size() && offset < input.size(); ++k) {
+    // Mostly contiguous small ranges; now and then a gap, a large range, or another order.
+    const std::uint64_t bytes = k % 37 == 5 ? 70000 : (k * 131) % 700;
+    const std::uint64_t at = k % 11 == 3 ? offset + 512 : offset;
+    if (at + bytes > input.size()) break;
+    data.append({nullptr, 0, 8, reinterpret_cast<const std::byte*>(&prefixes[k])});
+    expected.append(reinterpret_cast<const char*>(&prefixes[k]), 8);
+    data.append({file.get(), at, bytes, nullptr});
+    expected.append(input, at, bytes);
+    offset = at + bytes;
+  }
+  ASSERT_EQ(data.bytes, expected.size());
+  for (const std::uint64_t start : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{8}, std::uint64_t{12345}}) {
+    for (const std::uint64_t length : {std::uint64_t{1}, std::uint64_t{9}, std::uint64_t{4099}, data.bytes}) {
+      ExtentReader reader(data);
+      reader.seek(start);
+      std::string got;
+      while (!reader.at_end() && got.size() < 3 * length) {
+        std::string piece(length, '\0');
+        const std::uint64_t n = reader.read_now(reinterpret_cast<std::byte*>(piece.data()), length);
+        got.append(piece, 0, n);
+      }
+      const std::string want = expected.substr(start, got.size());
+      ASSERT_EQ(got, want) << start << " " << length;
+      EXPECT_EQ(got.size(), std::min<std::uint64_t>(expected.size() - start, 3 * length))
+          << start << " " << length;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace extshuffle::io
