@@ -19,10 +19,11 @@ class InputSource;
 
 namespace extshuffle::driver {
 
-// Reads the archive `source` once, front to back, and lays out its samples
-// (records: the samples; longest record: the longest frame). With
-// config.verify, digests every sample's frame and refuses a key that
-// repeats non-consecutively. Throws UsageError for --header or --skip-empty,
+// Indexes the archive `source` and lays out its samples (records: the
+// samples; longest record: the longest frame): from its headers alone,
+// mapped, where it can be; with config.verify (which digests every
+// sample's frame and refuses a key that repeats non-consecutively), or
+// where it cannot be mapped, by one sequential read of all of it. Throws UsageError for --header or --skip-empty,
 // InputError for what formats::TarScanner refuses, IoError.
 InputLayout tar_layout(const Config& config, io::InputSource& source, const std::string& name);
 

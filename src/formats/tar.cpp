@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "extshuffle/errors.hpp"
 
@@ -149,6 +150,13 @@ void TarScanner::add(const char* data, std::size_t bytes) {
     }
   }
   if (state_ == State::kEnded) position_ += bytes;
+}
+
+void TarScanner::skip(std::uint64_t bytes) {
+  if (bytes > skippable()) throw std::logic_error("TarScanner::skip past the member's data");
+  skip_left_ -= bytes;
+  position_ += bytes;
+  if (skip_left_ == 0) end_member();
 }
 
 void TarScanner::header_complete() {

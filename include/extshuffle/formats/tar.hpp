@@ -102,6 +102,12 @@ class TarScanner {
   void add(const char* data, std::size_t bytes);
   // Whether the archive has ended (its trailer was read): the rest need not be read.
   bool ended() const { return state_ == State::kEnded; }
+  // Without a sample sink: how many of the next bytes are a member's data
+  // and padding, which the index does not need to see; skip(n) passes over
+  // n <= skippable() of them instead of add(). So an archive is indexed from
+  // its headers alone (driver/tar_input.cpp maps it and touches only those).
+  std::uint64_t skippable() const { return state_ == State::kSkip && !on_sample_ ? skip_left_ : 0; }
+  void skip(std::uint64_t bytes);
   // After the input's last byte: throws for a member or header cut short.
   // Returns the index.
   TarIndex finish();
