@@ -33,6 +33,7 @@ InputLayout tar_layout(const Config& config, io::InputSource& source, const std:
   if (mapped) {
     // 1. The headers alone, where they lie: a member's data is skipped, its
     //    pages never touched (2 GiB of 100 KB-1 MB samples: a few MB read).
+    mapped->expect_sequential(true);
     const char* base = reinterpret_cast<const char*>(mapped->data());
     for (std::uint64_t at = 0; at < bytes && !scanner.ended();) {
       const std::uint64_t skip = std::min(scanner.skippable(), bytes - at);
