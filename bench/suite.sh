@@ -36,7 +36,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy"
+ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy tar_wds"
 quick=0
 append=0
 estimate_only=0
@@ -64,6 +64,8 @@ jsonl_heavy JSONL of lognormal sizes (median 440 B, tail to 200 KB), 2 GiB: exts
             -S 256M against the durable two-pass floor (cat x2; sync) and terashuf
             (when TERASHUF names it), at -S 16M, and at the default budget (in RAM)
             against the durable one-pass floor and shuf
+tar_wds     WebDataset tar samples of 100 KB-1 MB, 2 GiB, -S 256M: extshuffle against the durable
+            two-pass floor (cat x2; sync)
 EOF
       exit 0 ;;
     -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
@@ -181,6 +183,7 @@ estimate_seconds() {  # estimated seconds of case $1
     threads) estimate_case "$(gib "$(mib 1024)")" "gen_fixed:once digest:once extshuffle_j1 extshuffle" ;;
     jsonl_heavy) estimate_case "$(gib "$(mib 2048)")" "gen_jsonl:once digest:once cat_two_pass_sync terashuf extshuffle_jsonl extshuffle_jsonl extshuffle_jsonl cat_one_pass_sync shuf" ;;
     dataset64) estimate_case "$(gib "$(mib 1024)")" "gen_lines:once digest:once extshuffle_lines extshuffle_lines extshuffle_lines" ;;
+    tar_wds) estimate_case "$(gib "$(mib "${TAR_WDS_MIB:-2048}")")" "gen_jsonl:once digest:once cat_two_pass_sync extshuffle" ;;
   esac
 }
 # The sum of all cases, whichever are selected, and the selected ones.
@@ -365,7 +368,7 @@ run_case() {
   done
 }
 
-# Cases with their own runners (dataset64, jsonl_heavy).
+# Cases with their own runners (dataset64, jsonl_heavy, tar_wds).
 # shellcheck source=bench/suite_cases.sh
 source bench/suite_cases.sh
 
@@ -403,6 +406,7 @@ for c in $cases; do
       done ;;
     dataset64) run_dataset64 "$c" "$(mib "${DATASET64_MIB:-1024}")" ;;
     jsonl_heavy) run_jsonl_heavy "$c" "$(mib 2048)" ;;
+    tar_wds) run_tar_wds "$c" "$(mib "${TAR_WDS_MIB:-2048}")" ;;
   esac
   rm -f "$DIR"/in.*
   case_seconds=$(( $(date +%s) - case_t0 ))

@@ -49,3 +49,42 @@ run_jsonl_heavy() {
   run_case "$c" jsonl 0 "$bytes" default cat_one_pass_sync shuf extshuffle
 }
 # --- end of case jsonl_heavy ---
+
+# --- case tar_wds: WebDataset tar shards (docs/benchmarks.md, "Tar samples") ---
+# A tar archive of samples of 100 KB-1 MB (bench/generate_tar.py: a .jpg,
+# a .json and a .cls member each), 2 GiB, shuffled by sample at -S 256M
+# (larger than memory: two passes) beside the durable two-pass floor (cat x2;
+# sync). Each output's samples are checked against the input's by their
+# digest (the same script: every sample whole, each once). Tools: extshuffle,
+# cat_two_pass_sync. TAR_WDS_MIB sets the full-suite size in MiB (default
+# 2048; --quick divides it by 16).
+run_tar_wds() {
+  local c=$1 bytes=$2 r perm budget t0 t1
+  budget=$(to_bytes 256M)
+  rm -f "$DIR"/in.*
+  in_file="$DIR/in.tar"
+  t0=$(date +%s%N)
+  /usr/bin/python3 bench/generate_tar.py "$in_file" "$bytes" 1 || { echo "suite.sh: generate_tar.py failed" >&2; exit 1; }
+  in_digest=$(/usr/bin/python3 bench/generate_tar.py --digest "$in_file")
+  t1=$(date +%s%N)
+  echo "# input tar bytes=$(stat -c %s "$in_file") generated and digested in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s: $in_digest" | tee -a "$OUT"
+  for ((r = 1; r <= REPEATS; r++)); do
+    if [ -z "${TOOLS:-}" ] || [[ " $TOOLS " == *" cat_two_pass_sync "* ]]; then
+      rm -f "$out_file" "$tmp_file"
+      measure bash -c 'cat "$1" > "$2" && cat "$2" > "$3" && sync' _ "$in_file" "$tmp_file" "$out_file"
+      rm -f "$out_file" "$tmp_file"
+      record "$c" cat_two_pass_sync tar 0 "$bytes" 256M "$budget" "$(nproc)" "$r" unchecked
+    fi
+    if [ -z "${TOOLS:-}" ] || [[ " $TOOLS " == *" extshuffle "* ]]; then
+      rm -f "$out_file"
+      measure "$extshuffle" "$in_file" -o "$out_file" --format tar --seed "$r" -S 256M -T "$DIR" -j "$(nproc)" --stats
+      perm=unchecked
+      if [ "$m_status" = ok ]; then
+        [ "$(/usr/bin/python3 bench/generate_tar.py --digest "$out_file")" = "$in_digest" ] && perm=yes || perm=no
+      fi
+      rm -f "$out_file"
+      record "$c" extshuffle tar 0 "$bytes" 256M "$budget" "$(nproc)" "$r" "$perm"
+    fi
+  done
+}
+# --- end of case tar_wds ---

@@ -60,6 +60,7 @@ struct JobOptions {
   std::uint64_t shard_bytes = 0;  // --shard-size: bytes of a shard's records at most; 0: not given
   std::vector<dataset::SplitPart> splits;  // --split, in order; empty: one output
   std::string manifest_path;      // --manifest FILE.json; empty: none
+  bool clean = false;             // --clean: remove the pattern's files this run does not write, after the commit
   // --- end of datasets ---
 };
 

@@ -53,6 +53,12 @@ struct RunResult {
   // With config.dry_run: the plan (levels, constants) and the executor's
   // schedule (passes, nodes, expected IO), three lines each ending in '\n'.
   std::string dry_run_text;
+  // Said on stderr by the CLI: notes under -v (tar members skipped), warnings
+  // unless -q (records a --split leaves out, stale pieces of an older run).
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+  // Files matching the output pattern that this run did not write (removed with --clean).
+  std::vector<std::string> stale_pieces;
 };
 
 // One RunResult a dataset of the Job, in the Job's order.

@@ -4,6 +4,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
+#include "tar_input.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "verification.hpp"
@@ -78,7 +79,11 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
     }
     const std::uint64_t bytes = source.bytes();
     const std::uint64_t at = source.data_offset() + layout.data_offset;
-    if (layout.text) {
+    if (layout.tar) {
+      append_tar_frames(dataset.data, source.data(), at, *layout.tar);
+      dataset.tar_indexes.push_back(layout.tar);
+      dataset.layout.digest.merge(layout.digest);
+    } else if (layout.text) {
       dataset.data.append({&source.data(), at, bytes - layout.data_offset});
       const bool terminated = layout.text_count.add_terminator && layout.data_offset < bytes;
       if (terminated) dataset.data.append({nullptr, 0, 1, &kTerminators[layout.syntax.terminator == '\n' ? 0 : 1]});

@@ -7,6 +7,7 @@
 // (the output's shape sums their rows), or fixed-size records.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct DatasetInput {
   io::ByteExtents loaded;  // the same records in memory, when the one input was mapped while counted
   std::uint64_t bytes = 0;  // of every input, headers included (decompressed)
   std::vector<InputFileInfo> files;
+  // Tar archives: each input's sample index, which `data`'s frame prefixes point into.
+  std::vector<std::shared_ptr<const formats::TarIndex>> tar_indexes;
 };
 
 // Lays out every input of `inputs` (read_input_layout) and puts them

@@ -4,6 +4,7 @@
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/npy_layout.hpp"
 #include "extshuffle/io/input_source.hpp"
+#include "tar_input.hpp"
 
 namespace extshuffle::dataset {
 namespace {
@@ -51,6 +52,8 @@ std::string format_name(const formats::DetectedFormat& format) {
     case formats::Format::kCsv: return "csv";
     case formats::Format::kTsv: return "tsv";
     case formats::Format::kJsonl: return "jsonl";
+    case formats::Format::kTfrecord: return "tfrecord";
+    case formats::Format::kTar: return "tar";
     default: return "lines";
   }
 }
@@ -64,6 +67,11 @@ InputLayout read_input_layout(const JobOptions& config, io::InputSource& source,
   layout.format = detected;
   switch (detected.kind) {
     case formats::RecordKind::kText:
+      if (detected.text_format == formats::Format::kTar) {
+        layout = tar_layout(config, source, name);
+        layout.format = detected;
+        return layout;
+      }
       layout = text_layout(config, detected.text_format, source, name, mapping);
       layout.format = detected;
       return layout;

@@ -26,8 +26,8 @@ json or_null(std::uint64_t value, std::uint64_t absent) { return value == absent
 json options_of(const JobOptions& config) {
   json splits = json::array();
   for (const SplitPart& part : config.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
-  static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"};
-  static_assert(std::size(kFormats) == static_cast<std::size_t>(formats::Format::kTfrecord) + 1);
+  static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"};
+  static_assert(std::size(kFormats) == static_cast<std::size_t>(formats::Format::kTar) + 1);
   return {{"format", kFormats[static_cast<int>(config.format)]},
           {"record_size", or_null(config.record_size, 0)},
           {"zero_terminated", config.zero_terminated},
@@ -36,7 +36,8 @@ json options_of(const JobOptions& config) {
           {"head_count", or_null(config.head_count, UINT64_MAX)},
           {"shards", or_null(config.shard_count, 0)},
           {"shard_size_bytes", or_null(config.shard_bytes, 0)},
-          {"split", config.splits.empty() ? json() : splits}};
+          {"split", config.splits.empty() ? json() : splits},
+          {"clean", config.clean}};
 }
 
 // xxh64 (seed 0) and size of the file at `path`, read from the file system.
@@ -79,7 +80,7 @@ void ManifestWriter::add(const RunResult& run) { runs_.push_back(run); }
 std::string ManifestWriter::text() const {
   const bool shipped = config_.constants.leaf_records == core::kPlanV2.leaf_records &&
                        config_.constants.max_fanout == core::kPlanV2.max_fanout;
-  json inputs = json::array(), outputs = json::array(), patterns = json::array();
+  json inputs = json::array(), outputs = json::array(), patterns = json::array(), stale = json::array();
   const bool aligned = runs_.size() > 1;
   for (std::size_t d = 0; d < runs_.size(); ++d) {
     for (const InputFileInfo& in : runs_[d].inputs) {
@@ -95,6 +96,7 @@ std::string ManifestWriter::text() const {
       if (aligned) entry["dataset"] = d;
       outputs.push_back(entry);
     }
+    for (const std::string& path : runs_[d].stale_pieces) stale.push_back(path);
   }
   const RunResult& first = runs_.empty() ? RunResult() : runs_.front();
   json manifest = {
@@ -110,7 +112,8 @@ std::string ManifestWriter::text() const {
       {"records_written", first.records_written},
       {"options", options_of(config_)},
       {"inputs", inputs},
-      {"outputs", outputs}};
+      {"outputs", outputs},
+      {"stale_pieces", stale}};
   return manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

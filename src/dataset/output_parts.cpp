@@ -32,6 +32,10 @@ SplitPart parse_size(const std::string& text, const std::string& name, const std
   SplitPart part;
   part.name = name;
   part.size_text = size;
+  if (size == "rest") {
+    part.is_rest = true;
+    return part;
+  }
   const std::size_t point = size.find('.');
   const std::string whole = size.substr(0, point);
   const std::string decimals = point == std::string::npos ? "" : size.substr(point + 1);
@@ -92,6 +96,9 @@ std::vector<SplitPart> parse_split_spec(const std::string& text) {
     if (!valid_name(name)) bad_split(text, "split name '" + name + "' must be letters, digits, '_', '-' or '.'");
     if (!names.insert(name).second) bad_split(text, "split '" + name + "' named twice");
     parts.push_back(parse_size(text, name, item.substr(equals + 1)));
+    if (parts.back().is_rest && std::count_if(parts.begin(), parts.end(), [](const SplitPart& p) { return p.is_rest; }) > 1) {
+      bad_split(text, "'rest' may size one split only");
+    }
     if (parts.back().is_fraction) fractions += scaled(parts.back());
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -106,7 +113,7 @@ std::vector<std::uint64_t> split_ends(const std::vector<SplitPart>& splits, std:
   for (const SplitPart& part : splits) {
     if (part.is_fraction) {
       fractions += scaled(part);
-    } else {
+    } else if (!part.is_rest) {
       counts += part.count;
     }
     // floor(records x fractions / 10^18): at most 2^64 x 1, exact in 128 bits
@@ -119,6 +126,12 @@ std::vector<std::uint64_t> split_ends(const std::vector<SplitPart>& splits, std:
                        " records, but the input holds " + std::to_string(records));
     }
     ends.push_back(static_cast<std::uint64_t>(end));
+  }
+  // The rest: what the others leave, from the rest split on.
+  const auto rest = std::find_if(splits.begin(), splits.end(), [](const SplitPart& p) { return p.is_rest; });
+  if (rest != splits.end()) {
+    const std::uint64_t left = records - (ends.empty() ? 0 : ends.back());
+    for (auto k = static_cast<std::size_t>(rest - splits.begin()); k < ends.size(); ++k) ends[k] += left;
   }
   return ends;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "extshuffle/formats/tar.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "ioperm/text_scan.hpp"
 
@@ -79,11 +80,13 @@ RecordCutter::Cut RecordCutter::take_bytes(const std::byte* data, std::size_t by
       }
     }
   }
+  // Tar samples: the frames' prefixes are not written, so not counted.
+  const std::uint64_t prefix = syntax_.framing == formats::RecordFraming::kTarSample ? formats::kTarFrameBytes : 0;
   for (const char* at = begin; at < end;) {
     const char* next = record_end(at, end, syntax_);
-    const auto after = static_cast<std::uint64_t>(next - begin);
+    const auto after = static_cast<std::uint64_t>(next - begin) - prefix * (cut.records + 1);
     if (after > max_bytes && !(at_least_one && cut.records == 0)) break;
-    cut.bytes = static_cast<std::size_t>(after);
+    cut.bytes = static_cast<std::size_t>(next - begin);
     ++cut.records;
     at = next;
   }

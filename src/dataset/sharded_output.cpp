@@ -7,6 +7,7 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "stale_pieces.hpp"
 
 // Inlined, as in record_digest.cpp: the digest of each file's bytes as they
 // pass to it (xxh64, seed 0: what `xxh64sum` and Python's xxhash print).
@@ -96,6 +97,7 @@ std::uint64_t ShardedOutput::start(const OutputRecordForm& form, std::uint64_t r
     splits_.push_back(split);
   }
   expected_records_ = ends.back();
+  records_left_out_ = records - ends.back();
   begin_part();
   return expected_records_;
 }
@@ -128,7 +130,16 @@ void ShardedOutput::begin_part() {
   in_part_ = true;
 }
 
+void ShardedOutput::write_records(const std::byte* data, std::size_t bytes) {
+  if (form_.syntax.framing != formats::RecordFraming::kTarSample) {
+    writer_->write(data, bytes);
+    return;
+  }
+  tar_frames_.write(data, bytes, [this](const std::byte* sample, std::size_t n) { writer_->write(sample, n); });
+}
+
 void ShardedOutput::end_part() {
+  writer_->write(form_.trailer.data(), form_.trailer.size());
   writer_->finish();
   writer_.reset();
   file_->finish();
@@ -184,9 +195,10 @@ void ShardedOutput::write(const std::byte* data, std::size_t bytes) {
       cut = cutter_->take_records(data, bytes, part_planned_ - part_records_);
       full = part_records_ + cut.records == part_planned_;
     }
-    writer_->write(data, cut.bytes);
+    write_records(data, cut.bytes);
     part_records_ += cut.records;
     part_bytes_ += cut.bytes;
+    if (form_.syntax.framing == formats::RecordFraming::kTarSample) part_bytes_ -= formats::kTarFrameBytes * cut.records;
     data += cut.bytes;
     bytes -= cut.bytes;
     if (full) end_part();
@@ -217,11 +229,18 @@ void ShardedOutput::finish() {
 }
 
 void ShardedOutput::commit() {
+  if (several_files()) {
+    std::vector<std::string> names, written;
+    for (const Split& s : splits_) names.push_back(s.name);
+    for (const OutputFileInfo& info : infos_) written.push_back(info.path);
+    stale_ = find_stale_pieces(spec_.pattern, spec_.splits.empty() ? std::vector<std::string>{} : names, written);
+  }
   // Every file on disk first, then the renames: a failure before the last
   // fsync leaves none of them.
   for (auto& file : finished_) file->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
   for (auto& file : finished_) file->commit();
+  if (spec_.clean) remove_stale_pieces(stale_);
 }
 
 }  // namespace extshuffle::dataset

@@ -19,6 +19,7 @@
 #include "extshuffle/run_result.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/formats/tar.hpp"
 #include "record_cutter.hpp"
 
 namespace extshuffle::io {
@@ -36,6 +37,7 @@ struct OutputSpec {
   std::uint64_t shard_bytes = 0;   // --shard-size: bytes of a shard's records at most; 0: not given
   int threads = 1;                 // compression workers
   bool read_back = false;          // --verify: each file's bytes are read back and digested before commit
+  bool clean = false;              // --clean: remove stale pieces (stale_pieces.hpp) once the files are in place
 };
 
 // How the output's records look.
@@ -44,6 +46,7 @@ struct OutputRecordForm {
   formats::RecordSyntax syntax;
   std::string header;  // on top of every file: text header lines, or the dataset's .npy header
   bool npy = false;    // `header` is a .npy header: each file's gets its own row count
+  std::string trailer;  // at the end of every file: a tar archive's two zero blocks
 };
 
 class ShardedOutput {
@@ -67,8 +70,13 @@ class ShardedOutput {
   // with read_back, checks their bytes. Throws Error when the files did not
   // get the records planned.
   void finish();
-  // Fsyncs every file, then renames each into place, in order.
+  // Fsyncs every file, then renames each into place, in order. Before, finds
+  // the pattern's files this run does not write (stale_pieces()); after,
+  // with spec.clean, removes them.
   void commit();
+  // Records past the last split's end, not written (after start()).
+  std::uint64_t records_left_out() const { return records_left_out_; }
+  const std::vector<std::string>& stale_pieces() const { return stale_; }
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }
 
@@ -90,7 +98,7 @@ class ShardedOutput {
   OutputRecordForm form_;
   std::unique_ptr<RecordCutter> cutter_;
   std::vector<Split> splits_;
-  std::uint64_t expected_records_ = 0, written_records_ = 0;
+  std::uint64_t expected_records_ = 0, written_records_ = 0, records_left_out_ = 0;
   // The file being written: part (split_, shard_), and what it holds so far.
   std::size_t split_ = 0;
   std::uint64_t shard_ = 0;
@@ -98,6 +106,8 @@ class ShardedOutput {
   std::uint64_t part_planned_ = 0, part_records_ = 0, part_bytes_ = 0, split_written_ = 0;
   std::unique_ptr<io::OutputFile> file_;
   std::unique_ptr<io::CompressingWriter> writer_;
+  formats::TarFrameStripper tar_frames_;  // tar samples: the frames' prefixes are not written
+  void write_records(const std::byte* data, std::size_t bytes);
   struct Digest;
   std::unique_ptr<Digest> digest_;
   io::AlignedBuffer spare_buffers_;
@@ -105,6 +115,7 @@ class ShardedOutput {
   std::vector<std::unique_ptr<io::OutputFile>> finished_;
   std::vector<OutputFileInfo> infos_;
   std::vector<std::size_t> split_of_;  // each finished file's split
+  std::vector<std::string> stale_;
 };
 
 }  // namespace extshuffle::dataset

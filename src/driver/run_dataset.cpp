@@ -25,6 +25,7 @@
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
 #include "progress_meter.hpp"
+#include "run_notes.hpp"
 #include "walk_options.hpp"
 
 namespace extshuffle::driver {
@@ -75,6 +76,7 @@ dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dat
   spec.shard_bytes = options.shard_bytes;
   spec.threads = options.threads;
   spec.read_back = options.verify;
+  spec.clean = options.clean;
   return spec;
 }
 
@@ -90,7 +92,8 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
   schedule.bytes_read += layout.text ? dataset.bytes : 0;
   const bool mapped =
-      layout.text && dataset.files.size() == 1 && ioperm::maps_while_counting(dataset.bytes, options.memory_bytes);
+      layout.text && !layout.tar && dataset.files.size() == 1 &&
+      ioperm::maps_while_counting(dataset.bytes, options.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
@@ -103,10 +106,13 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
 // The records the files take: -n, or where the last split ends. --verify
 // checks whole permutations only. (A .npy array with no bytes to move, rows
 // of zero bytes included, keeps its header.)
-std::uint64_t start_output(const JobOptions& options, const InputLayout& layout, ShardedOutput& output) {
+std::uint64_t start_output(const JobOptions& options, const InputLayout& layout, ShardedOutput& output,
+                           RunResult& result) {
   const dataset::OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
-                                       layout.format.kind == formats::RecordKind::kNpy && layout.records > 0};
+                                       layout.format.kind == formats::RecordKind::kNpy && layout.records > 0,
+                                       layout.tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
   const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
+  if (output.records_left_out() > 0) result.warnings.push_back(left_out_warning(output.records_left_out(), wanted));
   if (options.verify && wanted < layout.records) {
     throw UsageError(options.head_count < layout.records
                          ? "--verify checks whole permutations: it cannot be combined with -n"
@@ -175,7 +181,8 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
 
 // Steps 4-6 of a dataset's run: plan, shuffle the prepared dataset into
 // `output` (digesting both sides with --verify), check, commit.
-RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prepared, ShardedOutput* output) {
+RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prepared, const std::string& output_pattern,
+                           ShardedOutput* output) {
   const auto start = std::chrono::steady_clock::now();
   const DatasetInput& dataset = prepared.dataset;
   const InputLayout& layout = dataset.layout;
@@ -188,7 +195,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
                           describe_fewer_passes(layout, options, dataset.data.bytes, schedule.passes);
     return result;
   }
-  const std::uint64_t wanted = start_output(options, layout, *output);
+  const std::uint64_t wanted = start_output(options, layout, *output, result);
   RecordDigest written;
   const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);
   // 6. Check, then commit: every file is complete and fsynced before the first is renamed.
@@ -196,8 +203,14 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   if (options.verify) dataset::check_digests(layout.digest, written);
   output->finish();
   output->commit();
+  result.stale_pieces = output->stale_pieces();
+  if (!result.stale_pieces.empty()) {
+    (options.clean ? result.notes : result.warnings)
+        .push_back(stale_warning(output_pattern, options.clean, result.stale_pieces));
+  }
   result.inputs = dataset.files;
   result.format = dataset::format_name(layout.format);
+  for (std::string& note : tar_notes(dataset)) result.notes.push_back(std::move(note));
   result.records_written = wanted;
   result.outputs = output->files();
   result.stats = run_stats(options, dataset, walk, prepared.inputs.spooled_bytes());
@@ -234,7 +247,7 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
 
 RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input) {
   const auto output = open_output(options, dataset);
-  return shuffle_prepared(options, *input.state_, output.get());
+  return shuffle_prepared(options, *input.state_, dataset.output, output.get());
 }
 
 RunResult run_dataset(const JobOptions& options, const JobDataset& dataset) {
@@ -243,7 +256,7 @@ RunResult run_dataset(const JobOptions& options, const JobDataset& dataset) {
   const auto output = open_output(options, dataset);
   // 2-3. The input and its records.
   PreparedInput input = prepare_input(options, dataset);
-  return shuffle_prepared(options, *input.state_, output.get());
+  return shuffle_prepared(options, *input.state_, dataset.output, output.get());
 }
 
 }  // namespace extshuffle::driver

@@ -13,6 +13,7 @@ Format format_by_extension(std::string_view path) {
   if (path.ends_with(".tsv")) return Format::kTsv;
   if (path.ends_with(".jsonl") || path.ends_with(".ndjson")) return Format::kJsonl;
   if (path.ends_with(".tfrecord") || path.ends_with(".tfrecords")) return Format::kTfrecord;
+  if (path.ends_with(".tar")) return Format::kTar;
   return Format::kAuto;
 }
 
@@ -28,6 +29,7 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
     if (format == Format::kTfrecord && zero_terminated) {
       throw UsageError("-z is for lines: TFRecord records are length-prefixed frames");
     }
+    if (format == Format::kTar && zero_terminated) throw UsageError("-z is for lines: tar records are samples");
     return {RecordKind::kText, format};
   }
   // 2. A .npy array, by its magic.
@@ -50,6 +52,7 @@ RecordSyntax text_syntax(Format format, bool zero_terminated) {
   syntax.terminator = zero_terminated ? '\0' : '\n';
   syntax.quoted = format == Format::kCsv;
   if (format == Format::kTfrecord) syntax.framing = RecordFraming::kTfrecord;
+  if (format == Format::kTar) syntax.framing = RecordFraming::kTarSample;
   return syntax;
 }
 

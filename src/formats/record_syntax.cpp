@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "extshuffle/formats/tar.hpp"
 #include "extshuffle/formats/tfrecord.hpp"
 
 namespace extshuffle::formats {
@@ -46,6 +47,7 @@ const char* find_record_end(const char* begin, const char* end, const RecordSynt
 
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax) {
   if (syntax.framing == RecordFraming::kTfrecord) return {tfrecord_frame_end(begin, end), false};
+  if (syntax.framing == RecordFraming::kTarSample) return {tar_frame_end(begin, end), false};
   QuoteState state = QuoteState::kFieldStart;
   const char* record_end = find_record_end(begin, end, syntax, state);
   return {record_end, !record_end && state == QuoteState::kQuoted};

@@ -28,14 +28,52 @@ void ExtentReader::start(std::byte* to, std::uint64_t max) {
   // Requests of at most 64 MiB, so that no single request is huge and the
   // first pieces can be used while the last are read.
   constexpr std::uint64_t kPiece = std::uint64_t{64} << 20;
+  constexpr std::uint64_t kSmall = std::uint64_t{64} << 10, kGather = std::uint64_t{4} << 20;
+  const std::vector<Extent>& list = extents_->extents;
   std::uint64_t extent_first = 0;
   std::uint64_t placed = 0;
-  for (const Extent& e : extents_->extents) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Extent& e = list[i];
     if (placed == max) break;
     const std::uint64_t extent_end = extent_first + e.bytes;
     if (position_ + placed < extent_end) {
       const std::uint64_t within = position_ + placed - extent_first;
       const std::uint64_t take = std::min(e.bytes - within, max - placed);
+      if (e.file && take < kSmall && i + 1 < list.size() && !list[i + 1].file) {
+        // Gather: the file's bytes of this and the following extents that
+        // continue it in the file, in one read, then each in its place.
+        const std::uint64_t span_begin = e.offset + within;
+        std::uint64_t span_end = span_begin, group = 0;
+        std::size_t k = i;
+        for (; k < list.size() && placed + group < max; ++k) {
+          const Extent& x = list[k];
+          const std::uint64_t skip = k == i ? within : 0;
+          const std::uint64_t t = std::min(x.bytes - skip, max - placed - group);
+          if (x.file && (x.file != e.file || x.offset + skip != span_end || span_end + t - span_begin > kGather)) break;
+          if (x.file) span_end += t;
+          group += t;
+          extent_first += k == i ? 0 : list[k - 1].bytes;
+          if (t < x.bytes - skip) {
+            ++k;
+            break;
+          }
+        }
+        gathered_.resize(span_end - span_begin);
+        e.file->read_now(gathered_.data(), span_begin, gathered_.size());
+        std::uint64_t from = 0;
+        for (std::size_t j = i; j < k; ++j) {
+          const Extent& x = list[j];
+          const std::uint64_t skip = j == i ? within : 0;
+          const std::uint64_t t = std::min(x.bytes - skip, max - placed);
+          std::memcpy(to + placed, x.file ? gathered_.data() + from : x.memory + skip, t);
+          if (x.file) from += t;
+          placed += t;
+        }
+        // Go on at extent k (extent_first: where extent k - 1 starts).
+        extent_first += list[k - 1].bytes;
+        i = k - 1;
+        continue;
+      }
       if (!e.file) {
         std::memcpy(to + placed, e.memory + within, take);
       } else {

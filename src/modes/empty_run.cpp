@@ -11,7 +11,8 @@ bool outputs_nothing_of_input(const JobOptions& config, const JobDataset& datase
   if (config.header_lines >= 0) return config.header_lines == 0;
   formats::Format format = config.format;
   if (format == formats::Format::kAuto && config.record_size == 0) format = formats::format_by_extension(dataset.inputs.front());
-  return formats::default_header_records(format) == 0;
+  // A tar archive's output holds its trailer: an empty archive, not an empty file.
+  return formats::default_header_records(format) == 0 && format != formats::Format::kTar;
 }
 
 RunStats run_empty(const JobOptions& config, const JobDataset& dataset) {

@@ -20,6 +20,8 @@ namespace {
 const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 const char* const kTfrecordReason = "TFRecord frames are found one after another from the start: they cannot be "
                                     "split across ranks (use extshuffle)";
+const char* const kTarReason = "tar samples are found one after another from the start: they cannot be split "
+                               "across ranks (use extshuffle)";
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
@@ -36,6 +38,7 @@ void check_supported(const JobOptions& config, const JobDataset& dataset) {
   if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
   if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
   if (config.format == formats::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
+  if (config.format == formats::Format::kTar) refuse("--format tar", kTarReason);
   if (input == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
   if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (io::codec_for_path(input) != io::Codec::kNone) {
@@ -114,6 +117,9 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
                                       head, name);
     if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTfrecord) {
       throw UsageError("input " + name + ": " + kTfrecordReason);
+    }
+    if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTar) {
+      throw UsageError("input " + name + ": " + kTarReason);
     }
     if (detected.kind == formats::RecordKind::kText) return;
     if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {

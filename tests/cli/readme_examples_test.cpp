@@ -70,7 +70,7 @@ TEST(ReadmeExamples, SectionIsFoundAndCoversEveryFormat) {
   // One example per format and per shuf-like mode, as promised in the section.
   for (const char* feature : {"--record-size", ".jsonl", ".csv", ".npy -o", " -n ", " -e ", " -i ", "| head",
                               " -z ", "-print0", ".gz", ".zst", "--dry-run", "--shards", "--split",
-                              "--manifest"}) {
+                              "--manifest", ".tar"}) {
     EXPECT_NE(all.find(feature), std::string::npos) << "no example uses " << feature;
   }
 }

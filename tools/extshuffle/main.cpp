@@ -74,6 +74,8 @@ int run_cli(int argc, char** argv) {
   progress.clear();
   for (const RunResult& dataset : result.datasets) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
+    for (const std::string& note : dataset.notes) spdlog::debug("{}", note);
+    for (const std::string& warning : dataset.warnings) spdlog::warn("warning: {}", warning);
     if (options.stats) std::fprintf(stderr, "%s\n", result_line(dataset.stats).c_str());
   }
   return 0;

@@ -107,6 +107,8 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
   config.manifest_path = o.manifest;
   if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
   const bool files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
+  config.clean = o.clean;
+  if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
   if ((files || !o.manifest.empty()) && (config.echo || config.integer_range)) {
     throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
   }
@@ -145,7 +147,8 @@ Job make_job(const Options& o) {
   static const std::map<std::string, formats::Format> kFormats{
       {"auto", formats::Format::kAuto}, {"binary", formats::Format::kBinary}, {"lines", formats::Format::kLines},
       {"csv", formats::Format::kCsv},   {"tsv", formats::Format::kTsv},       {"jsonl", formats::Format::kJsonl},
-      {"tfrecord", formats::Format::kTfrecord}};
+      {"tfrecord", formats::Format::kTfrecord},
+      {"tar", formats::Format::kTar}};
   config.format = kFormats.at(o.format);
   config.zero_terminated = o.zero_terminated;
   config.skip_empty = o.skip_empty;

@@ -99,8 +99,8 @@ void add_format_options(CLI::App& app, Options& o, PendingOptions& pending) {
   app.add_option("--format", o.format,
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
                  "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
-                 "tfrecord (CRC-checked frames)")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord"}));
+                 "tfrecord (CRC-checked frames), tar (WebDataset samples)")
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"}));
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
   pending.header = app.add_flag("--header", pending.header_text,
                                  "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
@@ -136,8 +136,11 @@ void add_dataset_options(CLI::App& app, Options& o) {
                  "b, K (default), M, G, T), cut between records");
   app.add_option("--split", o.split,
                  "NAME=SIZE,... : cut the permutation into consecutive splits (SIZE a fraction such as 0.98 or a "
-                 "record count; split k ends at floor(N x the fractions up to k) + the counts up to k), named by "
-                 "-o's {split}");
+                 "record count, or rest: what the others leave; split k ends at floor(N x the fractions up to k) + "
+                 "the counts up to k), named by -o's {split}");
+  app.add_flag("--clean", o.clean,
+               "remove files that match -o's pattern but that this run does not write (pieces of an older run), "
+               "once the new ones are in place; without it they are named in a warning");
   app.add_option("--manifest", o.manifest,
                  "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
                  "each output file's records, bytes and xxh64");

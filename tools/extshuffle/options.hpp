@@ -23,6 +23,7 @@ struct Options {
   bool stats = false, progress = false, verbose = false, quiet = false;
   // --- datasets: shards, splits, a manifest (as typed; make_job checks them) ---
   std::string shards, shard_size, split, manifest;
+  bool clean = false;  // --clean: remove the pattern's pieces this run does not write
   // --- end of datasets ---
   // shuf's habits: -r/--repeat, --random-source=FILE (the seed from a file).
   bool repeat = false;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/formats/tar.hpp"
 #include "extshuffle/io/mapped_bytes.hpp"
 #include "extshuffle/dataset/text_input.hpp"
 
@@ -33,6 +35,7 @@ struct InputLayout {
   TextCount text_count;
   RecordDigest digest;  // of the text records read, with --verify
   bool loaded = false;  // text: the input's bytes were mapped where read_input_layout was told, and counted there
+  std::shared_ptr<const formats::TarIndex> tar;  // tar: where its samples lie (tar_input.hpp)
 };
 
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and

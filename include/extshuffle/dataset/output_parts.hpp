@@ -17,6 +17,7 @@ struct SplitPart {
   std::string name;
   std::string size_text;  // as written ("0.98", "5000"), for the manifest
   bool is_fraction = false;
+  bool is_rest = false;  // SIZE "rest": the records the other splits leave
   std::uint64_t count = 0;  // records, when not a fraction
   // The fraction, exactly as written: numerator / 10^decimals.
   std::uint64_t numerator = 0;
@@ -27,7 +28,8 @@ struct SplitPart {
 // SIZE is a whole number of records (digits only) or a decimal fraction
 // between 0 and 1 with a point ("0.98", ".5", "1.0"; at most 18 decimals).
 // Names are letters, digits, '_', '-' and '.', distinct. The fractions
-// together may not exceed 1. Throws UsageError naming what is wrong.
+// together may not exceed 1. SIZE "rest", at most once, sizes a split with
+// the records the others leave. Throws UsageError naming what is wrong.
 std::vector<SplitPart> parse_split_spec(const std::string& text);
 
 // Where each split ends in a permutation of `records` records: split k ends
@@ -35,8 +37,10 @@ std::vector<SplitPart> parse_split_spec(const std::string& text);
 // fractions and the c the counts among the first k splits, computed
 // exactly; split k starts where split k - 1 ends (the first at 0). So a
 // split's range depends only on the splits before it and itself. Records
-// past the last end are not output. Throws UsageError when the counts ask
-// for more records than there are.
+// past the last end are not output. A "rest" split counts as zero in that
+// rule, then takes what is left: the splits after it keep their sizes and
+// move by as many records. Throws UsageError when the counts ask for more
+// records than there are.
 std::vector<std::uint64_t> split_ends(const std::vector<SplitPart>& splits, std::uint64_t records);
 
 // Records of shard `shard` of `shards` near-equal shards of `records`

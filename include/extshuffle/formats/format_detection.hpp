@@ -18,7 +18,9 @@ namespace extshuffle::formats {
 // records, else text by the file's extension (.csv, .tsv, .jsonl, .ndjson,
 // .tfrecord, .tfrecords, also under .gz/.zst), else lines. kTfrecord's
 // frames are variable-size records like text: they take the text layout.
-enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl, kTfrecord };
+// kTar: WebDataset samples of a tar archive (.tar; formats/tar.hpp), also
+// variable-size records of the text layout, in frames.
+enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl, kTfrecord, kTar };
 
 // The three kinds of record an input holds: fixed-size, the rows of a .npy
 // array, or variable-size records found by their syntax (text, TFRecord).

@@ -11,7 +11,8 @@ namespace extshuffle::formats {
 // kTerminated: a record ends at its terminator (lines, CSV, TSV, JSONL).
 // kTfrecord: a record is one TFRecord frame (formats/tfrecord.hpp); the
 // terminator, quoting and the delimiter play no part.
-enum class RecordFraming { kTerminated, kTfrecord };
+// kTarSample: a record is one tar sample in its frame (formats/tar.hpp).
+enum class RecordFraming { kTerminated, kTfrecord, kTarSample };
 
 struct RecordSyntax {
   char terminator = '\n';  // '\n', or '\0' with -z

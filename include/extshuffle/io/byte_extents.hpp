@@ -27,7 +27,10 @@ struct ByteExtents {
 };
 
 // Reads ByteExtents front to back, one request (of pieces of at most 64 MiB)
-// in flight at a time.
+// in flight at a time. Extents under 64 KiB that continue one another in a
+// file, with bytes in memory between them (tar samples behind their frame
+// prefixes), are read together, up to 4 MiB at once, synchronously: one
+// request instead of one per extent.
 class ExtentReader {
  public:
   explicit ExtentReader(const ByteExtents& extents) : extents_(&extents) {}
@@ -58,6 +61,7 @@ class ExtentReader {
   std::uint64_t in_flight_ = 0;
   std::vector<Piece> pending_;
   std::size_t waited_ = 0;
+  std::vector<std::byte> gathered_;  // small extents of one file read at once (tar samples' frames)
 };
 
 }  // namespace extshuffle::io

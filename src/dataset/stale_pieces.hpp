@@ -1,0 +1,33 @@
+// Pieces an older run left beside this one's (docs/cli.md "Shards"): a run
+// with --shards 8 after one with --shards 10 into the same pattern writes
+// pieces 0-7; pieces 8 and 9 of the old run would still be there, and a
+// reader globbing `train-*.tar` would take them as part of the new dataset.
+// They are found by name, before the commit, in the directories this run
+// writes into, and named in a warning and the manifest, or removed with
+// --clean once this run's pieces are in place.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace extshuffle::dataset {
+
+// Whether `path` is a name `pattern` gives (output_parts.hpp's
+// output_file_name) for one of `split_names` (any, when the pattern has no
+// {split}), a shard number and a shard count: {shard} and {shards} are
+// digits, at least five, and padded as the pattern pads them. Pure.
+bool matches_output_pattern(const std::string& pattern, const std::vector<std::string>& split_names,
+                            const std::string& path);
+
+// The files in the directories of `written` (this run's pieces, named as
+// the pattern names them) that match `pattern` and are not among
+// `written`, in byte-wise order of their names. Regular files and symbolic
+// links only. Throws IoError when a directory cannot be listed.
+std::vector<std::string> find_stale_pieces(const std::string& pattern, const std::vector<std::string>& split_names,
+                                           const std::vector<std::string>& written);
+
+// Removes `paths` (unlink; a symbolic link itself, never its target).
+// Throws IoError naming the first that cannot be removed.
+void remove_stale_pieces(const std::vector<std::string>& paths);
+
+}  // namespace extshuffle::dataset

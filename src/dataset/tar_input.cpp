@@ -1,0 +1,80 @@
+#include "tar_input.hpp"
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/format_detection.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/input_source.hpp"
+#include "extshuffle/io/mapped_bytes.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace extshuffle::dataset {
+
+InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const std::string& name) {
+  if (config.header_lines > 0 || config.skip_empty) {
+    throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
+                     " is for text: tar archives have no header lines and no blank records");
+  }
+  if (config.repeat) throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
+  InputLayout layout;
+  layout.text = true;
+  layout.syntax = formats::text_syntax(formats::Format::kTar, false);
+  formats::TarScanner::SampleSink digest_sample;
+  if (config.verify) {
+    digest_sample = [&layout](std::string_view frame) {
+      layout.digest.add(reinterpret_cast<const std::byte*>(frame.data()), frame.size());
+    };
+  }
+  formats::TarScanner scanner(name, config.verify, std::move(digest_sample));
+  const std::uint64_t bytes = source.bytes();
+  std::optional<io::MappedBytes> mapped;
+  if (!config.verify && bytes > 0) mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
+  if (mapped) {
+    // 1. The headers alone, where they lie: a member's data is skipped, its
+    //    pages never touched (2 GiB of 100 KB-1 MB samples: a few MB read).
+    mapped->expect_sequential(true);
+    const char* base = reinterpret_cast<const char*>(mapped->data());
+    for (std::uint64_t at = 0; at < bytes && !scanner.ended();) {
+      const std::uint64_t skip = std::min(scanner.skippable(), bytes - at);
+      const std::uint64_t take = skip > 0 ? skip : std::min<std::uint64_t>(formats::kTarBlockBytes, bytes - at);
+      if (skip > 0) {
+        scanner.skip(skip);
+      } else {
+        scanner.add(base + at, static_cast<std::size_t>(take));
+      }
+      at += take;
+    }
+  } else {
+    // 1. Every byte (--verify digests the samples): one sequential read, in
+    //    2 MiB pieces, the next read while this one is scanned.
+    io::read_sequentially(source.data(), source.data_offset(), bytes, std::size_t{2} << 20,
+                          [&](const std::byte* data, std::size_t n) {
+                            scanner.add(reinterpret_cast<const char*>(data), n);
+                          });
+  }
+  auto index = std::make_shared<formats::TarIndex>(scanner.finish());
+  // 2. The records are the frames: 8 bytes more than each sample.
+  TextCount& count = layout.text_count;
+  count.records = index->samples();
+  count.longest_record_bytes = index->samples() > 0 ? index->longest_sample_bytes + formats::kTarFrameBytes : 0;
+  for (const std::uint64_t bytes : index->frame_lengths) {
+    const double framed = static_cast<double>(bytes + formats::kTarFrameBytes);
+    count.record_bytes_squared += framed * framed;
+  }
+  layout.records = count.records;
+  layout.tar = std::move(index);
+  return layout;
+}
+
+void append_tar_frames(io::ByteExtents& data, io::BlockFile& file, std::uint64_t offset,
+                       const formats::TarIndex& index) {
+  for (std::uint64_t k = 0; k < index.samples(); ++k) {
+    data.append({nullptr, 0, formats::kTarFrameBytes, reinterpret_cast<const std::byte*>(&index.frame_lengths[k])});
+    for (std::uint64_t r = index.first_range[k]; r < index.first_range[k + 1]; ++r) {
+      data.append({&file, offset + index.ranges[r].offset, index.ranges[r].bytes, nullptr});
+    }
+  }
+}
+
+}  // namespace extshuffle::dataset

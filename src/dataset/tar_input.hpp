@@ -1,0 +1,36 @@
+// WebDataset tar archives in the text layout (formats/tar.hpp): the
+// counting pass indexes an archive's samples, and the dataset's bytes are
+// the samples' frames, each an 8-byte length held in memory in front of the
+// sample's bytes where they lie in the input (no copy). The archive's
+// trailer, and anything after it, is no record.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/formats/tar.hpp"
+#include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/dataset/input_layout.hpp"
+
+namespace extshuffle::io {
+class InputSource;
+}
+
+namespace extshuffle::dataset {
+
+// Indexes the archive `source` and lays out its samples (records: the
+// samples; longest record: the longest frame): from its headers alone,
+// mapped, where it can be; with config.verify (which digests every
+// sample's frame and refuses a key that repeats non-consecutively), or
+// where it cannot be mapped, by one sequential read of all of it. Throws UsageError for --header or --skip-empty,
+// InputError for what formats::TarScanner refuses, IoError.
+InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const std::string& name);
+
+// Appends the frames of `index`'s samples, from the archive at `offset` of
+// `file`, to `data`: two extents a sample, pointing at `index`, which must
+// outlive `data`.
+void append_tar_frames(io::ByteExtents& data, io::BlockFile& file, std::uint64_t offset,
+                       const formats::TarIndex& index);
+
+}  // namespace extshuffle::dataset
