@@ -306,6 +306,20 @@ void run_butterfly(const ButterflyArgs& a) {
   }
 }
 
+CLI::App* add_butterfly_command(CLI::App& app, ButterflyArgs& butterfly) {
+  auto* command = app.add_subcommand("butterfly", "exact position matrices and bias of Waechter's butterfly networks");
+  command->add_option("--variant", butterfly.variant, "padded or omitted")
+      ->check(CLI::IsMember({"padded", "omitted"}))
+      ->capture_default_str();
+  command->add_option("--n", butterfly.n, "records")->capture_default_str();
+  command->add_option("--iterations", butterfly.iterations, "passes: B is printed after each")->capture_default_str();
+  command->add_option("--shift-offset", butterfly.shift_offset, "circular shift after each pass");
+  command->add_flag("--shift", butterfly.best_shift, "use the offset minimising B after the last pass");
+  command->add_flag("--shift-sweep", butterfly.shift_sweep, "B after --iterations passes for every offset");
+  command->add_option("--matrix-out", butterfly.matrix_out, "write the final exact matrix as CSV");
+  return command;
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"Permutation quality lab: statistical tests of extshuffle's permutation and of reference generators.",
                "permlab"};
@@ -337,16 +351,7 @@ int run_cli(int argc, char** argv) {
   position_cmd->add_option("--matrix-out", matrix_out, "write the sampled M_n as CSV");
   auto* adjacency_cmd = app.add_subcommand("adjacency", "neighbouring records kept neighbours (successions)");
   add_generator_options(adjacency_cmd, adjacency);
-  auto* butterfly_cmd = app.add_subcommand("butterfly", "exact position matrices and bias of Waechter's butterfly networks");
-  butterfly_cmd->add_option("--variant", butterfly.variant, "padded or omitted")
-      ->check(CLI::IsMember({"padded", "omitted"}))
-      ->capture_default_str();
-  butterfly_cmd->add_option("--n", butterfly.n, "records")->capture_default_str();
-  butterfly_cmd->add_option("--iterations", butterfly.iterations, "passes: B is printed after each")->capture_default_str();
-  butterfly_cmd->add_option("--shift-offset", butterfly.shift_offset, "circular shift after each pass");
-  butterfly_cmd->add_flag("--shift", butterfly.best_shift, "use the offset minimising B after the last pass");
-  butterfly_cmd->add_flag("--shift-sweep", butterfly.shift_sweep, "B after --iterations passes for every offset");
-  butterfly_cmd->add_option("--matrix-out", butterfly.matrix_out, "write the final exact matrix as CSV");
+  auto* butterfly_cmd = add_butterfly_command(app, butterfly);
 
   try {
     app.parse(argc, argv);
