@@ -22,6 +22,27 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+// The hidden name of the temporary beside `target`: ".NAME.extshuffle-SUFFIX",
+// NAME cut short where the whole would not fit the file system's name
+// length, so that any name the destination may have works.
+std::string hidden_name(const std::string& directory, const std::string& target) {
+  static constexpr std::size_t kExtra = 1 + 12 + 16;  // ".", ".extshuffle-", the suffix
+  std::string base = std::filesystem::path(target).filename().string();
+  const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
+  const std::size_t room = name_max > 0 ? static_cast<std::size_t>(name_max) : 255;
+  if (base.size() + kExtra > room) base.resize(room > kExtra ? room - kExtra : 0);
+  std::random_device entropy;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
+  return directory + "/." + base + ".extshuffle-" + suffix;
+}
+
+// Whether `st` is the file behind descriptor `fd`.
+bool same_file(const struct stat& st, int fd) {
+  struct stat other {};
+  return ::fstat(fd, &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino;
+}
+
 }  // namespace
 
 std::string final_target(const std::string& path) {
@@ -39,6 +60,14 @@ std::string final_target(const std::string& path) {
 }
 
 void OutputFile::resolve_target(const std::string& destination) {
+  // A device, FIFO, socket or terminal is opened by the name given, the
+  // kernel following its links (/dev/stdout's /proc/self/fd/1 included).
+  struct stat named {};
+  if (::stat(destination.c_str(), &named) == 0 && !S_ISREG(named.st_mode) && !S_ISDIR(named.st_mode)) {
+    target_ = destination;
+    special_ = true;
+    return;
+  }
   // Through a symbolic link, the link's final target is written and
   // renamed over, so the link stays a link.
   target_ = final_target(destination);
@@ -47,6 +76,7 @@ void OutputFile::resolve_target(const std::string& destination) {
   if (stat(target_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
     if (S_ISREG(st.st_mode)) replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+    special_ = !S_ISREG(st.st_mode);
   }
   const std::string directory = directory_of(target_);
   if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
@@ -58,9 +88,14 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
     : destination_(destination), buffers_(std::move(buffers)) {
   if (destination == "-") {
     fd_ = 1;
+    direct_ = true;
     return;
   }
   resolve_target(destination);
+  if (special_) {
+    open_special();
+    return;
+  }
   install_cleanup_handlers();
   if (!buffers_) buffers_ = allocate_aligned(2 * kBufferBytes);
   buffer_[0] = buffers_.get();
@@ -75,12 +110,8 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
     return;
   }
   // A hidden name in the same directory, so rename() is atomic.
-  const std::string base = std::filesystem::path(target_).filename().string();
-  std::random_device entropy;
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    char suffix[17];
-    std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
-    temporary_ = directory_ + "/." + base + ".extshuffle-" + suffix;
+    temporary_ = hidden_name(directory_, target_);
     cleanup_slot_ = register_cleanup_path(temporary_);
     fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0) {
@@ -94,11 +125,31 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   file_ = BlockFile::open_output(temporary_, destination);
 }
 
+// A device, FIFO, socket or terminal is written into where it is, as shuf -o
+// does: no temporary, no rename (which would replace the node with a file).
+// Standard output or error named by another name (/dev/stdout, a socket
+// that cannot be opened again) is written through its descriptor.
+void OutputFile::open_special() {
+  direct_ = true;
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0) {
+    for (const int standard : {1, 2}) {
+      if (same_file(st, standard)) {
+        fd_ = ::fcntl(standard, F_DUPFD_CLOEXEC, 3);
+        if (fd_ < 0) throw IoError("cannot write output", destination_, errno);
+        return;
+      }
+    }
+  }
+  fd_ = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd_ < 0) throw IoError("cannot write output", destination_, errno);
+}
+
 OutputFile::~OutputFile() {
   pending_[0] = PendingIo();  // wait for writes in flight before the file goes
   pending_[1] = PendingIo();
   file_.reset();
-  if (fd_ > 1) ::close(fd_);
+  if (fd_ >= 0 && !is_stdout()) ::close(fd_);
   if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
   forget_cleanup_path(cleanup_slot_);
 }
@@ -121,7 +172,7 @@ void OutputFile::write(const void* data, std::size_t bytes) {
     const ssize_t n = ::write(fd_, p, bytes);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EPIPE && is_stdout()) throw BrokenPipe();
+      if (errno == EPIPE && (is_stdout() || special_)) throw BrokenPipe();
       throw IoError("cannot write output", is_stdout() ? "standard output" : destination_, errno);
     }
     p += n;
@@ -156,7 +207,7 @@ void OutputFile::start_writeback(std::uint64_t settled) {
 }
 
 void OutputFile::finish() {
-  if (is_stdout() || finished_) return;
+  if (direct_ || finished_) return;
   flush_buffer();
   pending_[0].wait();
   pending_[1].wait();
@@ -167,7 +218,7 @@ void OutputFile::finish() {
 }
 
 void OutputFile::sync() {
-  if (is_stdout() || synced_) return;
+  if (direct_ || synced_) return;
   finish();
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
@@ -188,13 +239,18 @@ void OutputFile::read_back(const std::function<void(const std::byte* data, std::
 }
 
 void OutputFile::rename_destination(const std::string& destination) {
-  if (is_stdout() || destination == destination_) return;
+  if (direct_ || destination == destination_) return;
   resolve_target(destination);
   destination_ = destination;
 }
 
 void OutputFile::commit() {
-  if (is_stdout()) return;
+  prepare_commit();
+  publish();
+}
+
+void OutputFile::prepare_commit() {
+  if (direct_ || prepared_) return;
   sync();
   // A replaced file's permissions (and, for root, its owner and group) carry
   // over, as they do when sort -o truncates it in place; a new file keeps
@@ -207,16 +263,19 @@ void OutputFile::commit() {
     if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
     if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   }
+  prepared_ = true;
+}
+
+// The anonymous file gets its hidden name beside the destination only now,
+// with its descriptor let go: a run may write more files than the
+// signal handlers' registry of names holds, and publishes them one by one.
+void OutputFile::name_temporary() {
   if (temporary_.empty()) {
     // Name the anonymous file beside the destination, then rename it over
     // the destination (atomic); a name taken meanwhile means try another.
-    const std::string base = std::filesystem::path(target_).filename().string();
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
-    std::random_device entropy;
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
-      char suffix[17];
-      std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
-      const std::string name = directory_ + "/." + base + ".extshuffle-" + suffix;
+      const std::string name = hidden_name(directory_, target_);
       cleanup_slot_ = register_cleanup_path(name);
       if (::linkat(AT_FDCWD, descriptor.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temporary_ = name;
@@ -234,6 +293,12 @@ void OutputFile::commit() {
     throw IoError("cannot write output", destination_, errno);
   }
   fd_ = -1;
+}
+
+void OutputFile::publish() {
+  if (direct_ || committed_) return;
+  if (!prepared_) prepare_commit();
+  name_temporary();
   if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
     throw IoError("cannot rename output into place", destination_, errno);
   }
