@@ -67,8 +67,15 @@ class ShardedOutput {
   // with read_back, checks their bytes. Throws Error when the files did not
   // get the records planned.
   void finish();
-  // Fsyncs every file, then renames each into place, in order.
+  // Fsyncs every file, then renames each into place, in order:
+  // prepare_commit(), then publish().
   void commit();
+  // Everything of the commit that can fail for want of space or rights
+  // (fsync, modes, the temporaries' names); every destination is untouched.
+  void prepare_commit();
+  // The renames, in order, after prepare_commit(). A run with several
+  // outputs prepares them all before it publishes the first (DESIGN.md 2.6).
+  void publish();
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }
 

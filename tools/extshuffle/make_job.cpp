@@ -114,11 +114,8 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
     throw UsageError("--shard-size cuts by bytes, which differ between aligned inputs: use --shards to keep "
                      "their shards aligned");
   }
-  for (const auto& dataset : job.datasets) {
-    if (!o.manifest.empty() && dataset.output == o.manifest) {
-      throw UsageError("--manifest '" + o.manifest + "' is also an output");
-    }
-  }
+  // A manifest over an output or an input is the Job's plan to refuse
+  // (driver/job_plan.hpp): it compares files, not names.
 }
 // --- end of datasets ---
 
