@@ -3,6 +3,7 @@
 // (spdlog, stderr only), calls the library, prints what it returns (the
 // dry-run text, the RESULT line) and maps errors to exit codes: 0 success,
 // 1 runtime failure, 2 usage error.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "make_job.hpp"
+#include "standard_streams.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
 
@@ -30,7 +32,9 @@ using namespace extshuffle;
 // does not gets the part of the run it concerns: the command line for usage
 // errors, the input for bad records, the run otherwise.
 void print_error(const std::string& message, const char* what) {
-  std::string line = message.find(": ") == std::string::npos ? std::string(what) + ": " + message : message;
+  // ("input 'x' changed size ..." names its part already.)
+  const bool named = message.find(": ") != std::string::npos || message.starts_with(std::string(what) + " ");
+  std::string line = named ? message : std::string(what) + ": " + message;
   for (char& c : line) {
     if (c == '\n') c = ' ';
   }
@@ -59,8 +63,9 @@ void set_up_logging(const cli::Options& options) {
                                       : spdlog::level::warn);
   spdlog::set_default_logger(logger);
   // STXXL prints its warnings on std::cerr; our own messages go through
-  // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless -v.
-  if (!options.verbose) std::cerr.rdbuf(nullptr);
+  // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless
+  // -v, and even then drop its chatter about buffer alignment.
+  cli::filter_library_chatter(options.verbose);
 }
 
 int run_cli(int argc, char** argv) {
@@ -82,6 +87,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::hold_standard_descriptors();
   // A closed pipe shows up as EPIPE from write(), handled as BrokenPipe.
   ::signal(SIGPIPE, SIG_IGN);
   try {
