@@ -61,8 +61,8 @@ std::optional<std::string> empty_value(const CLI::App& app, const CLI::Option* f
 
 }  // namespace
 
-std::string version_text() {
-  return "extshuffle " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
+std::string version_text(const char* program) {
+  return std::string(program) + " " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
          std::to_string(core::kPermutationVersion) + " (VariablePhilox " + std::to_string(core::kVariablePhiloxRounds) +
          " rounds, L = " + std::to_string(core::kPlanV2.leaf_records) + ", F = " +
          std::to_string(core::kPlanV2.max_fanout) + ")";
@@ -184,7 +184,24 @@ void add_report_options(CLI::App& app, Options& o) {
   app.add_flag("--progress", o.progress, "show progress on stderr even when it is not a terminal");
   app.add_flag("-v,--verbose", o.verbose, "log what happens on stderr");
   app.add_flag("-q,--quiet", o.quiet, "log errors only");
-  app.set_version_flag("--version", version_text());
+}
+
+// extshuffle-mpi takes the same command line, but refuses what has no
+// distributed counterpart (src/mpi/distributed_input.cpp): its help leaves
+// those out (they still parse, so that the refusal names them) and says
+// what it is.
+void describe_mpi_program(CLI::App& app) {
+  app.description("Shuffle the records of one file on the ranks of an MPI job (mpirun -np P extshuffle-mpi IN "
+                  "OUT ...), byte for byte as extshuffle does, for every P.");
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--shards", "--shard-size", "--split", "--manifest",
+                           "--skip-empty", "--verify", "--dry-run"}) {
+    app.get_option(name)->group("");
+  }
+  app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
+  app.footer("INPUT and OUTPUT are files every rank can reach (no standard streams, pipes, devices, directories\n"
+             "or .gz/.zst names); give one -o per INPUT to shuffle aligned files by one permutation.\n"
+             "-e, -i, -r, --shards, --shard-size, --split, --manifest, --skip-empty, --verify and --dry-run are\n"
+             "extshuffle's. The output depends only on the records, the format options and the seed.");
 }
 
 }  // namespace
@@ -201,6 +218,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   add_shuf_options(app, o, pending);
   add_dataset_options(app, o);
   add_report_options(app, o);
+  app.set_version_flag("--version", version_text(program));
+  if (std::string(program) == "extshuffle-mpi") describe_mpi_program(app);
   try {
     app.parse(expand_long_option_prefixes(app, argc, argv));
   } catch (const CLI::CallForHelp& e) {
