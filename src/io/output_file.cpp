@@ -45,11 +45,29 @@ bool same_file(const struct stat& st, int fd) {
 
 }  // namespace
 
+namespace {
+
+// The kernel's protected_symlinks rule, which resolving links by hand would
+// sidestep: in a sticky world-writable directory (/tmp), a link is followed
+// only if its owner is the follower or the directory's owner; another
+// user's link there may point anywhere the run can write (EACCES, as open(2)).
+void check_protected_link(const std::string& link, const struct stat& link_st, const std::string& path) {
+  struct stat dir {};
+  if (::stat(directory_of(link).c_str(), &dir) != 0) return;
+  const bool sticky_world_writable = (dir.st_mode & S_ISVTX) != 0 && (dir.st_mode & S_IWOTH) != 0;
+  if (sticky_world_writable && link_st.st_uid != ::geteuid() && link_st.st_uid != dir.st_uid) {
+    throw IoError("cannot write output", path, EACCES);
+  }
+}
+
+}  // namespace
+
 std::string final_target(const std::string& path) {
   std::string current = path;
   for (int hops = 0; hops < 40; ++hops) {
     struct stat st {};
     if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    check_protected_link(current, st, path);
     std::string target(PATH_MAX, '\0');
     const ssize_t length = ::readlink(current.c_str(), target.data(), target.size());
     if (length < 0) throw IoError("cannot write output", path, errno);

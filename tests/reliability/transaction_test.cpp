@@ -190,7 +190,9 @@ TEST_F(Transaction, CharacterDevicesAreWrittenInto) {
   struct stat st {};
   ASSERT_EQ(::lstat(device.c_str(), &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode)) << device << " was replaced by a file";
-  if (::geteuid() == 0) EXPECT_EQ(entries(w_.out_dir), std::vector<std::string>{"null"});
+  if (::geteuid() == 0) {
+    EXPECT_EQ(entries(w_.out_dir), std::vector<std::string>{"null"});
+  }
 }
 
 // Standard output closed at start: with -o the file is written (before, the
@@ -204,6 +206,59 @@ TEST_F(Transaction, ClosedStandardOutput) {
   r = run_command(kBinary + " --seed 5 " + shell_quote(a_) + " >&-");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(is_one_line_error(r.err, "standard output.*Bad file descriptor")) << r.err;
+}
+
+// The racing user of a shared, non-sticky -T: before, the scratch file was
+// created exclusively and then opened again by name (by STXXL), following
+// a link another user could put there in between, so a root run wrote its
+// scratch data into a file of the racer's choosing. The shim swaps the name
+// for a link to a victim file at that second open; the scratch file is now
+// anonymous and reopened through its descriptor only.
+TEST(ScratchRace, NoScratchFileIsOpenedByAName) {
+  Workspace w;
+  const std::string input = numbered_u64(std::uint64_t{4} << 20);  // 32 MiB: through scratch space with -S 16M
+  write_file(w.input(), input);
+  std::filesystem::permissions(w.tmp_dir, std::filesystem::perms::all);  // world-writable, not sticky
+  const auto victim = w.root.path() / "victim";
+  write_file(victim, "the racer's target\n");
+  Environment race = fault_environment("none", "/nonexistent", 0, w);
+  race["EXTSHUFFLE_RACE_DIR"] = w.tmp_dir.string();
+  race["EXTSHUFFLE_RACE_VICTIM"] = victim.string();
+  const auto r = run_binary({"--record-size", "8", "--seed", "3", "-S", "16M", "-T", w.tmp_dir.string(), w.input(),
+                             w.output()},
+                            race);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(victim), "the racer's target\n") << "scratch data went into the racer's file";
+  auto got = u64_indices(read_file(w.output()));
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, u64_indices(input));
+  EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
+}
+
+// -o through another user's link in a sticky world-writable directory
+// (/tmp): open(2) refuses to follow it (protected_symlinks), and so does the
+// run, which used to resolve it by hand and rename over its target.
+TEST(ScratchRace, AnotherUsersLinkInAStickyDirectoryIsNotFollowed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the link to another user";
+  Workspace w;
+  write_file(w.input(), numbered_u64(1000));
+  const auto sticky = w.root.path() / "sticky";
+  std::filesystem::create_directory(sticky);
+  ASSERT_EQ(::chmod(sticky.c_str(), 01777), 0);
+  const auto victim = w.root.path() / "victim";
+  write_file(victim, "not yours\n");
+  const auto link = sticky / "out.bin";
+  std::filesystem::create_symlink(victim, link);
+  ASSERT_EQ(::lchown(link.c_str(), 65534, 65534), 0);
+  const auto r = run_binary({"--record-size", "8", "-T", w.tmp_dir.string(), w.input(), link.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(is_one_line_error(r.err, "cannot write output '.*out\\.bin': Permission denied")) << r.err;
+  EXPECT_EQ(read_file(victim), "not yours\n");
+  // One's own link there is followed, as open(2) would.
+  ASSERT_EQ(::lchown(link.c_str(), 0, 0), 0);
+  EXPECT_EQ(run_binary({"--record-size", "8", "-T", w.tmp_dir.string(), w.input(), link.string()}).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(read_file(victim).size(), 8000u);
 }
 
 }  // namespace

@@ -123,7 +123,10 @@ class OutputFile {
 // The file a write to `path` lands on, as shuf -o and sort -o see it:
 // symbolic links are followed (at most 40, as the kernel does), a relative
 // link target is taken from the link's directory, and a dangling link
-// yields its missing target, which is then created. Throws IoError (ELOOP).
+// yields its missing target, which is then created. As the kernel's
+// protected_symlinks rule, a link in a sticky world-writable directory
+// owned by neither the caller nor the directory's owner is not followed.
+// Throws IoError (ELOOP, EACCES).
 std::string final_target(const std::string& path);
 
 // Thrown when standard output is a pipe whose reader has gone (head -n):
