@@ -21,6 +21,7 @@
 #include "job_commit.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_set.hpp"
+#include "extshuffle/io/scratch_space.hpp"
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "modes/empty_run.hpp"
@@ -198,6 +199,11 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   }
   spdlog::debug("dataset: {} records, {} bytes ({}), {} pass(es) through disk", layout.records, dataset.bytes,
                 dataset::format_name(layout.format), schedule.passes);
+  // Through disk, the first pass writes every record into buckets in
+  // scratch space: refused up front where -T cannot hold even that.
+  if (schedule.passes > 1 && options.head_count >= layout.records) {
+    io::check_scratch_room(io::scratch_directory(options.tmpdir), dataset.data.bytes, "the shuffle");
+  }
   const std::uint64_t wanted = start_output(options, layout, *output);
   RecordDigest written;
   const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);

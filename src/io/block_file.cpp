@@ -199,6 +199,16 @@ std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const
   return std::unique_ptr<BlockFile>(new BlockFile(std::move(file), name, "output"));
 }
 
+void start_io_threads() {
+  quiet_stxxl();
+  const std::lock_guard<std::mutex> lock(submission_mutex);
+  alignas(4096) static char block[1];  // aligned, or STXXL says so on stderr
+  for (const int queue : {kInputQueue, kScratchQueue, kOutputQueue}) {
+    stxxl::mem_file file(queue);
+    file.aread(block, 0, 0)->wait();
+  }
+}
+
 std::unique_ptr<BlockFile> BlockFile::in_memory() {
   quiet_stxxl();
   auto file = std::unique_ptr<BlockFile>(new BlockFile(std::make_unique<stxxl::mem_file>(), "(memory)", "scratch"));

@@ -261,5 +261,73 @@ TEST(ScratchRace, AnotherUsersLinkInAStickyDirectoryIsNotFollowed) {
   EXPECT_EQ(read_file(victim).size(), 8000u);
 }
 
+// A scratch file system of 64 MiB of its own (tmpfs), for root; usable()
+// says whether the mount worked (a container may forbid it).
+class SmallScratch {
+ public:
+  explicit SmallScratch(const std::filesystem::path& path) : path_(path) {
+    std::filesystem::create_directory(path_);
+    mounted_ = ::geteuid() == 0 &&
+               std::system(("mount -t tmpfs -o size=64m tmpfs '" + path_.string() + "' 2>/dev/null").c_str()) == 0;
+  }
+  ~SmallScratch() {
+    if (mounted_) (void)std::system(("umount '" + path_.string() + "'").c_str());
+  }
+  bool usable() const { return mounted_; }
+
+ private:
+  std::filesystem::path path_;
+  bool mounted_ = false;
+};
+
+// Spooling an endless input stops before -T's file system is down to its
+// reserve (it spooled until the disk was full), and a run whose scratch
+// need is known is refused before it starts, naming both figures (it
+// failed with ENOSPC after the work).
+TEST(BoundedScratch, SpoolingStopsAtTheReserveAndKnownNeedsAreRefusedUpFront) {
+  Workspace w;
+  SmallScratch small(w.root.path() / "small");
+  if (!small.usable()) GTEST_SKIP() << "needs root and mount(8) for a 64 MiB tmpfs";
+  const std::string tmp = (w.root.path() / "small").string();
+  auto r = run_binary({"-T", tmp, "-n", "5", "/dev/zero"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(is_one_line_error(r.err, "input '/dev/zero': spooling stopped after [0-9]+ bytes: .*reserve")) << r.err;
+  r = run_binary({"-T", tmp, "-i", "1-4503599627370496"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(is_one_line_error(r.err, "-i 1-4503599627370496: needs at least 36028797018963968 bytes of scratch "
+                                       "space, but '.*small' has [0-9]+ bytes to spare"))
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  write_file(w.input(), numbered_u64(10000000));  // 80 MB, through disk with -S 16M
+  r = run_binary({"--record-size", "8", "-S", "16M", "-T", tmp, w.input(), w.output()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(is_one_line_error(r.err, "the shuffle: needs at least 80000000 bytes of scratch space")) << r.err;
+  EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{});
+  EXPECT_EQ(entries(tmp), std::vector<std::string>{});
+}
+
+// Memory exhausted late in a run (ulimit -v): STXXL started its output
+// queue's thread at the first output write and, when that thread could not
+// start, aborted on an assertion (exit 134). Every limit across the range
+// where the run runs out now ends with exit 1 (or succeeds), never an abort.
+TEST(BoundedMemory, ExhaustionNeverAborts) {
+  if (binary_is_sanitized()) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
+  Workspace w;
+  std::string text;
+  for (int k = 0; k < 3000000; ++k) text += std::to_string(k) + "\n";
+  write_file(w.input(), text);
+  int failures = 0;
+  for (int kib = 40000; kib <= 90000; kib += 10000) {
+    SCOPED_TRACE(kib);
+    const auto r = run_command("ulimit -v " + std::to_string(kib) + " && " + kBinary + " -S 16M -T " +
+                               w.tmp_dir.string() + " " + w.input() + " -o " + w.output());
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << ": " << r.err;
+    EXPECT_EQ(r.err.find("Assertion"), std::string::npos) << r.err;
+    if (r.exit_code == 1 && r.err.find("out of memory") != std::string::npos) ++failures;
+    EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
+  }
+  EXPECT_GT(failures, 0) << "no limit in the range ran out of memory: the test proves nothing";
+}
+
 }  // namespace
 }  // namespace extshuffle::testing

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <system_error>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -17,6 +18,7 @@
 
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "make_job.hpp"
 #include "standard_streams.hpp"
@@ -73,6 +75,11 @@ int run_cli(int argc, char** argv) {
   if (const auto exit_code = cli::parse_options(argc, argv, options)) return *exit_code;
   set_up_logging(options);
   Job job = cli::make_job(options);
+  // OpenMP's worker threads, started now while memory is plentiful: libgomp
+  // ends the process with a message of its own when one cannot start.
+#pragma omp parallel num_threads(job.options.threads)
+  {
+  }
   cli::ProgressDisplay progress;
   if (!options.quiet && (options.progress || ::isatty(2))) job.options.progress = progress.callback();
   const JobResult result = driver::run_job(job);
@@ -88,6 +95,8 @@ int run_cli(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   cli::hold_standard_descriptors();
+  cli::end_on_memory_exhaustion();
+  io::start_io_threads();
   // A closed pipe shows up as EPIPE from write(), handled as BrokenPipe.
   ::signal(SIGPIPE, SIG_IGN);
   try {
@@ -110,6 +119,12 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // Memory exhausted (a ulimit -v below --memory): exit 1, as shuf does.
     print_error("out of memory: lower --memory or raise the process's memory limit", "run");
+    return 1;
+  } catch (const std::system_error& e) {
+    // A thread that cannot be started for want of memory (EAGAIN under ulimit -v).
+    const bool memory = e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
+    print_error(memory ? "out of memory: lower --memory or raise the process's memory limit" : e.what(),
+                memory ? "run" : "internal error");
     return 1;
   } catch (const std::exception& e) {
     print_error(e.what(), "internal error");

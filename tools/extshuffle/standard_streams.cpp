@@ -1,11 +1,14 @@
 #include "standard_streams.hpp"
 
+#include "extshuffle/io/cleanup_registry.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <iostream>
+#include <new>
 #include <streambuf>
 #include <string>
 #include <vector>
@@ -58,6 +61,22 @@ void hold_standard_descriptors() {
   }
 }
 
+namespace {
+
+// Written with write(2) alone: no memory is left to format it.
+constexpr char kOutOfMemory[] =
+    "extshuffle: run: out of memory: lower --memory or raise the process's memory limit\n";
+
+[[noreturn]] void out_of_memory() {
+  (void)!::write(2, kOutOfMemory, sizeof kOutOfMemory - 1);
+  io::remove_registered_paths();
+  ::_exit(1);
+}
+
+}  // namespace
+
+void end_on_memory_exhaustion() { std::set_new_handler(out_of_memory); }
+
 void filter_library_chatter(bool verbose) {
   if (!verbose) {
     std::cerr.rdbuf(nullptr);
@@ -65,7 +84,7 @@ void filter_library_chatter(bool verbose) {
   }
   // Unaligned buffers and sizes: STXXL then copies through an aligned
   // buffer of its own, correctly; one line per block says so.
-  static LineFilter filter(std::cerr.rdbuf(), {"Buffer is not aligned", "is not a multiple of"});
+  static LineFilter filter(std::cerr.rdbuf(), {"is not aligned", "is not a multiple of"});
   std::cerr.rdbuf(&filter);
 }
 

@@ -11,9 +11,14 @@ namespace extshuffle::cli {
 // (exit 1) instead of going nowhere.
 void hold_standard_descriptors();
 
+// Memory exhausted anywhere, STXXL's queues included (whose requests abort
+// on an assertion when an allocation fails between their creation and
+// their submission): the documented line, the temporaries removed, exit 1.
+void end_on_memory_exhaustion();
+
 // STXXL writes its messages on std::cerr, which carries nothing of ours:
 // muted unless `verbose`; with it, every line but STXXL's chatter about
-// unaligned buffers and sizes (one per block of some IO paths) passes.
+// unaligned buffers, offsets and sizes (one per block of some IO paths) passes.
 void filter_library_chatter(bool verbose);
 
 }  // namespace extshuffle::cli
