@@ -65,7 +65,7 @@ namespace {
 
 // Written with write(2) alone: no memory is left to format it.
 constexpr char kOutOfMemory[] =
-    "extshuffle: run: out of memory: lower --memory or raise the process's memory limit\n";
+    "extshuffle: out of memory: lower --memory or raise the process's memory limit\n";
 
 [[noreturn]] void out_of_memory() {
   (void)!::write(2, kOutOfMemory, sizeof kOutOfMemory - 1);
