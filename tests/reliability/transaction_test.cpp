@@ -158,7 +158,8 @@ TEST_F(Transaction, AlignedOutputsAreCommittedTogether) {
 TEST_F(Transaction, FifoDestinationIsWrittenInto) {
   const auto fifo = w_.out_dir / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const auto r = run_command("cat " + shell_quote(fifo.string()) + " > " + shell_quote((w_.capture_dir / "got").string()) +
+  // The reader gives up after 20 s: when the FIFO is replaced by a file, no writer ever comes.
+  const auto r = run_command("timeout 20 cat " + shell_quote(fifo.string()) + " > " + shell_quote((w_.capture_dir / "got").string()) +
                              " & " + kBinary + " --seed 5 " + shell_quote(a_) + " -o " + shell_quote(fifo.string()) +
                              " && wait");
   ASSERT_EQ(r.exit_code, 0) << r.err;
