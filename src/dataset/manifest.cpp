@@ -1,6 +1,7 @@
 #include "extshuffle/dataset/manifest.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -118,26 +119,39 @@ std::string ManifestWriter::text() const {
 }
 
 void ManifestWriter::commit() {
-  const std::string manifest = text();
-  if (config_.verify) {
-    // The manifest as a reader will see it, against the files as they lie.
-    const json parsed = json::parse(manifest);
-    std::size_t k = 0;
-    for (const RunResult& run : runs_) {
-      for (const OutputFileInfo& out : run.outputs) {
-        const json& entry = parsed.at("outputs").at(k++);
-        if (out.path == "-") continue;  // standard output cannot be read back
-        const auto [xxh64, bytes] = file_digest(out.path);
-        if (entry.at("xxh64") != xxh64 || entry.at("bytes") != bytes) {
-          throw Error("verify failed: output '" + out.path + "' holds " + std::to_string(bytes) + " bytes with xxh64 " +
-                      xxh64 + ", but the manifest says " + entry.at("bytes").dump() + " bytes with xxh64 " +
-                      entry.at("xxh64").get<std::string>());
-        }
+  prepare();
+  publish();
+}
+
+void ManifestWriter::prepare() {
+  text_ = text();
+  file_->write(text_.data(), text_.size());
+  file_->prepare_commit();
+}
+
+void ManifestWriter::publish() {
+  if (config_.verify) check_outputs();
+  file_->publish();
+}
+
+void ManifestWriter::check_outputs() const {
+  // The manifest as a reader will see it, against the files as they lie.
+  const json parsed = json::parse(text_);
+  std::size_t k = 0;
+  for (const RunResult& run : runs_) {
+    for (const OutputFileInfo& out : run.outputs) {
+      const json& entry = parsed.at("outputs").at(k++);
+      struct stat st {};
+      // Standard output, devices and FIFOs cannot be read back.
+      if (out.path == "-" || ::stat(out.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      const auto [xxh64, bytes] = file_digest(out.path);
+      if (entry.at("xxh64") != xxh64 || entry.at("bytes") != bytes) {
+        throw Error("verify failed: output '" + out.path + "' holds " + std::to_string(bytes) + " bytes with xxh64 " +
+                    xxh64 + ", but the manifest says " + entry.at("bytes").dump() + " bytes with xxh64 " +
+                    entry.at("xxh64").get<std::string>());
       }
     }
   }
-  file_->write(manifest.data(), manifest.size());
-  file_->commit();
 }
 
 }  // namespace extshuffle::dataset

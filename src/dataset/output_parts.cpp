@@ -22,7 +22,8 @@ std::uint64_t power_of_ten(unsigned exponent) {
 }
 
 bool valid_name(const std::string& name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+  // "." and ".." would name directories, not files: -o '{split}/f' would write above the pattern's place.
+  return !name.empty() && name != "." && name != ".." && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
   });
 }
@@ -93,7 +94,9 @@ std::vector<SplitPart> parse_split_spec(const std::string& text) {
     const std::size_t equals = item.find('=');
     if (equals == std::string::npos) bad_split(text, "expected NAME=SIZE pairs separated by commas, got '" + item + "'");
     const std::string name = item.substr(0, equals);
-    if (!valid_name(name)) bad_split(text, "split name '" + name + "' must be letters, digits, '_', '-' or '.'");
+    if (!valid_name(name)) {
+      bad_split(text, "split name '" + name + "' must be letters, digits, '_', '-' or '.' (and not '.' or '..')");
+    }
     if (!names.insert(name).second) bad_split(text, "split '" + name + "' named twice");
     parts.push_back(parse_size(text, name, item.substr(equals + 1)));
     if (parts.back().is_rest && std::count_if(parts.begin(), parts.end(), [](const SplitPart& p) { return p.is_rest; }) > 1) {
@@ -138,6 +141,37 @@ std::vector<std::uint64_t> split_ends(const std::vector<SplitPart>& splits, std:
 
 std::uint64_t shard_records(std::uint64_t records, std::uint64_t shards, std::uint64_t shard) {
   return records / shards + (shard < records % shards ? 1 : 0);
+}
+
+void check_output_pattern(const std::string& pattern, std::uint64_t shard_count, std::uint64_t shard_bytes,
+                          std::size_t splits) {
+  if (pattern == "-") {
+    throw UsageError("--shards, --shard-size and --split write files: name them with -o PATTERN, not standard output");
+  }
+  if ((shard_count > 1 || shard_bytes > 0) && pattern.find("{shard}") == std::string::npos) {
+    throw UsageError("-o '" + pattern + "': several shards need {shard} in the name (e.g. -o 'train-{shard}-of-" +
+                     "{shards}.jsonl')");
+  }
+  if (splits > 1 && pattern.find("{split}") == std::string::npos) {
+    throw UsageError("-o '" + pattern + "': several splits need {split} in the name (e.g. -o '{split}.jsonl')");
+  }
+  const std::size_t slash = pattern.rfind('/');
+  if (shard_bytes > 0 && slash != std::string::npos && pattern.substr(0, slash).find("{shards}") != std::string::npos) {
+    throw UsageError("-o '" + pattern + "': with --shard-size the shard count is known only at the end: " +
+                     "{shards} cannot name a directory");
+  }
+  for (std::size_t open = pattern.find('{'); open != std::string::npos; open = pattern.find('{', open + 1)) {
+    const std::size_t close = pattern.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string word = pattern.substr(open + 1, close - open - 1);
+    const bool name_like = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (name_like && word != "split" && word != "shard" && word != "shards") {
+      throw UsageError("-o '" + pattern + "': unknown placeholder {" + word + "}: a pattern knows {split}, {shard} " +
+                       "and {shards}");
+    }
+  }
 }
 
 std::string output_file_name(const std::string& pattern, const std::string& split, std::uint64_t shard,

@@ -40,22 +40,7 @@ std::string hex64(std::uint64_t value) {
 
 ShardedOutput::ShardedOutput(OutputSpec spec) : spec_(std::move(spec)) {
   if (several_files()) {
-    const std::string& pattern = spec_.pattern;
-    if (pattern == "-") {
-      throw UsageError("--shards, --shard-size and --split write files: name them with -o PATTERN, not standard output");
-    }
-    if ((spec_.shard_count > 1 || spec_.shard_bytes > 0) && pattern.find("{shard}") == std::string::npos) {
-      throw UsageError("-o '" + pattern + "': several shards need {shard} in the name (e.g. -o 'train-{shard}-of-" +
-                       "{shards}.jsonl')");
-    }
-    if (spec_.splits.size() > 1 && pattern.find("{split}") == std::string::npos) {
-      throw UsageError("-o '" + pattern + "': several splits need {split} in the name (e.g. -o '{split}.jsonl')");
-    }
-    const std::size_t slash = pattern.rfind('/');
-    if (spec_.shard_bytes > 0 && slash != std::string::npos && pattern.substr(0, slash).find("{shards}") != std::string::npos) {
-      throw UsageError("-o '" + pattern + "': with --shard-size the shard count is known only at the end: " +
-                       "{shards} cannot name a directory");
-    }
+    check_output_pattern(spec_.pattern, spec_.shard_count, spec_.shard_bytes, spec_.splits.size());
     io::raise_open_file_limit();  // every finished file keeps a descriptor until commit()
   }
   open_file(file_name(0, 0, std::max<std::uint64_t>(spec_.shard_count, 1)));
@@ -152,7 +137,7 @@ void ShardedOutput::end_part() {
   info.records = part_records_;
   info.bytes = file_->bytes_written();
   info.xxh64 = hex64(XXH64_digest(&digest_->state));
-  if (spec_.read_back && !file_->is_stdout() && hex64(xxh64_read_back(*file_)) != info.xxh64) {
+  if (spec_.read_back && !file_->is_direct() && hex64(xxh64_read_back(*file_)) != info.xxh64) {
     throw Error("verify failed: output '" + info.path + "' reads back with other bytes than were written (xxh64 " +
                 hex64(xxh64_read_back(*file_)) + ", not " + info.xxh64 + ")");
   }
@@ -226,20 +211,30 @@ void ShardedOutput::finish() {
     }
     infos_[k].path = file_name(split_of_[k], infos_[k].shard, infos_[k].shards);
   }
-}
-
-void ShardedOutput::commit() {
+  // Pieces of an older run under the same pattern, found before the commit.
   if (several_files()) {
     std::vector<std::string> names, written;
     for (const Split& s : splits_) names.push_back(s.name);
     for (const OutputFileInfo& info : infos_) written.push_back(info.path);
     stale_ = find_stale_pieces(spec_.pattern, spec_.splits.empty() ? std::vector<std::string>{} : names, written);
   }
+}
+
+void ShardedOutput::commit() {
+  prepare_commit();
+  publish();
+}
+
+void ShardedOutput::prepare_commit() {
   // Every file on disk first, then the renames: a failure before the last
   // fsync leaves none of them.
   for (auto& file : finished_) file->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
-  for (auto& file : finished_) file->commit();
+  for (auto& file : finished_) file->prepare_commit();
+}
+
+void ShardedOutput::publish() {
+  for (auto& file : finished_) file->publish();
   if (spec_.clean) remove_stale_pieces(stale_);
 }
 

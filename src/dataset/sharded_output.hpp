@@ -70,12 +70,19 @@ class ShardedOutput {
   // with read_back, checks their bytes. Throws Error when the files did not
   // get the records planned.
   void finish();
-  // Fsyncs every file, then renames each into place, in order. Before, finds
-  // the pattern's files this run does not write (stale_pieces()); after,
-  // with spec.clean, removes them.
+  // Fsyncs every file, then renames each into place, in order:
+  // prepare_commit(), then publish(); with spec.clean, publish() then
+  // removes the stale pieces.
   void commit();
+  // Everything of the commit that can fail for want of space or rights
+  // (fsync, modes, the temporaries' names); every destination is untouched.
+  void prepare_commit();
+  // The renames, in order, after prepare_commit(). A run with several
+  // outputs prepares them all before it publishes the first (DESIGN.md 2.6).
+  void publish();
   // Records past the last split's end, not written (after start()).
   std::uint64_t records_left_out() const { return records_left_out_; }
+  // After finish(): the pattern's files this run does not write.
   const std::vector<std::string>& stale_pieces() const { return stale_; }
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }

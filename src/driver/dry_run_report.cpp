@@ -93,6 +93,30 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& confi
   return text;
 }
 
+std::string describe_scratch(const JobOptions& config, std::uint64_t spooled_bytes, std::uint64_t record_bytes,
+                             const Schedule& s) {
+  // The spool, then the buckets of each pass through disk but the last
+  // (which writes the output): an upper estimate of the files at once.
+  const std::uint64_t buckets = s.passes > 1 ? record_bytes * (s.passes - 1) : 0;
+  const std::string where = config.tmpdir.empty() ? "the scratch directory" : "'" + config.tmpdir + "'";
+  return "scratch space: up to " + std::to_string(spooled_bytes + buckets) + " bytes in " + where + " (" +
+         std::to_string(spooled_bytes) + " bytes of spooled input)\n";
+}
+
+std::string describe_mode(const JobOptions& config) {
+  const char* mode = config.repeat ? "-r (draws with replacement)" : config.echo ? "-e (the arguments)"
+                     : config.integer_range                         ? "-i (an integer range)"
+                                                                    : "-n 0";
+  std::string text = std::string("plan: shuf mode ") + mode;
+  if (config.echo) text += ", " + std::to_string(config.echo_items.size()) + " records";
+  if (config.integer_range) {
+    const unsigned __int128 count = static_cast<unsigned __int128>(config.range_high) + 1 - config.range_low;
+    text += ", " + (count > UINT64_MAX ? std::string("18446744073709551616") : std::to_string(static_cast<std::uint64_t>(count))) +
+            " records";
+  }
+  return text + "; nothing is read from disk, no scratch space; the dry run writes nothing\n";
+}
+
 // What a larger budget would save: the budget of each smaller pass count.
 std::string describe_fewer_passes(const InputLayout& layout, const JobOptions& config, std::uint64_t record_bytes,
                                   std::uint32_t passes) {

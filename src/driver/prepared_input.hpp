@@ -15,6 +15,8 @@
 
 namespace extshuffle::driver {
 
+class JobCommit;
+
 // Holds the input files and the run's scratch file (with the spool of a
 // compressed input) until run_prepared() consumes it or it is destroyed.
 // Move-only.
@@ -32,8 +34,9 @@ class PreparedInput {
   explicit PreparedInput(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
   friend PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset);
-  friend RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input);
-  friend RunResult run_dataset(const JobOptions& options, const JobDataset& dataset);
+  friend RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input,
+                                JobCommit& commit);
+  friend RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit);
 };
 
 // Opens the dataset's inputs, detects their format and counts their records
@@ -44,12 +47,13 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
 
 // Shuffles `input`, prepared with these options, into dataset.output; with
 // options.dry_run, only describes what it would do. The output is untouched
-// unless it succeeds. Throws like prepare_input().
-RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input);
+// unless it succeeds: its finished files go to `commit`, which renames them
+// into place with the Job's other outputs. Throws like prepare_input().
+RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit);
 
 // One dataset from start to end: shuf's modes (-r, -n 0, -e, -i), or the
 // output opened first (a bad destination fails before any work), then the
 // input prepared and shuffled. Throws like prepare_input().
-RunResult run_dataset(const JobOptions& options, const JobDataset& dataset);
+RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit);
 
 }  // namespace extshuffle::driver

@@ -12,13 +12,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <spdlog/spdlog.h>
 
 #include "dataset/dataset_input.hpp"
 #include "dataset/sharded_output.hpp"
 #include "dataset/verification.hpp"
 #include "dry_run_report.hpp"
+#include "job_commit.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_set.hpp"
+#include "extshuffle/io/scratch_space.hpp"
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "modes/empty_run.hpp"
@@ -190,19 +193,31 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   const ioperm::Schedule schedule = expected_schedule(options, dataset);
   RunResult result;
   if (options.dry_run) {
-    result.stats.bytes_written = prepared.inputs.spooled_bytes();
-    result.dry_run_text = describe_schedule(layout, options, schedule) +
+    // The spool of a compressed input or a pipe is written to scratch
+    // space before the walk: it counts among the bytes written.
+    const std::uint64_t spooled = prepared.inputs.spooled_bytes();
+    ioperm::Schedule described = schedule;
+    described.bytes_written += spooled;
+    result.stats.bytes_written = spooled;
+    result.dry_run_text = describe_schedule(layout, options, described) +
+                          describe_scratch(options, spooled, dataset.data.bytes, schedule) +
                           describe_fewer_passes(layout, options, dataset.data.bytes, schedule.passes);
     return result;
+  }
+  spdlog::debug("dataset: {} records, {} bytes ({}), {} pass(es) through disk", layout.records, dataset.bytes,
+                dataset::format_name(layout.format), schedule.passes);
+  // Through disk, the first pass writes every record into buckets in
+  // scratch space: refused up front where -T cannot hold even that.
+  if (schedule.passes > 1 && options.head_count >= layout.records) {
+    io::check_scratch_room(io::scratch_directory(options.tmpdir), dataset.data.bytes, "the shuffle");
   }
   const std::uint64_t wanted = start_output(options, layout, *output, result);
   RecordDigest written;
   const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);
-  // 6. Check, then commit: every file is complete and fsynced before the first is renamed.
+  // 6. Check; the commit is the Job's: every file of every dataset is complete and fsynced before the first is renamed.
   prepared.inputs.check_unchanged();
   if (options.verify) dataset::check_digests(layout.digest, written);
-  output->finish();
-  output->commit();
+  output->finish();  // committed with the Job's other outputs (JobCommit)
   result.stale_pieces = output->stale_pieces();
   if (!result.stale_pieces.empty()) {
     (options.clean ? result.notes : result.warnings)
@@ -219,11 +234,16 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
 }
 
 // Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i.
+// A dry run of them writes nothing either.
 std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset) {
   const bool repeat = options.repeat, empty = !repeat && modes::outputs_nothing_of_input(options, dataset);
   if (!repeat && !empty && !options.echo && !options.integer_range) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
+  if (options.dry_run) {
+    result.dry_run_text = describe_mode(options);
+    return result;
+  }
   result.stats = repeat  ? modes::run_repeat(options, dataset)
                  : empty ? modes::run_empty(options, dataset)
                          : modes::run_generated(options, dataset);
@@ -245,18 +265,22 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
       std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping)));
 }
 
-RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input) {
-  const auto output = open_output(options, dataset);
-  return shuffle_prepared(options, *input.state_, dataset.output, output.get());
+RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit) {
+  auto output = open_output(options, dataset);
+  RunResult result = shuffle_prepared(options, *input.state_, dataset.output, output.get());
+  if (output) commit.add(std::move(output));
+  return result;
 }
 
-RunResult run_dataset(const JobOptions& options, const JobDataset& dataset) {
+RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
   if (auto result = run_mode(options, dataset)) return std::move(*result);
   // 1. The output first, so that a bad destination fails before any work.
-  const auto output = open_output(options, dataset);
+  auto output = open_output(options, dataset);
   // 2-3. The input and its records.
   PreparedInput input = prepare_input(options, dataset);
-  return shuffle_prepared(options, *input.state_, dataset.output, output.get());
+  RunResult result = shuffle_prepared(options, *input.state_, dataset.output, output.get());
+  if (output) commit.add(std::move(output));
+  return result;
 }
 
 }  // namespace extshuffle::driver

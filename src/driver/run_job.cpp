@@ -2,10 +2,11 @@
 // (driver/run_job.hpp).
 #include "extshuffle/driver/run_job.hpp"
 
-#include <optional>
+#include <spdlog/spdlog.h>
 
-#include "extshuffle/dataset/manifest.hpp"
 #include "extshuffle/errors.hpp"
+#include "job_commit.hpp"
+#include "extshuffle/driver/job_plan.hpp"
 #include "prepared_input.hpp"
 
 namespace extshuffle::driver {
@@ -31,22 +32,31 @@ std::vector<PreparedInput> prepare_aligned(const Job& job) {
 }  // namespace
 
 JobResult run_job(const Job& job) {
+  // Every path read and written, checked before any work (DESIGN.md 2.6).
+  const JobPlan plan = plan_job(job);
+  spdlog::debug("plan: {} input file(s), {} output file(s) named up front, {} descriptor(s) at most",
+                plan.reads.size(), plan.writes.size(), plan.descriptors);
   // --manifest: opened first, so that a bad path fails before any work;
-  // written last, once every output is in place.
-  std::optional<dataset::ManifestWriter> manifest;
-  if (!job.options.manifest_path.empty() && !job.options.dry_run) manifest.emplace(job.options);
+  // written last, with every output (JobCommit).
+  JobCommit commit(job.options);
   JobResult result;
   if (job.datasets.size() == 1) {
-    result.datasets.push_back(run_dataset(job.options, job.datasets[0]));
+    result.datasets.push_back(run_dataset(job.options, job.datasets[0], commit));
   } else {
     std::vector<PreparedInput> inputs = prepare_aligned(job);
     for (std::size_t k = 0; k < inputs.size(); ++k) {
-      result.datasets.push_back(run_prepared(job.options, job.datasets[k], std::move(inputs[k])));
+      result.datasets.push_back(run_prepared(job.options, job.datasets[k], std::move(inputs[k]), commit));
     }
   }
-  if (manifest) {
-    for (const RunResult& run : result.datasets) manifest->add(run);
-    manifest->commit();
+  if (job.options.dry_run && !result.datasets.empty() && plan.descriptors > 0) {
+    result.datasets.back().dry_run_text += "descriptors: up to " + std::to_string(plan.descriptors) +
+                                           " open files (" + std::to_string(plan.output_files) +
+                                           " output files held until the commit)\n";
+  }
+  if (!job.options.dry_run) {
+    spdlog::debug("commit: {} dataset output(s){}", result.datasets.size(),
+                  job.options.manifest_path.empty() ? "" : " and the manifest");
+    commit.commit(result);
   }
   return result;
 }

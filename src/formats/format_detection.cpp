@@ -17,6 +17,27 @@ Format format_by_extension(std::string_view path) {
   return Format::kAuto;
 }
 
+namespace {
+
+// A text format named for bytes that are not text: a .npy array (a
+// directory of mixed files read with --format jsonl) or NUL bytes in CSV,
+// TSV or JSONL would be cut into lines of binary garbage. (--format lines
+// with NUL bytes is the documented way to shuffle such bytes as lines.)
+void check_text(Format format, bool zero_terminated, std::string_view head, const std::string& display_name) {
+  if (format == Format::kTfrecord || format == Format::kTar) return;  // binary frames by design
+  if (starts_with_npy_magic(head)) {
+    throw UsageError("input " + display_name + " is a .npy array, not text of the format named: leave --format " +
+                     "out (auto) or read it apart");
+  }
+  const bool strict = format == Format::kCsv || format == Format::kTsv || format == Format::kJsonl;
+  if (strict && !zero_terminated && head.find('\0') != std::string_view::npos) {
+    throw UsageError("input " + display_name + " is binary (NUL bytes in its first 64 KiB), not CSV, TSV or JSONL " +
+                     "text: give --record-size BYTES, or --format lines to shuffle it as lines");
+  }
+}
+
+}  // namespace
+
 DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
                              std::string_view head, const std::string& display_name) {
   // 1. A text format named by --format, by the extension (unless
@@ -30,6 +51,7 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
       throw UsageError("-z is for lines: TFRecord records are length-prefixed frames");
     }
     if (format == Format::kTar && zero_terminated) throw UsageError("-z is for lines: tar records are samples");
+    check_text(format, zero_terminated, head, display_name);
     return {RecordKind::kText, format};
   }
   // 2. A .npy array, by its magic.

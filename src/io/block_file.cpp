@@ -123,6 +123,22 @@ std::unique_ptr<BlockFile> BlockFile::open_input(const std::string& path) {
   return result;
 }
 
+namespace {
+
+// A scratch file's descriptor opened by STXXL through /proc/self/fd: the
+// same open file, never its name again (a name in a shared -T that another
+// user could swap for a link between our open and STXXL's).
+std::unique_ptr<stxxl::syscall_file> stxxl_scratch(int fd, const std::string& directory) {
+  try {
+    return std::make_unique<stxxl::syscall_file>("/proc/self/fd/" + std::to_string(fd),
+                                                 stxxl::file::RDWR | stxxl::file::NO_LOCK, kScratchQueue);
+  } catch (const std::exception& e) {
+    throw IoError("cannot create scratch file in", directory, errno_from_stxxl(e));
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& directory) {
   quiet_stxxl();
   struct stat st {};
@@ -133,27 +149,36 @@ std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& director
   for (int attempt = 0; attempt < 100; ++attempt) {
     char name[64];
     std::snprintf(name, sizeof name, "/extshuffle-%d-%08x.scratch", static_cast<int>(::getpid()), entropy());
-    const std::string path = directory + name;
-    // Create it exclusively ourselves (distinct per process), keep a side
-    // descriptor, then let STXXL open it and unlink the name at once.
-    const int slot = register_cleanup_path(path);
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    const std::string path = directory + name;  // its name in messages; on disk only where O_TMPFILE is missing
+    // An anonymous file (O_TMPFILE): no name at all, nothing to leave even
+    // after kill -9, nothing another user could swap.
+    int fd = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    int slot = -1;
+    if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+      throw IoError("cannot create scratch file in", directory, errno);
+    }
     if (fd < 0) {
-      const int error = errno;
-      forget_cleanup_path(slot);
-      if (error == EEXIST) continue;
-      throw IoError("cannot create scratch file in", directory, error);
+      // A file system without O_TMPFILE: a name of our own, created
+      // exclusively (never through a link), unlinked once opened.
+      slot = register_cleanup_path(path);
+      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0) {
+        const int error = errno;
+        forget_cleanup_path(slot);
+        if (error == EEXIST) continue;
+        throw IoError("cannot create scratch file in", directory, error);
+      }
     }
     std::unique_ptr<stxxl::syscall_file> file;
     try {
-      file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::RDWR | stxxl::file::NO_LOCK, kScratchQueue);
-    } catch (const std::exception& e) {
-      ::unlink(path.c_str());
+      file = stxxl_scratch(fd, directory);
+    } catch (...) {
+      if (slot >= 0) ::unlink(path.c_str());
       forget_cleanup_path(slot);
       ::close(fd);
-      throw IoError("cannot create scratch file in", directory, errno_from_stxxl(e));
+      throw;
     }
-    file->unlink();  // STXXL's unlink-on-open: the name is gone, the space stays ours until exit
+    if (slot >= 0) ::unlink(path.c_str());  // the name is gone, the space stays ours until exit
     forget_cleanup_path(slot);
     auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "scratch"));
     result->side_fd_ = fd;
@@ -172,6 +197,16 @@ std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const
     throw IoError("cannot write output", name, errno_from_stxxl(e));
   }
   return std::unique_ptr<BlockFile>(new BlockFile(std::move(file), name, "output"));
+}
+
+void start_io_threads() {
+  quiet_stxxl();
+  const std::lock_guard<std::mutex> lock(submission_mutex);
+  alignas(4096) static char block[1];  // aligned, or STXXL says so on stderr
+  for (const int queue : {kInputQueue, kScratchQueue, kOutputQueue}) {
+    stxxl::mem_file file(queue);
+    file.aread(block, 0, 0)->wait();
+  }
 }
 
 std::unique_ptr<BlockFile> BlockFile::in_memory() {

@@ -12,6 +12,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/scratch_space.hpp"
 
 namespace extshuffle::io {
 namespace {
@@ -20,7 +21,10 @@ namespace {
 // decompressed) into the scratch file so that it can be read at random
 // offsets; returns its size in bytes. Writes are double-buffered: one piece
 // is written behind while the next is read.
-std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch, std::uint64_t offset) {
+// An endless or huge stream (/dev/zero) stops with one line before the
+// scratch file system falls below its reserve (scratch_space.hpp), instead
+// of filling it.
+std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch, std::uint64_t offset, const std::string& name) {
   constexpr std::size_t kPiece = std::size_t{8} << 20;
   const AlignedBuffer buffers = allocate_aligned(2 * kPiece);
   PendingIo pending;
@@ -30,6 +34,11 @@ std::uint64_t spool(DecompressingReader& reader, BlockFile& scratch, std::uint64
     const std::size_t fill = reader.read(buffer, kPiece);
     if (fill == 0) break;
     pending.wait();
+    if (scratch_room_bytes(scratch.descriptor()) < fill) {
+      throw Error("input " + name + ": spooling stopped after " + std::to_string(size) +
+                  " bytes: the scratch file system is down to its reserve (1% of it, at most 1 GiB): give -T a "
+                  "larger one");
+    }
     pending = scratch.write(buffer, offset + size, fill);
     size += fill;
     if (fill < kPiece) break;
@@ -106,7 +115,7 @@ void InputSource::open(const std::string& scratch_directory, std::uint64_t spool
   }
   DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path);
   spool_offset_ = spool_offset;
-  bytes_ = spool(reader, *scratch_, spool_offset_);
+  bytes_ = spool(reader, *scratch_, spool_offset_, path == "-" ? "standard input" : "'" + path + "'");
   if (!in_place) stored_bytes_ = reader.compressed_bytes_read();
   data_ = scratch_;
   scratch_offset_ = spool_offset_ + (bytes_ + 4095) / 4096 * 4096;

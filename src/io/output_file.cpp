@@ -23,6 +23,44 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+// The hidden name of the temporary beside `target`: ".NAME.extshuffle-SUFFIX",
+// NAME cut short where the whole would not fit the file system's name
+// length, so that any name the destination may have works.
+std::string hidden_name(const std::string& directory, const std::string& target) {
+  static constexpr std::size_t kExtra = 1 + 12 + 16;  // ".", ".extshuffle-", the suffix
+  std::string base = std::filesystem::path(target).filename().string();
+  const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
+  const std::size_t room = name_max > 0 ? static_cast<std::size_t>(name_max) : 255;
+  if (base.size() + kExtra > room) base.resize(room > kExtra ? room - kExtra : 0);
+  std::random_device entropy;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
+  return directory + "/." + base + ".extshuffle-" + suffix;
+}
+
+// Whether `st` is the file behind descriptor `fd`.
+bool same_file(const struct stat& st, int fd) {
+  struct stat other {};
+  return ::fstat(fd, &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino;
+}
+
+}  // namespace
+
+namespace {
+
+// The kernel's protected_symlinks rule, which resolving links by hand would
+// sidestep: in a sticky world-writable directory (/tmp), a link is followed
+// only if its owner is the follower or the directory's owner; another
+// user's link there may point anywhere the run can write (EACCES, as open(2)).
+void check_protected_link(const std::string& link, const struct stat& link_st, const std::string& path) {
+  struct stat dir {};
+  if (::stat(directory_of(link).c_str(), &dir) != 0) return;
+  const bool sticky_world_writable = (dir.st_mode & S_ISVTX) != 0 && (dir.st_mode & S_IWOTH) != 0;
+  if (sticky_world_writable && link_st.st_uid != ::geteuid() && link_st.st_uid != dir.st_uid) {
+    throw IoError("cannot write output", path, EACCES);
+  }
+}
+
 }  // namespace
 
 std::string final_target(const std::string& path) {
@@ -30,6 +68,7 @@ std::string final_target(const std::string& path) {
   for (int hops = 0; hops < 40; ++hops) {
     struct stat st {};
     if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    check_protected_link(current, st, path);
     std::string target(PATH_MAX, '\0');
     const ssize_t length = ::readlink(current.c_str(), target.data(), target.size());
     if (length < 0) throw IoError("cannot write output", path, errno);
@@ -40,6 +79,14 @@ std::string final_target(const std::string& path) {
 }
 
 void OutputFile::resolve_target(const std::string& destination) {
+  // A device, FIFO, socket or terminal is opened by the name given, the
+  // kernel following its links (/dev/stdout's /proc/self/fd/1 included).
+  struct stat named {};
+  if (::stat(destination.c_str(), &named) == 0 && !S_ISREG(named.st_mode) && !S_ISDIR(named.st_mode)) {
+    target_ = destination;
+    special_ = true;
+    return;
+  }
   // Through a symbolic link, the link's final target is written and
   // renamed over, so the link stays a link.
   target_ = final_target(destination);
@@ -48,6 +95,7 @@ void OutputFile::resolve_target(const std::string& destination) {
   if (stat(target_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
     if (S_ISREG(st.st_mode)) replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+    special_ = !S_ISREG(st.st_mode);
   }
   const std::string directory = directory_of(target_);
   if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
@@ -59,9 +107,14 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
     : destination_(destination), buffers_(std::move(buffers)) {
   if (destination == "-") {
     fd_ = 1;
+    direct_ = true;
     return;
   }
   resolve_target(destination);
+  if (special_) {
+    open_special();
+    return;
+  }
   install_cleanup_handlers();
   // An anonymous file in the destination's directory (O_TMPFILE): it has no
   // name until commit() links it, so not even kill -9 leaves a partial file.
@@ -73,12 +126,8 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
     return;
   }
   // A hidden name in the same directory, so rename() is atomic.
-  const std::string base = std::filesystem::path(target_).filename().string();
-  std::random_device entropy;
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    char suffix[17];
-    std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
-    temporary_ = directory_ + "/." + base + ".extshuffle-" + suffix;
+    temporary_ = hidden_name(directory_, target_);
     cleanup_slot_ = register_cleanup_path(temporary_);
     fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0) {
@@ -102,10 +151,30 @@ void OutputFile::open_writer(const std::string& path) {
   writer_ = std::make_unique<WriteBehind>(std::move(target), buffers_.get(), kBufferBytes);
 }
 
+// A device, FIFO, socket or terminal is written into where it is, as shuf -o
+// does: no temporary, no rename (which would replace the node with a file).
+// Standard output or error named by another name (/dev/stdout, a socket
+// that cannot be opened again) is written through its descriptor.
+void OutputFile::open_special() {
+  direct_ = true;
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0) {
+    for (const int standard : {1, 2}) {
+      if (same_file(st, standard)) {
+        fd_ = ::fcntl(standard, F_DUPFD_CLOEXEC, 3);
+        if (fd_ < 0) throw IoError("cannot write output", destination_, errno);
+        return;
+      }
+    }
+  }
+  fd_ = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd_ < 0) throw IoError("cannot write output", destination_, errno);
+}
+
 OutputFile::~OutputFile() {
   writer_.reset();  // waits for writes in flight before the file goes
   file_.reset();
-  if (fd_ > 1) ::close(fd_);
+  if (fd_ >= 0 && !is_stdout()) ::close(fd_);
   if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
   forget_cleanup_path(cleanup_slot_);
 }
@@ -120,7 +189,7 @@ void OutputFile::write(const void* data, std::size_t bytes) {
     const ssize_t n = ::write(fd_, p, bytes);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EPIPE && is_stdout()) throw BrokenPipe();
+      if (errno == EPIPE && (is_stdout() || special_)) throw BrokenPipe();
       throw IoError("cannot write output", is_stdout() ? "standard output" : destination_, errno);
     }
     p += n;
@@ -132,7 +201,7 @@ void OutputFile::write(const void* data, std::size_t bytes) {
 std::uint64_t OutputFile::bytes_written() const { return writer_ ? writer_->bytes() : bytes_written_; }
 
 void OutputFile::finish() {
-  if (is_stdout() || finished_) return;
+  if (direct_ || finished_) return;
   writer_->finish();  // the tail's writeback started too: sync() then finds little left to wait for
   bytes_written_ = writer_->bytes();
   writer_.reset();
@@ -141,7 +210,7 @@ void OutputFile::finish() {
 }
 
 void OutputFile::sync() {
-  if (is_stdout() || synced_) return;
+  if (direct_ || synced_) return;
   finish();
   // fsync before rename: after a crash the destination is the old file or the whole new one.
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
@@ -162,13 +231,18 @@ void OutputFile::read_back(const std::function<void(const std::byte* data, std::
 }
 
 void OutputFile::rename_destination(const std::string& destination) {
-  if (is_stdout() || destination == destination_) return;
+  if (direct_ || destination == destination_) return;
   resolve_target(destination);
   destination_ = destination;
 }
 
 void OutputFile::commit() {
-  if (is_stdout()) return;
+  prepare_commit();
+  publish();
+}
+
+void OutputFile::prepare_commit() {
+  if (direct_ || prepared_) return;
   sync();
   // A replaced file's permissions (and, for root, its owner and group) carry
   // over, as they do when sort -o truncates it in place; a new file keeps
@@ -181,16 +255,19 @@ void OutputFile::commit() {
     if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
     if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   }
+  prepared_ = true;
+}
+
+// The anonymous file gets its hidden name beside the destination only now,
+// with its descriptor let go: a run may write more files than the
+// signal handlers' registry of names holds, and publishes them one by one.
+void OutputFile::name_temporary() {
   if (temporary_.empty()) {
     // Name the anonymous file beside the destination, then rename it over
     // the destination (atomic); a name taken meanwhile means try another.
-    const std::string base = std::filesystem::path(target_).filename().string();
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
-    std::random_device entropy;
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
-      char suffix[17];
-      std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
-      const std::string name = directory_ + "/." + base + ".extshuffle-" + suffix;
+      const std::string name = hidden_name(directory_, target_);
       cleanup_slot_ = register_cleanup_path(name);
       if (::linkat(AT_FDCWD, descriptor.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temporary_ = name;
@@ -208,6 +285,12 @@ void OutputFile::commit() {
     throw IoError("cannot write output", destination_, errno);
   }
   fd_ = -1;
+}
+
+void OutputFile::publish() {
+  if (direct_ || committed_) return;
+  if (!prepared_) prepare_commit();
+  name_temporary();
   if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
     throw IoError("cannot rename output into place", destination_, errno);
   }

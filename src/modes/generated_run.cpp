@@ -9,6 +9,7 @@
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/input_source.hpp"
+#include "extshuffle/io/scratch_space.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "permutation_prefix.hpp"
 
@@ -41,7 +42,13 @@ bool plan_addresses(std::uint64_t last_index, const core::PlanConstants& c) {
 // 1. The indices, as 8-byte records in scratch space; 2. their shuffle,
 // each index printed as the item it names.
 ioperm::WalkStats shuffle_all(const JobOptions& config, std::uint64_t n, ItemPrinter& printer) {
-  auto scratch = io::BlockFile::create_scratch(io::scratch_directory(config.tmpdir));
+  const std::string directory = io::scratch_directory(config.tmpdir);
+  // The indices alone take n x 8 bytes: refused before any is written when
+  // the scratch file system cannot hold them.
+  io::check_scratch_room(directory, n > UINT64_MAX / 8 ? UINT64_MAX : n * 8,
+                         config.echo ? "-e" : "-i " + std::to_string(config.range_low) + "-" +
+                                                  std::to_string(config.range_high));
+  auto scratch = io::BlockFile::create_scratch(directory);
   const std::uint64_t piece = std::min<std::uint64_t>(n, std::uint64_t{1} << 20);
   const io::AlignedBuffer buffer = io::allocate_aligned(8 * std::max<std::uint64_t>(piece, 1));
   auto* indices = reinterpret_cast<std::uint64_t*>(buffer.get());

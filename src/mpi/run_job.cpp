@@ -1,4 +1,5 @@
 // mpi::run_job(): a Job's datasets across the ranks (distributed_run.hpp).
+#include "extshuffle/driver/job_plan.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
@@ -6,6 +7,8 @@
 namespace extshuffle::mpi {
 
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
+  // Every path read and written, checked before any work, as on one machine.
+  checkpoint(comm, [&] { driver::plan_job(job); });
   // Every input prepared (counted) before any output: aligned inputs must
   // hold as many records each.
   std::vector<DistributedInput> inputs;

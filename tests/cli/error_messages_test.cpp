@@ -51,7 +51,7 @@ constexpr BadRun kBadRuns[] = {
     {"-o a -o b -o c IN", 2},
     {"--record-size 7 IN OUT", 1},
     {"--record-size 8 missing.bin OUT", 1},
-    {"--record-size 8 DIR OUT", 1},
+    {"--record-size 8 DIR OUT", 2},  // OUT lies in DIR, an input directory: refused by the plan
     {"--record-size 8 IN DIR/missing/out.bin", 1},
     {"--record-size 8 -T DIR/missing IN OUT", 1},
     {"CSV OUT --format csv", 1},

@@ -160,7 +160,8 @@ TEST(FixedRecordsCli, BadInputIsAOneLineErrorAndLeavesNothing) {
        "input '.*odd.bin': its size, 8003 bytes, is not a multiple of the record size 8 \\(remainder 3 bytes\\)"},
       {"missing input", "$D/nope.bin $D/out.bin --record-size 8", 1, "cannot open input '.*nope.bin': No such file"},
       // A directory stands for its files (odd.bin, text.txt), the first of which is refused.
-      {"input is a directory", "$D $D/out.bin --record-size 8", 1, "odd.bin': its size, 8003 bytes"},
+      {"input is a directory", "$D/ -o $D/odd.bin --record-size 8", 1, "odd.bin': its size, 8003 bytes"},
+      {"output in the input directory", "$D $D/out.bin --record-size 8", 2, "lies in the input directory"},
       {"output is a directory", "$D/odd.bin $D --record-size 1", 1, "cannot write output '.*': Is a directory"},
       {"output directory missing", "$D/odd.bin $D/no/out.bin --record-size 1", 1,
        "cannot write output '.*no/out.bin': No such file"},

@@ -214,5 +214,22 @@ TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
   EXPECT_EQ(help.out.find("Usage"), help.out.rfind("Usage")) << "printed once, by rank 0";
 }
 
+// extshuffle-mpi's own --help and --version: not extshuffle's word for
+// word (which advertised -e, --shards, --manifest, --dry-run... that it
+// refuses) and not named extshuffle.
+TEST(MpiCliHelp, HelpAndVersionAreItsOwn) {
+  const auto version = run_mpi(1, "--version");
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.rfind("extshuffle-mpi ", 0), 0u) << version.out;
+  const auto help = run_mpi(1, "--help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("MPI"), std::string::npos) << help.out;
+  // No option line of its own for what it refuses (the footer names them as extshuffle's).
+  for (const char* refused : {"\n  --shards", "\n  --manifest", "\n  --dry-run", "\n  -i,--input-range", "\n  --verify"}) {
+    EXPECT_EQ(help.out.find(refused), std::string::npos) << refused;
+  }
+  EXPECT_NE(run_single("--help").out, help.out);
+}
+
 }  // namespace
 }  // namespace extshuffle::testing

@@ -21,6 +21,15 @@
 //   EXTSHUFFLE_FAULT_RELEASE      for pause-*: the call waits until this file
 //                                 exists (at most 120 s), then goes on
 //
+// And a racing user, apart from the faults:
+//
+//   EXTSHUFFLE_RACE_DIR           an open(2) without O_CREAT of a name under
+//   EXTSHUFFLE_RACE_VICTIM        this directory first finds the name
+//                                 replaced by a symbolic link to the victim
+//                                 file, as another user of a shared,
+//                                 non-sticky -T could do between the run's
+//                                 exclusive create and a second open by name
+//
 // Why these symbols: STXXL's syscall_file (all input, scratch and output
 // file IO) calls lseek64 + read/write (libstxxl.so imports read@GLIBC and
 // write@GLIBC, no pread/pwrite); extshuffle itself calls read(2) on standard
@@ -31,6 +40,7 @@
 // defined here.
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -95,6 +105,44 @@ DEFINE_REAL(pv_fn, preadv)
 DEFINE_REAL(pv_fn, pwritev)
 DEFINE_REAL(sync_fn, fsync)
 DEFINE_REAL(sync_fn, fdatasync)
+
+typedef int (*open_fn)(const char*, int, ...);
+DEFINE_REAL(open_fn, open)
+DEFINE_REAL(open_fn, open64)
+
+// The racing user: swaps the name for a link to the victim.
+static void race(const char* path, int flags) {
+  const char* dir = getenv("EXTSHUFFLE_RACE_DIR");
+  const char* victim = getenv("EXTSHUFFLE_RACE_VICTIM");
+  if (!dir || !victim || !path || (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) return;
+  const size_t length = strlen(dir);
+  if (strncmp(path, dir, length) != 0 || path[length] != '/') return;
+  char link[4096];
+  snprintf(link, sizeof link, "%s.race", path);
+  if (symlink(victim, link) == 0) rename(link, path);
+}
+
+static mode_t mode_argument(int flags, va_list args) {
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(args, int) : 0;
+}
+
+int open(const char* path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = mode_argument(flags, args);
+  va_end(args);
+  race(path, flags);
+  return REAL(open_fn, open)(path, flags, mode);
+}
+
+int open64(const char* path, int flags, ...) {
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = mode_argument(flags, args);
+  va_end(args);
+  race(path, flags);
+  return REAL(open_fn, open64)(path, flags, mode);
+}
 
 static void copy_env(const char* name, char* into, size_t size) {
   const char* value = getenv(name);

@@ -43,6 +43,7 @@ TEST_P(InputChange, GrowingInputFailsTheRun) {
   });
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_TRUE(is_one_line_error(o.err, "changed size during the run")) << o.err;
+  EXPECT_EQ(o.err.find("input: input"), std::string::npos) << o.err;
   EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{}) << "output written from an inconsistent input";
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
 }
@@ -55,6 +56,7 @@ TEST_P(InputChange, TruncatedInputFailsTheRun) {
   // Not a stale errno ("No such file or directory" was seen before the
   // detection existed: a read at end of file sets no errno).
   EXPECT_TRUE(is_one_line_error(o.err, "changed size during the run")) << o.err;
+  EXPECT_EQ(o.err.find("input: input"), std::string::npos) << o.err;
   EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{});
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
 }

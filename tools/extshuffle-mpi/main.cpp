@@ -20,8 +20,10 @@
 #include "extshuffle/mpi/communicator.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "extshuffle/io/block_file.hpp"
 #include "make_job.hpp"
 #include "options.hpp"
+#include "standard_streams.hpp"
 
 namespace {
 
@@ -122,10 +124,12 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::hold_standard_descriptors();
   // A closed pipe shows up as EPIPE from write(), never as a signal.
   ::signal(SIGPIPE, SIG_IGN);
   mpi::Session session(argc, argv);
   mpi::Communicator comm;
+  io::start_io_threads();
   try {
     return run_cli(argc, argv, comm);
   } catch (const mpi::RankFailure& e) {

@@ -3,12 +3,14 @@
 // (spdlog, stderr only), calls the library, prints what it returns (the
 // dry-run text, the RESULT line) and maps errors to exit codes: 0 success,
 // 1 runtime failure, 2 usage error.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <system_error>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -16,8 +18,10 @@
 
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "make_job.hpp"
+#include "standard_streams.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
 
@@ -30,7 +34,9 @@ using namespace extshuffle;
 // does not gets the part of the run it concerns: the command line for usage
 // errors, the input for bad records, the run otherwise.
 void print_error(const std::string& message, const char* what) {
-  std::string line = message.find(": ") == std::string::npos ? std::string(what) + ": " + message : message;
+  // ("input 'x' changed size ..." names its part already.)
+  const bool named = message.find(": ") != std::string::npos || message.starts_with(std::string(what) + " ");
+  std::string line = named ? message : std::string(what) + ": " + message;
   for (char& c : line) {
     if (c == '\n') c = ' ';
   }
@@ -59,8 +65,9 @@ void set_up_logging(const cli::Options& options) {
                                       : spdlog::level::warn);
   spdlog::set_default_logger(logger);
   // STXXL prints its warnings on std::cerr; our own messages go through
-  // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless -v.
-  if (!options.verbose) std::cerr.rdbuf(nullptr);
+  // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless
+  // -v, and even then drop its chatter about buffer alignment.
+  cli::filter_library_chatter(options.verbose);
 }
 
 int run_cli(int argc, char** argv) {
@@ -68,6 +75,11 @@ int run_cli(int argc, char** argv) {
   if (const auto exit_code = cli::parse_options(argc, argv, options)) return *exit_code;
   set_up_logging(options);
   Job job = cli::make_job(options);
+  // OpenMP's worker threads, started now while memory is plentiful: libgomp
+  // ends the process with a message of its own when one cannot start.
+#pragma omp parallel num_threads(job.options.threads)
+  {
+  }
   cli::ProgressDisplay progress;
   if (!options.quiet && (options.progress || ::isatty(2))) job.options.progress = progress.callback();
   const JobResult result = driver::run_job(job);
@@ -84,6 +96,9 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::hold_standard_descriptors();
+  cli::end_on_memory_exhaustion();
+  io::start_io_threads();
   // A closed pipe shows up as EPIPE from write(), handled as BrokenPipe.
   ::signal(SIGPIPE, SIG_IGN);
   try {
@@ -106,6 +121,12 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // Memory exhausted (a ulimit -v below --memory): exit 1, as shuf does.
     print_error("out of memory: lower --memory or raise the process's memory limit", "run");
+    return 1;
+  } catch (const std::system_error& e) {
+    // A thread that cannot be started for want of memory (EAGAIN under ulimit -v).
+    const bool memory = e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
+    print_error(memory ? "out of memory: lower --memory or raise the process's memory limit" : e.what(),
+                memory ? "run" : "internal error");
     return 1;
   } catch (const std::exception& e) {
     print_error(e.what(), "internal error");

@@ -29,6 +29,17 @@ std::optional<std::uint64_t> parse_unsigned(const std::string& text, int base = 
   return std::nullopt;
 }
 
+// --seed: decimal, or hexadecimal after 0x; leading zeros are decimal
+// ("010" is ten, not octal eight).
+std::optional<std::uint64_t> parse_seed(const std::string& text) {
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    const std::string digits = text.substr(2);
+    if (!std::isxdigit(static_cast<unsigned char>(digits[0]))) return std::nullopt;
+    return parse_unsigned(digits, 16);
+  }
+  return parse_unsigned(text, 10);
+}
+
 std::uint64_t seed_of(const std::string& text) {
   if (text.empty()) {
     std::random_device entropy;
@@ -36,7 +47,7 @@ std::uint64_t seed_of(const std::string& text) {
     spdlog::info("seed {} (repeat the run with --seed {})", seed, seed);
     return seed;
   }
-  const auto seed = parse_unsigned(text, 0);  // decimal, or 0x hex
+  const auto seed = parse_seed(text);
   if (!seed) throw UsageError("invalid --seed '" + text + "': expected an unsigned 64-bit number");
   return *seed;
 }
@@ -116,11 +127,8 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
     throw UsageError("--shard-size cuts by bytes, which differ between aligned inputs: use --shards to keep "
                      "their shards aligned");
   }
-  for (const auto& dataset : job.datasets) {
-    if (!o.manifest.empty() && dataset.output == o.manifest) {
-      throw UsageError("--manifest '" + o.manifest + "' is also an output");
-    }
-  }
+  // A manifest over an output or an input is the Job's plan to refuse
+  // (driver/job_plan.hpp): it compares files, not names.
 }
 // --- end of datasets ---
 

@@ -39,10 +39,30 @@ void take_header_count(const CLI::App& app, const CLI::Option* header, const CLI
   options.operands.erase(next);
 }
 
+// Whether the digits `text` name a number below 2^64.
+bool fits_u64(const std::string& text) {
+  const std::size_t first = std::min(text.find_first_not_of('0'), text.size());
+  const std::string digits = text.substr(first);
+  return digits.size() < 20 || (digits.size() == 20 && digits <= "18446744073709551615");
+}
+
+// The first option given an empty value ("--seed ''", "-S ''"): a value
+// left empty by a script's unset variable must not silently mean the
+// default. Its name as the user would write it.
+std::optional<std::string> empty_value(const CLI::App& app, const CLI::Option* files) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option == files || option->get_type_size() == 0 || option->count() == 0) continue;
+    for (const std::string& value : option->results()) {
+      if (value.empty()) return option->get_name();
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::string version_text() {
-  return "extshuffle " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
+std::string version_text(const char* program) {
+  return std::string(program) + " " + std::string(EXTSHUFFLE_VERSION) + "\npermutation version " +
          std::to_string(core::kPermutationVersion) + " (VariablePhilox " + std::to_string(core::kVariablePhiloxRounds) +
          " rounds, L = " + std::to_string(core::kPlanV2.leaf_records) + ", F = " +
          std::to_string(core::kPlanV2.max_fanout) + ")";
@@ -70,26 +90,31 @@ void describe_program(CLI::App& app) {
              "one permutation.\n"
              "With --shards, --shard-size or --split, OUTPUT is a name pattern: {shard} (zero-padded to 5\n"
              "digits), {shards} (their count) and {split} (the split's name).\n"
+             "Names ending in .gz or .zst are decompressed when read and compressed when written.\n"
              "The output depends only on the records, the format options and the seed.");
 }
 
 // The files, the budget, the threads and the device.
 void add_run_options(CLI::App& app, Options& o, PendingOptions& pending) {
-  pending.files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with -o: the inputs");
+  pending.files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with -o: the inputs")->type_name("FILE");
   // One word per -o, so that "-o out.txt in.txt" (shuf's order) leaves in.txt an operand.
   app.add_option("-o,--output", o.outputs,
                  "write to FILE (may name an input; a pattern with --shards/--split); every operand is then an "
                  "input; give one -o per INPUT to shuffle aligned files by one permutation")
+      ->type_name("FILE")
       ->allow_extra_args(false);
-  app.add_option("--seed", o.seed, "seed, any unsigned 64-bit number (default: random, shown with -v)");
-  app.add_option("--record-size", o.record_size, "bytes per fixed-size record (e.g. 8, 4K)");
+  app.add_option("--seed", o.seed, "seed, any unsigned 64-bit number, decimal or 0x hex (default: random, shown with -v)")
+      ->type_name("N");
+  app.add_option("--record-size", o.record_size, "bytes per fixed-size record (e.g. 8, 4K)")->type_name("SIZE");
   app.add_option("-S,--memory", o.memory,
                  "memory budget, sort's syntax: K, M, G, T or % (default: half of what the machine can give, its RAM "
-                 "or its cgroup limit; more than that is refused)");
-  app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)");
+                 "or its cgroup limit; more than that is refused)")
+      ->type_name("SIZE");
+  app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)")->type_name("DIR");
   app.add_option("-j,--threads", o.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--device", o.device, "where in-memory shuffles run: auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->type_name("DEVICE");
   app.add_option("--leaf-records", o.leaf_records, "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
   app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
 }
@@ -100,7 +125,8 @@ void add_format_options(CLI::App& app, Options& o, PendingOptions& pending) {
                  "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
                  "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
                  "tfrecord (CRC-checked frames), tar (WebDataset samples)")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"}));
+      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"}))
+      ->type_name("FORMAT");
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
   pending.header = app.add_flag("--header", pending.header_text,
                                  "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
@@ -110,17 +136,20 @@ void add_format_options(CLI::App& app, Options& o, PendingOptions& pending) {
 // shuf's modes and habits: -e, -i, -n, -r, --random-source; and --verify.
 void add_shuf_options(CLI::App& app, Options& o, PendingOptions& pending) {
   app.add_flag("-e,--echo", o.echo, "shuffle the arguments, one per output line (as shuf -e)");
-  app.add_option("-i,--input-range", o.input_range, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)");
+  app.add_option("-i,--input-range", o.input_range, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)")
+      ->type_name("LO-HI");
   // Taken as text, checked after parsing: CLI11 would wrap "-3" around to 2^64 - 3.
   app.add_option("-n,--head-count", pending.head_counts,
                  "output only the first K records of the full permutation (the same as its first K); "
-                 "given several times, the smallest K counts (as in shuf)")
+                 "given several times, the smallest K counts (as in shuf); beyond 2^64 - 1: all")
+      ->type_name("K")
       ->allow_extra_args(false);
   // shuf's habits: draws with replacement, and the seed from a file.
   app.add_flag("-r,--repeat", o.repeat,
                "output records drawn with replacement: K with -n K, an endless stream without (as shuf -r)");
   app.add_option("--random-source", o.random_source,
-                 "take the seed from FILE: its first 8 bytes, little-endian (the same FILE, the same output)");
+                 "take the seed from FILE: its first 8 bytes, little-endian (the same FILE, the same output)")
+      ->type_name("FILE");
   app.add_flag("--verify", o.verify,
                "check that the output holds exactly the input's records (a digest of each side) before "
                "committing it");
@@ -130,20 +159,24 @@ void add_dataset_options(CLI::App& app, Options& o) {
   // --- datasets: shards, splits, a manifest ---
   app.add_option("--shards", o.shards,
                  "write K files, consecutive pieces of the permutation of near-equal record counts (per split), "
-                 "named by -o's {shard} and {shards}");
+                 "named by -o's {shard} and {shards}")
+      ->type_name("K");
   app.add_option("--shard-size", o.shard_size,
                  "write shards of at most SIZE bytes of records each (before compression; sort's size syntax: "
-                 "b, K (default), M, G, T), cut between records");
+                 "b, K (default), M, G, T), cut between records")
+      ->type_name("SIZE");
   app.add_option("--split", o.split,
                  "NAME=SIZE,... : cut the permutation into consecutive splits (SIZE a fraction such as 0.98 or a "
                  "record count, or rest: what the others leave; split k ends at floor(N x the fractions up to k) + "
-                 "the counts up to k), named by -o's {split}");
+                 "the counts up to k), named by -o's {split}")
+      ->type_name("NAME=SIZE,...");
   app.add_flag("--clean", o.clean,
                "remove files that match -o's pattern but that this run does not write (pieces of an older run), "
                "once the new ones are in place; without it they are named in a warning");
   app.add_option("--manifest", o.manifest,
                  "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
-                 "each output file's records, bytes and xxh64");
+                 "each output file's records, bytes and xxh64")
+      ->type_name("FILE");
   // --- end of datasets ---
 }
 
@@ -154,7 +187,24 @@ void add_report_options(CLI::App& app, Options& o) {
   app.add_flag("--progress", o.progress, "show progress on stderr even when it is not a terminal");
   app.add_flag("-v,--verbose", o.verbose, "log what happens on stderr");
   app.add_flag("-q,--quiet", o.quiet, "log errors only");
-  app.set_version_flag("--version", version_text());
+}
+
+// extshuffle-mpi takes the same command line, but refuses what has no
+// distributed counterpart (src/mpi/distributed_input.cpp): its help leaves
+// those out (they still parse, so that the refusal names them) and says
+// what it is.
+void describe_mpi_program(CLI::App& app) {
+  app.description("Shuffle the records of one file on the ranks of an MPI job (mpirun -np P extshuffle-mpi IN "
+                  "OUT ...), byte for byte as extshuffle does, for every P.");
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--shards", "--shard-size", "--split", "--manifest",
+                           "--skip-empty", "--verify", "--dry-run"}) {
+    app.get_option(name)->group("");
+  }
+  app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
+  app.footer("INPUT and OUTPUT are files every rank can reach (no standard streams, pipes, devices, directories\n"
+             "or .gz/.zst names); give one -o per INPUT to shuffle aligned files by one permutation.\n"
+             "-e, -i, -r, --shards, --shard-size, --split, --manifest, --skip-empty, --verify and --dry-run are\n"
+             "extshuffle's. The output depends only on the records, the format options and the seed.");
 }
 
 }  // namespace
@@ -171,6 +221,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   add_shuf_options(app, o, pending);
   add_dataset_options(app, o);
   add_report_options(app, o);
+  app.set_version_flag("--version", version_text(program));
+  if (std::string(program) == "extshuffle-mpi") describe_mpi_program(app);
   try {
     app.parse(expand_long_option_prefixes(app, argc, argv));
   } catch (const CLI::CallForHelp& e) {
@@ -181,12 +233,17 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
     std::fprintf(stderr, "%s: %s\n", program, parse_error_message(e).c_str());
     return 2;
   }
+  if (const auto empty = empty_value(app, pending.files)) {
+    std::fprintf(stderr, "%s: invalid %s '': expected a value, not an empty one\n", program, empty->c_str());
+    return 2;
+  }
   for (const std::string& text : pending.head_counts) {
-    if (!all_digits(text) || text.size() > 19) {
+    if (!all_digits(text)) {
       std::fprintf(stderr, "%s: invalid --head-count '%s': expected a whole number\n", program, text.c_str());
       return 2;
     }
-    o.head_count = std::min<std::uint64_t>(o.head_count, std::stoull(text));
+    // Beyond 2^64 - 1 means all of them, as shuf takes any count.
+    o.head_count = std::min<std::uint64_t>(o.head_count, fits_u64(text) ? std::stoull(text) : UINT64_MAX);
   }
   if (pending.header->count() > 0) o.header = pending.header_text;
   take_header_count(app, pending.header, pending.files, o);

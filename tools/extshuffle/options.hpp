@@ -37,6 +37,6 @@ struct Options {
 std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program = "extshuffle");
 
 // The --version text: the program's and the permutation's version.
-std::string version_text();
+std::string version_text(const char* program = "extshuffle");
 
 }  // namespace extshuffle::cli

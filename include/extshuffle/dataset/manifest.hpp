@@ -38,10 +38,18 @@ class ManifestWriter {
   // failed: ...") unless each one's size and xxh64 are what the manifest
   // says. Throws IoError.
   void commit();
+  // commit() in two steps, so that a run commits its outputs and manifest
+  // as one: prepare() writes the text under the temporary name and syncs it
+  // (every destination still untouched); publish(), once every output is in
+  // place, checks them (config.verify) and renames the manifest into place.
+  void prepare();
+  void publish();
 
  private:
+  void check_outputs() const;
   JobOptions config_;
   std::vector<RunResult> runs_;
+  std::string text_;  // after prepare()
   std::unique_ptr<io::OutputFile> file_;
 };
 

@@ -47,6 +47,15 @@ std::vector<std::uint64_t> split_ends(const std::vector<SplitPart>& splits, std:
 // records: the first records mod shards shards get one more.
 std::uint64_t shard_records(std::uint64_t records, std::uint64_t shards, std::uint64_t shard);
 
+// Checks an output pattern for `shard_count` shards (--shards; 0: not
+// given), shards of `shard_bytes` (--shard-size; 0: not given) and `splits`
+// splits: a file name, not standard output; {shard} where there may be
+// several shards, {split} where several splits; {shards} not in a directory
+// with --shard-size; no placeholder but {split}, {shard} and {shards}
+// ({num_shards} would stay in the file names). Throws UsageError.
+void check_output_pattern(const std::string& pattern, std::uint64_t shard_count, std::uint64_t shard_bytes,
+                          std::size_t splits);
+
 // The name of one output file: `pattern` with every {split} replaced by
 // `split`, {shard} by `shard` and {shards} by `shards`, both zero-padded to
 // max(5, digits of `shards`) digits (train-00003-of-00064.jsonl).

@@ -38,9 +38,11 @@ class BlockFile {
   // The user's input file, read-only. Throws IoError (missing, unreadable,
   // a directory).
   static std::unique_ptr<BlockFile> open_input(const std::string& path);
-  // A new scratch file in `directory`, unlinked at once so that nothing is
-  // left behind even if the process is killed. Throws IoError if the
-  // directory is missing or not writable.
+  // A new scratch file in `directory`: anonymous (O_TMPFILE), or where the
+  // file system lacks it a name of our own created exclusively and unlinked
+  // at once, so that nothing is left behind even if the process is killed.
+  // STXXL opens it through our descriptor, never by a name another user
+  // could swap. Throws IoError if the directory is missing or not writable.
   static std::unique_ptr<BlockFile> create_scratch(const std::string& directory);
   // A file in RAM (stxxl::mem_file), for tests.
   static std::unique_ptr<BlockFile> in_memory();
@@ -96,5 +98,11 @@ void read_sequentially(BlockFile& file, std::uint64_t offset, std::uint64_t byte
 // Before the first STXXL call: send STXXL's log files to /dev/null so it never
 // writes stxxl.log into the working directory or prints on stdout.
 void quiet_stxxl();
+
+// Starts STXXL's IO threads (one per queue: inputs, scratch, outputs) now,
+// while memory is plentiful. STXXL starts a queue's thread at its first
+// request, and one that cannot start then (memory exhausted late in a run,
+// ulimit -v) aborts the process on an assertion instead of failing.
+void start_io_threads();
 
 }  // namespace extshuffle::io

@@ -25,7 +25,8 @@ class WriteBehind;
 class OutputFile {
  public:
   // "-" writes to standard output directly (sequential writes, nothing to
-  // rename). Otherwise follows the destination's symbolic links to the file
+  // rename); so is a destination that is a character or block device, a
+  // FIFO, a socket or a terminal (written into, as shuf -o does). Otherwise follows the destination's symbolic links to the file
   // they name (created if missing), checks its directory and creates the
   // temporary file there; commit() gives it the replaced file's mode (and,
   // for root, owner and group). `buffers`: the write buffers of an earlier
@@ -60,10 +61,22 @@ class OutputFile {
   // followed as the constructor does; its directory should be on the same
   // file system (else commit() fails with EXDEV). Throws IoError.
   void rename_destination(const std::string& destination);
-  // sync(), then renames the temporary file over the destination.
+  // sync(), then renames the temporary file over the destination:
+  // prepare_commit(), then publish().
   void commit();
+  // Everything of commit() that can fail for want of space or rights: sync
+  // (every byte on disk) and the replaced file's mode and owner; the
+  // destination is untouched. A run writing many files prepares them all
+  // before it publishes the first.
+  void prepare_commit();
+  // A name beside the destination for the temporary, then the rename over
+  // the destination, after prepare_commit().
+  void publish();
 
-  bool is_stdout() const { return fd_ == 1; }
+  bool is_stdout() const { return destination_ == "-"; }
+  // Written in place with write(2): standard output, or a device, FIFO,
+  // socket or terminal named as the destination (never replaced).
+  bool is_direct() const { return direct_; }
   std::uint64_t bytes_written() const;
   const std::string& destination() const { return destination_; }
 
@@ -77,6 +90,8 @@ class OutputFile {
   // Follows `destination`'s links and checks its directory: sets target_,
   // replaced_ and directory_.
   void resolve_target(const std::string& destination);
+  void open_special();
+  void name_temporary();
 
   // The mode, owner and group of the regular file the output replaces.
   struct ReplacedFile {
@@ -97,13 +112,19 @@ class OutputFile {
   bool finished_ = false;
   bool synced_ = false;
   bool committed_ = false;
-  std::uint64_t bytes_written_ = 0;  // standard output's; a regular file's once finished
+  bool prepared_ = false;
+  bool direct_ = false;   // see is_direct()
+  bool special_ = false;  // the destination exists and is not a regular file
+  std::uint64_t bytes_written_ = 0;  // a direct destination's; a regular file's once finished
 };
 
 // The file a write to `path` lands on, as shuf -o and sort -o see it:
 // symbolic links are followed (at most 40, as the kernel does), a relative
 // link target is taken from the link's directory, and a dangling link
-// yields its missing target, which is then created. Throws IoError (ELOOP).
+// yields its missing target, which is then created. As the kernel's
+// protected_symlinks rule, a link in a sticky world-writable directory
+// owned by neither the caller nor the directory's owner is not followed.
+// Throws IoError (ELOOP, EACCES).
 std::string final_target(const std::string& path);
 
 // Thrown when standard output is a pipe whose reader has gone (head -n):

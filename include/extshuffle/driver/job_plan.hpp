@@ -1,0 +1,37 @@
+// The plan of every file a Job reads and writes (DESIGN.md 2.6), made and
+// checked before any work: every input (directories expanded), every output
+// of every aligned dataset with its shard and split names expanded, the
+// manifest. What would lose data or fail late is refused up front:
+// - two writes to one file (compared by device and inode after symbolic
+//   links, so hard links and ./x vs x count; writes into one character
+//   device, /dev/null twice, are harmless and allowed);
+// - a write to an input, except the documented in-place form: the -o of a
+//   single dataset naming one of its inputs (as shuf -o);
+// - an output directly inside an input directory (the next run would read
+//   it back in);
+// - more output files than the process may hold descriptors (after raising
+//   the soft limit to the hard one).
+// Those are usage errors (exit 2). Names that cannot be created (a missing
+// or non-directory parent, a directory in the way, a name longer than the
+// file system takes) are IO errors (exit 1), as when the file is opened.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "extshuffle/job.hpp"
+
+namespace extshuffle::driver {
+
+struct JobPlan {
+  std::vector<std::string> reads;   // every input file, directories expanded; "-" for standard input
+  std::vector<std::string> writes;  // every output file whose name is known up front, then the manifest
+  std::uint64_t output_files = 0;   // files the outputs hold open until the commit (0: known only at the end)
+  std::uint64_t descriptors = 0;    // descriptors the run needs at most (inputs, outputs, a reserve)
+};
+
+// Makes the plan of `job` and checks it. Throws UsageError or IoError.
+JobPlan plan_job(const Job& job);
+
+}  // namespace extshuffle::driver

@@ -1,0 +1,223 @@
+// plan_job(): every path a Job reads and writes, checked before any work
+// (driver/job_plan.hpp).
+#include "extshuffle/driver/job_plan.hpp"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/input_set.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+// Descriptors beside the inputs and outputs: standard streams, scratch
+// files, STXXL's, the manifest, logging.
+constexpr std::uint64_t kReservedDescriptors = 64;
+
+// What a path names: an existing file (device, inode) or a name still to be
+// created (its directory's device and inode, and the name).
+struct FileKey {
+  dev_t device = 0;
+  ino_t inode = 0;
+  std::string name;  // empty: an existing file
+  bool operator<(const FileKey& o) const {
+    return std::tie(device, inode, name) < std::tie(o.device, o.inode, o.name);
+  }
+};
+
+// One file to be written, as the plan sees it.
+struct Write {
+  std::string path;  // as the user named it (or the pattern expanded)
+  std::string role;  // "-o 'X'" or "--manifest 'X'": how messages name it
+  bool in_place_allowed = false;
+  FileKey key;
+  FileKey directory;
+  bool special = false;  // a device, FIFO, socket or terminal: written into, never replaced
+  bool character_device = false;
+};
+
+std::string directory_of(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// Looks at a destination as OutputFile will (its symbolic links followed):
+// a directory in the way, a parent that is missing or not a directory, and
+// a name too long for its file system fail as opening it would.
+void resolve_write(Write& write) {
+  struct stat st {};
+  if (::stat(write.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    write.key = {st.st_dev, st.st_ino, ""};
+    write.special = true;
+    write.character_device = S_ISCHR(st.st_mode);
+    return;
+  }
+  const std::string target = io::final_target(write.path);
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", write.path, EISDIR);
+    write.key = {st.st_dev, st.st_ino, ""};
+    write.special = !S_ISREG(st.st_mode);
+    write.character_device = S_ISCHR(st.st_mode);
+  }
+  const std::string directory = directory_of(target);
+  struct stat dir {};
+  if (::stat(directory.c_str(), &dir) != 0) throw IoError("cannot write output", write.path, errno);
+  if (!S_ISDIR(dir.st_mode)) throw IoError("cannot write output", write.path, ENOTDIR);
+  write.directory = {dir.st_dev, dir.st_ino, ""};
+  const std::string name = std::filesystem::path(target).filename().string();
+  if (write.key.name.empty() && write.key.inode == 0) write.key = {dir.st_dev, dir.st_ino, name};
+  const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
+  if (!write.special && (target.size() >= PATH_MAX || (name_max > 0 && name.size() > static_cast<std::size_t>(name_max)))) {
+    throw IoError("cannot write output", write.path, ENAMETOOLONG);
+  }
+}
+
+// The output files of one dataset whose names are known before the run:
+// every split's every shard with --shards; one representative per split
+// with --shard-size (their count is known only at the end).
+std::vector<std::string> output_names(const JobOptions& options, const JobDataset& dataset) {
+  const bool several = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty();
+  if (!several || dataset.output == "-") return {dataset.output};
+  std::vector<std::string> splits;
+  for (const dataset::SplitPart& part : options.splits) splits.push_back(part.name);
+  if (splits.empty()) splits.push_back("");
+  const std::uint64_t shards = std::max<std::uint64_t>(options.shard_count, 1);
+  std::vector<std::string> names;
+  for (const std::string& split : splits) {
+    for (std::uint64_t shard = 0; shard < shards; ++shard) {
+      names.push_back(dataset::output_file_name(dataset.output, split, shard, shards));
+    }
+  }
+  return names;
+}
+
+std::uint64_t output_file_count(const JobOptions& options, std::size_t datasets) {
+  const std::uint64_t splits = std::max<std::size_t>(options.splits.size(), 1);
+  const std::uint64_t shards = options.shard_bytes > 0 ? 0 : std::max<std::uint64_t>(options.shard_count, 1);
+  const unsigned __int128 files = static_cast<unsigned __int128>(splits) * shards * datasets;
+  return files > UINT64_MAX / 2 ? UINT64_MAX / 2 : static_cast<std::uint64_t>(files);
+}
+
+// Every output file of a finished dataset keeps a descriptor until the
+// commit: refuse a count the process cannot have, before the shuffle.
+void check_descriptors(JobPlan& plan) {
+  io::raise_open_file_limit();
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  plan.descriptors = plan.output_files + plan.reads.size() + kReservedDescriptors;
+  if (plan.output_files > 0 && plan.descriptors > limit.rlim_cur) {
+    throw UsageError("the run writes " + std::to_string(plan.output_files) + " output files and reads " +
+                     std::to_string(plan.reads.size()) + " inputs, which needs " + std::to_string(plan.descriptors) +
+                     " open files, more than this process may open (" + std::to_string(limit.rlim_cur) +
+                     ", ulimit -n): write fewer pieces or raise the limit");
+  }
+}
+
+struct Reads {
+  std::map<FileKey, std::string> files;        // existing input files
+  std::map<FileKey, std::string> directories;  // input directories
+};
+
+Reads read_keys(const Job& job, JobPlan& plan) {
+  Reads reads;
+  for (const JobDataset& dataset : job.datasets) {
+    if (job.options.echo || job.options.integer_range) break;
+    for (const std::string& operand : dataset.inputs) {
+      struct stat st {};
+      if (operand != "-" && ::stat(operand.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        reads.directories.emplace(FileKey{st.st_dev, st.st_ino, ""}, operand);
+      }
+    }
+    for (const std::string& path : io::expand_input_paths(dataset.inputs)) {
+      plan.reads.push_back(path);
+      struct stat st {};
+      if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        reads.files.emplace(FileKey{st.st_dev, st.st_ino, ""}, path);
+      }
+    }
+  }
+  return reads;
+}
+
+Write planned(const std::string& path, const std::string& role, bool in_place_allowed) {
+  Write write;
+  write.path = path;
+  write.role = role;
+  write.in_place_allowed = in_place_allowed;
+  return write;
+}
+
+std::vector<Write> planned_writes(const Job& job) {
+  std::vector<Write> writes;
+  const bool single = job.datasets.size() == 1;
+  const bool several = job.options.shard_count > 0 || job.options.shard_bytes > 0 || !job.options.splits.empty();
+  for (const JobDataset& dataset : job.datasets) {
+    for (const std::string& name : output_names(job.options, dataset)) {
+      if (name == "-") continue;
+      writes.push_back(planned(name, "-o '" + name + "'", single && !several));
+    }
+  }
+  if (!job.options.manifest_path.empty()) {
+    writes.push_back(planned(job.options.manifest_path, "--manifest '" + job.options.manifest_path + "'", false));
+  }
+  return writes;
+}
+
+void check_writes(std::vector<Write>& writes, const Reads& reads) {
+  std::map<FileKey, std::string> seen;
+  for (Write& write : writes) {
+    resolve_write(write);
+    if (write.special) {
+      if (!write.character_device) {
+        const auto [at, fresh] = seen.emplace(write.key, write.role);
+        if (!fresh) throw UsageError(write.role + ": the same file as " + at->second + ": two writes to one file");
+      }
+      continue;
+    }
+    const auto [at, fresh] = seen.emplace(write.key, write.role);
+    if (!fresh) throw UsageError(write.role + ": the same file as " + at->second + ": two writes to one file");
+    const auto input = reads.files.find(write.key);
+    if (input != reads.files.end() && !write.in_place_allowed) {
+      throw UsageError(write.role + ": is the input '" + input->second +
+                       "': only -o of a single dataset may name its input (shuffled in place, as shuf -o)");
+    }
+    const auto directory = reads.directories.find(write.directory);
+    if (directory != reads.directories.end() && input == reads.files.end()) {
+      throw UsageError(write.role + ": lies in the input directory '" + directory->second +
+                       "', whose files are read: the next run would read it back in");
+    }
+  }
+}
+
+}  // namespace
+
+JobPlan plan_job(const Job& job) {
+  JobPlan plan;
+  const bool several = job.options.shard_count > 0 || job.options.shard_bytes > 0 || !job.options.splits.empty();
+  for (const JobDataset& dataset : job.datasets) {
+    if (several) {
+      dataset::check_output_pattern(dataset.output, job.options.shard_count, job.options.shard_bytes,
+                                    job.options.splits.size());
+    }
+  }
+  const Reads reads = read_keys(job, plan);
+  plan.output_files = output_file_count(job.options, job.datasets.size());
+  check_descriptors(plan);  // before the names are expanded: --shards may ask for billions
+  std::vector<Write> writes = planned_writes(job);
+  check_writes(writes, reads);
+  for (const Write& write : writes) plan.writes.push_back(write.path);
+  return plan;
+}
+
+}  // namespace extshuffle::driver
