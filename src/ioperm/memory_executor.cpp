@@ -99,8 +99,9 @@ void MemoryPlan::drain() {
   emitting_.get();
 }
 
-void MemoryPlan::emit_batch(const std::byte* data, std::size_t bytes) {
-  if (second_ == nullptr) {
+void MemoryPlan::emit_batch(const std::byte* data, std::size_t bytes, bool async) {
+  if (!async) {
+    drain();
     emit_(data, bytes);
     return;
   }
@@ -260,25 +261,32 @@ void MemoryPlan::emit_leaves(const core::Node& node, std::uint64_t p, std::uint6
       records += l.records;
     }
     device::shuffle_records(o_.device, jobs, r_, threads_);
-    emit_batch(target, records * r_);
+    emit_batch(target, records * r_, second_ != nullptr);
     return;
   }
-  drain();
-  // Index mode: each leaf's permutation, its records gathered into staging.
+  // Index mode: each leaf's permutation, its records gathered into staging
+  // (overlapping, into its two halves in turn: the output thread reads one
+  // while the next records are gathered into the other).
   auto* permutation = reinterpret_cast<std::uint32_t*>(workspace);
   std::byte* staging = workspace + align_up(4 * std::min(n, o_.constants.leaf_records), 64);
-  const std::uint64_t capacity = index_staging_bytes(n, o_) / r_;
+  std::uint64_t capacity = index_staging_bytes(n, o_) / r_;
+  const bool async = overlap_ && capacity >= 2;
+  if (async) capacity /= 2;
+  std::byte* halves[2] = {staging, async ? staging + capacity * r_ : staging};
+  int half = 0;
   for (std::uint64_t j = j0; j < j1 && wanted(leaf(j).id.first); ++j) {
     const core::Node l = leaf(j);
     const std::byte* records = node_buffer + (p == 1 ? 0 : core::bucket_first(n, p, j)) * r_;
     device::shuffle_permutation(bijection(l), l.records, permutation, threads_);
     for (std::uint64_t k0 = 0; k0 < l.records; k0 += capacity) {
       const std::uint64_t k1 = std::min(l.records, k0 + capacity);
+      std::byte* target = halves[half];
+      half ^= 1;
 #pragma omp parallel for schedule(static) num_threads(threads_) if ((k1 - k0) * r_ >= tuning::kParallelScatterBytes)
       for (std::uint64_t k = k0; k < k1; ++k) {
-        std::memcpy(staging + (k - k0) * r_, records + std::uint64_t{permutation[k]} * r_, r_);
+        std::memcpy(target + (k - k0) * r_, records + std::uint64_t{permutation[k]} * r_, r_);
       }
-      emit_(staging, (k1 - k0) * r_);
+      emit_batch(target, (k1 - k0) * r_, async);
     }
   }
 }

@@ -101,14 +101,18 @@ class MemoryPlan {
   MemoryPlan(const MemoryPlan&) = delete;
   MemoryPlan& operator=(const MemoryPlan&) = delete;
 
-  // Step 4 overlapped: batches of shuffled leaves go to `emit` on a thread
-  // of their own while the next batch is shuffled, alternating between the
+  // Step 4 overlapped: batches of leaves go to `emit` on a thread of their
+  // own while the next batch is made. Shuffle mode alternates between the
   // workspace and `second` (batch_bytes() of the largest node run, free
-  // once the first level is done: a file source's read buffers). Shuffle
-  // mode only; `emit` is then called from that thread, one call at a time
-  // and in order, and every call has returned when run() or run_buckets()
-  // returns (or throws what `emit` threw).
-  void overlap_output(std::byte* second) { second_ = second; }
+  // once the first level is done: a file source's read buffers); index
+  // mode (`second` unused) gathers into the two halves of its staging.
+  // `emit` is then called from that thread, one call at a time and in
+  // order, and every call has returned when run() or run_buckets() returns
+  // (or throws what `emit` threw).
+  void overlap_output(std::byte* second) {
+    second_ = second;
+    overlap_ = true;
+  }
   // Seconds the driving thread waited for the output thread.
   double output_wait_seconds() const { return output_wait_seconds_; }
 
@@ -125,8 +129,8 @@ class MemoryPlan {
   void emit_leaves(const core::Node& node, std::uint64_t p, std::uint64_t j0, std::uint64_t j1,
                    const std::byte* node_buffer, std::byte* workspace);
   bool wanted(std::uint64_t first) const { return !wanted_ || wanted_(first); }
-  // Hands `bytes` at `data` on, on the output thread when overlapping.
-  void emit_batch(const std::byte* data, std::size_t bytes);
+  // Hands `bytes` at `data` on: on the output thread when `async`.
+  void emit_batch(const std::byte* data, std::size_t bytes, bool async);
   // Waits for the output thread's last batch (and rethrows its error).
   void drain();
 
@@ -138,6 +142,7 @@ class MemoryPlan {
   EmitOutput emit_;
   WantedFrom wanted_;
   std::byte* second_ = nullptr;  // overlap_output's buffer
+  bool overlap_ = false;         // overlap_output was called
   int next_buffer_ = 0;          // which of workspace / second_ the next leaf batch fills
   std::future<void> emitting_;   // the batch on the output thread
   double output_wait_seconds_ = 0;

@@ -182,6 +182,12 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
     plan.run(node, source, node_buffer);
   } else {
     place(node, data, facts, node_buffer, workspace, ctx);
+    // Moved by index, the records are gathered into one half of the staging
+    // while the other half is written.
+    if (mode == MemoryMode::kIndex) {
+      plan.overlap_output(nullptr);
+      overlapped = true;
+    }
     plan.run_buckets(node, node_buffer);
   }
   // The driving thread's time: what it waited for reads and for output, and
