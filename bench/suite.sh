@@ -21,7 +21,9 @@
 #   OUT=bench/results/suite.txt            results file
 #   MEMORY=512M      the budget of the larger-than-memory cases
 #   RUN_TIMEOUT=3600 seconds before one run is killed (status=timeout)
-#   TERASHUF=path    the terashuf binary for jsonl_heavy (skipped when unset)
+#   TERASHUF=path    the terashuf binary for jsonl_heavy (skipped when unset; built from
+#                    github.com/alexandres/terashuf: g++ -std=c++11 -O3 terashuf.cc)
+#   JSONL_HEAVY_MIB=2048, IN_RAM_MIB=2048, IN_RAM_NPY_MIB=512  sizes of those cases
 #   TOOLS="extshuffle cat_two_pass ..."  run only these tools of each case
 #                    (default: all), to refresh some figures with --append
 #
@@ -36,7 +38,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy tar_wds"
+ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy tar_wds in_ram_fixed8 in_ram_npy512"
 quick=0
 append=0
 estimate_only=0
@@ -66,9 +68,15 @@ jsonl_heavy JSONL of lognormal sizes (median 440 B, tail to 200 KB), 2 GiB: exts
             against the durable one-pass floor and shuf
 tar_wds     WebDataset tar samples of 100 KB-1 MB, 2 GiB, -S 256M: extshuffle against the durable
             two-pass floor (cat x2; sync)
+in_ram_fixed8  8-byte records, IN_RAM_MIB (default 2048), in RAM (default budget), at -S 256M and
+            at -S one eighth of the input: extshuffle, the durable one- and two-pass floors,
+            STXXL random_shuffle (in RAM)
+in_ram_npy512  .npy of 512-byte rows, IN_RAM_NPY_MIB (default 512), at -S 1.17x and 2.15x the
+            input, the default budget and one eighth of the input: extshuffle, the durable
+            one-pass floor
 EOF
       exit 0 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "suite.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -181,9 +189,11 @@ estimate_seconds() {  # estimated seconds of case $1
     fixed4k_4g) estimate_case "$(gib "$(mib 4096)")" "gen_fixed:once digest:once cat_two_pass cat_two_pass_sync cat_one_pass extshuffle_4k stxxl_4k" ;;
     scaling) REPEATS=$SCALING_REPEATS estimate_case "$(gib "$(scaling_sizes | awk '{ s += $1 } END { print s }')")" "gen_fixed:once digest:once cat_two_pass cat_one_pass extshuffle" ;;
     threads) estimate_case "$(gib "$(mib 1024)")" "gen_fixed:once digest:once extshuffle_j1 extshuffle" ;;
-    jsonl_heavy) estimate_case "$(gib "$(mib 2048)")" "gen_jsonl:once digest:once cat_two_pass_sync terashuf extshuffle_jsonl extshuffle_jsonl extshuffle_jsonl cat_one_pass_sync shuf" ;;
+    jsonl_heavy) estimate_case "$(gib "$(mib "${JSONL_HEAVY_MIB:-2048}")")" "gen_jsonl:once digest:once cat_two_pass_sync terashuf extshuffle_jsonl extshuffle_jsonl extshuffle_jsonl cat_one_pass_sync shuf" ;;
     dataset64) estimate_case "$(gib "$(mib 1024)")" "gen_lines:once digest:once extshuffle_lines extshuffle_lines extshuffle_lines" ;;
     tar_wds) estimate_case "$(gib "$(mib "${TAR_WDS_MIB:-2048}")")" "gen_jsonl:once digest:once cat_two_pass_sync extshuffle" ;;
+    in_ram_fixed8) estimate_case "$(gib "$(mib "${IN_RAM_MIB:-2048}")")" "gen_fixed:once digest:once cat_one_pass_sync cat_two_pass_sync extshuffle extshuffle extshuffle stxxl" ;;
+    in_ram_npy512) estimate_case "$(gib "$(mib "${IN_RAM_NPY_MIB:-512}")")" "gen_fixed:once digest:once cat_one_pass_sync extshuffle_4k extshuffle_4k extshuffle_4k extshuffle_4k" ;;
   esac
 }
 # The sum of all cases, whichever are selected, and the selected ones.
@@ -280,7 +290,7 @@ in_digest=""
 check_permutation() {
   local d
   if [ "$m_status" != ok ]; then echo unchecked; return; fi
-  if [ "$1" != fixed ]; then d=$("$digest" "$3" --lines 2>/dev/null); else d=$("$digest" "$3" "$2" 2>/dev/null); fi
+  if [ "$1" = lines ] || [ "$1" = jsonl ]; then d=$("$digest" "$3" --lines 2>/dev/null); else d=$("$digest" "$3" "$2" 2>/dev/null); fi
   [ -n "$d" ] && [ "$d" = "$in_digest" ] && echo yes || echo no
 }
 
@@ -301,6 +311,20 @@ make_input() {
     in_file="$DIR/in.jsonl"
     "$gen_jsonl" "$in_file" "$3" 1 2>/dev/null || { echo "suite.sh: generate_jsonl failed" >&2; exit 1; }
     in_digest=$("$digest" "$in_file" --lines)
+  elif [ "$1" = npy ]; then
+    # A .npy of BYTES / RECORD_SIZE rows of RECORD_SIZE bytes (dtype |u1),
+    # its header padded to one row, so that the digest of the whole file by
+    # rows checks the rows (the header is the same in input and output).
+    in_file="$DIR/in.npy"
+    { printf '\x93NUMPY\x01\x00'
+      awk -v rows="$(( $3 / $2 ))" -v rs="$2" 'BEGIN {
+        d = sprintf("{\047descr\047: \047|u1\047, \047fortran_order\047: False, \047shape\047: (%d, %d), }", rows, rs)
+        while (length(d) + 11 < rs) d = d " "
+        len = length(d) + 1; printf "%c%c%s\n", len % 256, int(len / 256), d }'
+    } > "$in_file"
+    "$gen_lines" "$DIR/in.rows" "$3" 1 --binary 2>/dev/null || { echo "suite.sh: generate_lines failed" >&2; exit 1; }
+    cat "$DIR/in.rows" >> "$in_file" && rm -f "$DIR/in.rows"
+    in_digest=$("$digest" "$in_file" "$2")
   elif [ "$1" = lines ]; then
     in_file="$DIR/in.txt"
     "$gen_lines" "$in_file" "$3" 1 2>/dev/null || { echo "suite.sh: generate_lines failed" >&2; exit 1; }
@@ -405,8 +429,10 @@ for c in $cases; do
         run_tool "$c" extshuffle fixed 8 "$(mib 1024)" "$MEMORY" "$r" 2
       done ;;
     dataset64) run_dataset64 "$c" "$(mib "${DATASET64_MIB:-1024}")" ;;
-    jsonl_heavy) run_jsonl_heavy "$c" "$(mib 2048)" ;;
+    jsonl_heavy) run_jsonl_heavy "$c" "$(mib "${JSONL_HEAVY_MIB:-2048}")" ;;
     tar_wds) run_tar_wds "$c" "$(mib "${TAR_WDS_MIB:-2048}")" ;;
+    in_ram_fixed8) run_in_ram_fixed8 "$c" "$(mib "${IN_RAM_MIB:-2048}")" ;;
+    in_ram_npy512) run_in_ram_npy512 "$c" "$(mib "${IN_RAM_NPY_MIB:-512}")" ;;
   esac
   rm -f "$DIR"/in.*
   case_seconds=$(( $(date +%s) - case_t0 ))

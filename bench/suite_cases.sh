@@ -88,3 +88,30 @@ run_tar_wds() {
   done
 }
 # --- end of case tar_wds ---
+# --- cases in_ram_fixed8 and in_ram_npy512: in RAM as fast as the disks ---
+# (docs/benchmarks.md, "In RAM: held once, overlapped"). A fixed-size input
+# that fits is held once at every budget from its size up, and its run in RAM
+# is never slower than the same input streamed at one eighth of its size.
+# in_ram_fixed8: 8-byte records in RAM (default budget) against the durable
+# one-pass floor and STXXL in RAM, at -S 256M against the durable two-pass
+# floor, and at -S one eighth of the input. in_ram_npy512: a .npy of 512-byte
+# rows at budgets of 1.17x and 2.15x the input (600M and 1100M for 512 MiB),
+# the default and one eighth of the input, against the durable one-pass
+# floor; peak RSS beside each.
+eighth() { echo "$(( $1 / 8 / 1048576 ))M"; }
+run_in_ram_fixed8() {
+  local c=$1 bytes=$2
+  make_input fixed 8 "$bytes"
+  run_case "$c" fixed 8 "$bytes" default cat_one_pass_sync extshuffle stxxl
+  run_case "$c" fixed 8 "$bytes" 256M cat_two_pass_sync extshuffle
+  run_case "$c" fixed 8 "$bytes" "$(eighth "$bytes")" extshuffle
+}
+run_in_ram_npy512() {
+  local c=$1 bytes=$2
+  make_input npy 512 "$bytes"
+  run_case "$c" npy 512 "$bytes" default cat_one_pass_sync extshuffle
+  run_case "$c" npy 512 "$bytes" "$(( bytes * 117 / 100 / 1048576 ))M" extshuffle
+  run_case "$c" npy 512 "$bytes" "$(( bytes * 215 / 100 / 1048576 ))M" extshuffle
+  run_case "$c" npy 512 "$bytes" "$(eighth "$bytes")" extshuffle
+}
+# --- end of cases in_ram_fixed8 and in_ram_npy512 ---

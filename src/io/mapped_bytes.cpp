@@ -26,9 +26,9 @@ struct Mapping {
   std::uint64_t mapped_end = 0;       // the end of the mapped bytes in the file
   std::array<char, 4096> name{};      // "'path'"
 };
-constexpr int kSlots = 8;
-std::array<Mapping, kSlots> g_mappings;
-std::mutex g_mutex;  // taken by map() and release(), never by the handler
+constexpr int kMappingSlots = 8;
+std::array<Mapping, kMappingSlots> g_mappings;
+std::mutex g_mappings_mutex;  // taken by map() and release(), never by the handler
 
 // Appends `text` to [at, end), async-signal-safe.
 char* append(char* at, const char* end, const char* text) {
@@ -118,8 +118,8 @@ std::optional<MappedBytes> MappedBytes::map(const BlockFile& file, std::uint64_t
   install_handler();
   struct stat st {};
   if (::fstat(file.descriptor(), &st) != 0) return std::nullopt;
-  std::lock_guard lock(g_mutex);
-  for (int k = 0; k < kSlots; ++k) {
+  std::lock_guard lock(g_mappings_mutex);
+  for (int k = 0; k < kMappingSlots; ++k) {
     Mapping& slot = g_mappings[k];
     if (slot.live.load()) continue;
     slot.fd = ::dup(file.descriptor());
@@ -163,7 +163,7 @@ MappedBytes::~MappedBytes() { release(); }
 
 void MappedBytes::release() noexcept {
   if (slot_ >= 0) {
-    std::lock_guard lock(g_mutex);
+    std::lock_guard lock(g_mappings_mutex);
     Mapping& slot = g_mappings[slot_];
     slot.live.store(false);
     ::close(slot.fd);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "executor_support.hpp"
+#include "extshuffle/ioperm/phase_timer.hpp"
 #include "extshuffle/core/recursive_matrix.hpp"
 #include "extshuffle/core/variable_philox.hpp"
 #include "extshuffle/device/permutation_indices.hpp"
@@ -23,12 +24,18 @@ bool MemoryPlan::shuffles_chunks(const ShuffleOptions& o) {
   return o.constants.leaf_records * o.record_size <= tuning::kMaxShuffledChunkBytes;
 }
 
-std::uint64_t MemoryPlan::batch_chunks(const ShuffleOptions& o) {
-  return static_cast<std::uint64_t>(std::max(device::resolve_threads(o.threads), 1));
+std::uint64_t MemoryPlan::held_once_workspace_bytes(std::uint64_t records_bytes) {
+  return std::max(tuning::kInRamWorkspaceBytes, records_bytes / tuning::kInRamWorkspaceDivisor);
+}
+
+std::uint64_t MemoryPlan::batch_chunks(std::uint64_t n, const ShuffleOptions& o) {
+  const auto threads = static_cast<std::uint64_t>(std::max(device::resolve_threads(o.threads), 1));
+  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(o.constants.leaf_records * o.record_size, 1);
+  return std::clamp<std::uint64_t>(held_once_workspace_bytes(n * o.record_size) / (3 * chunk_bytes), 1, threads);
 }
 
 std::uint64_t MemoryPlan::batch_bytes(std::uint64_t n, const ShuffleOptions& o) {
-  return align_up(std::min(n, batch_chunks(o) * o.constants.leaf_records) * o.record_size, 64);
+  return align_up(std::min(n, batch_chunks(n, o) * o.constants.leaf_records) * o.record_size, 64);
 }
 
 std::uint64_t MemoryPlan::index_staging_bytes(std::uint64_t n, const ShuffleOptions& o) {
@@ -82,6 +89,26 @@ MemoryPlan::MemoryPlan(const ShuffleOptions& o, MemoryMode mode, std::byte* work
     : o_(o), shuffles_(mode == MemoryMode::kShuffle), r_(o.record_size), threads_(device::resolve_threads(o.threads)),
       workspace_(workspace), emit_(std::move(emit)), wanted_(std::move(wanted)) {}
 
+MemoryPlan::~MemoryPlan() {
+  if (emitting_.valid()) emitting_.wait();  // an error already propagates: this one is dropped
+}
+
+void MemoryPlan::drain() {
+  if (!emitting_.valid()) return;
+  PhaseTimer timer(output_wait_seconds_);
+  emitting_.get();
+}
+
+void MemoryPlan::emit_batch(const std::byte* data, std::size_t bytes, bool async) {
+  if (!async) {
+    drain();
+    emit_(data, bytes);
+    return;
+  }
+  drain();
+  emitting_ = std::async(std::launch::async, [this, data, bytes] { emit_(data, bytes); });
+}
+
 void MemoryPlan::run(const core::Node& node, RecordSource& source, std::byte* node_buffer) {
   if (node.records == 0 || !wanted(node.id.first)) return;
   if (core::is_leaf(node.records, o_.constants)) {
@@ -101,10 +128,12 @@ void MemoryPlan::run(const core::Node& node, RecordSource& source, std::byte* no
   }
   scatter(node, source, node_buffer, workspace_);
   run_buckets(node, node_buffer, workspace_);
+  drain();
 }
 
 void MemoryPlan::run_buckets(const core::Node& node, std::byte* node_buffer) {
   run_buckets(node, node_buffer, workspace_);
+  drain();
 }
 
 // Steps 1-3 of a split in RAM: the chunks arrive in batches (one chunk at a
@@ -121,7 +150,7 @@ void MemoryPlan::scatter(const core::Node& node, RecordSource& source, std::byte
   std::vector<std::uint64_t> cursor = level.cursor, slice_start;
   std::vector<device::ShuffleJob> jobs;
   auto* permutation = reinterpret_cast<std::uint32_t*>(workspace);
-  const std::uint64_t batch = shuffles_ ? batch_chunks(o_) : 1;
+  const std::uint64_t batch = shuffles_ ? batch_chunks(n, o_) : 1;
   for (std::uint64_t i0 = 0; i0 < level.chunks; i0 += batch) {
     const std::uint64_t i1 = std::min(level.chunks, i0 + batch);
     const std::uint64_t base = core::chunk_first(i0, c);
@@ -180,7 +209,7 @@ void MemoryPlan::run_buckets(const core::Node& node, std::byte* node_buffer, std
     return;
   }
   const std::uint64_t p = core::bucket_count(n, c);
-  const std::uint64_t batch = shuffles_ ? batch_chunks(o_) : 1;
+  const std::uint64_t batch = shuffles_ ? batch_chunks(n, o_) : 1;
   const std::uint64_t child_bytes = align_up(core::bucket_records(n, p, 0) * r_, 64);
   for (std::uint64_t j = 0; j < p && wanted(core::bucket_node(node, p, j).id.first);) {
     const core::Node child = core::bucket_node(node, p, j);
@@ -191,12 +220,16 @@ void MemoryPlan::run_buckets(const core::Node& node, std::byte* node_buffer, std
       j = end;
       continue;
     }
+    // The child's buffer is the workspace, which a batch on the output
+    // thread may still be reading.
+    drain();
     const std::byte* records = node_buffer + core::bucket_first(n, p, j) * r_;
     std::byte* child_buffer = workspace;
     std::byte* child_workspace = workspace + child_bytes;
     MemorySource source(records, r_);
     scatter(child, source, child_buffer, child_workspace);
     run_buckets(child, child_buffer, child_workspace);
+    drain();  // the child's last batch may be read from where the next leaves go
     ++j;
   }
 }
@@ -211,34 +244,49 @@ void MemoryPlan::emit_leaves(const core::Node& node, std::uint64_t p, std::uint6
     return core::shuffle_bijection(o_.seed, {l.id, core::Purpose::kLeafShuffle, 0}, l.records);
   };
   if (shuffles_) {
+    // Overlapping, batches alternate between the workspace and the second
+    // buffer: the one the output thread may be reading is never the target.
+    std::byte* target = workspace;
+    if (second_ != nullptr) {
+      target = next_buffer_ == 0 ? workspace : second_;
+      next_buffer_ ^= 1;
+    }
     const std::uint64_t base = p == 1 ? 0 : core::bucket_first(n, p, j0);
     std::vector<device::ShuffleJob> jobs;
     std::uint64_t records = 0;
     for (std::uint64_t j = j0; j < j1 && wanted(leaf(j).id.first); ++j) {
       const core::Node l = leaf(j);
       const std::uint64_t at = (p == 1 ? 0 : core::bucket_first(n, p, j)) - base;
-      jobs.push_back({node_buffer + (base + at) * r_, workspace + at * r_, l.records, bijection(l)});
+      jobs.push_back({node_buffer + (base + at) * r_, target + at * r_, l.records, bijection(l)});
       records += l.records;
     }
     device::shuffle_records(o_.device, jobs, r_, threads_);
-    emit_(workspace, records * r_);
+    emit_batch(target, records * r_, second_ != nullptr);
     return;
   }
-  // Index mode: each leaf's permutation, its records gathered into staging.
+  // Index mode: each leaf's permutation, its records gathered into staging
+  // (overlapping, into its two halves in turn: the output thread reads one
+  // while the next records are gathered into the other).
   auto* permutation = reinterpret_cast<std::uint32_t*>(workspace);
   std::byte* staging = workspace + align_up(4 * std::min(n, o_.constants.leaf_records), 64);
-  const std::uint64_t capacity = index_staging_bytes(n, o_) / r_;
+  std::uint64_t capacity = index_staging_bytes(n, o_) / r_;
+  const bool async = overlap_ && capacity >= 2;
+  if (async) capacity /= 2;
+  std::byte* halves[2] = {staging, async ? staging + capacity * r_ : staging};
+  int half = 0;
   for (std::uint64_t j = j0; j < j1 && wanted(leaf(j).id.first); ++j) {
     const core::Node l = leaf(j);
     const std::byte* records = node_buffer + (p == 1 ? 0 : core::bucket_first(n, p, j)) * r_;
     device::shuffle_permutation(bijection(l), l.records, permutation, threads_);
     for (std::uint64_t k0 = 0; k0 < l.records; k0 += capacity) {
       const std::uint64_t k1 = std::min(l.records, k0 + capacity);
+      std::byte* target = halves[half];
+      half ^= 1;
 #pragma omp parallel for schedule(static) num_threads(threads_) if ((k1 - k0) * r_ >= tuning::kParallelScatterBytes)
       for (std::uint64_t k = k0; k < k1; ++k) {
-        std::memcpy(staging + (k - k0) * r_, records + std::uint64_t{permutation[k]} * r_, r_);
+        std::memcpy(target + (k - k0) * r_, records + std::uint64_t{permutation[k]} * r_, r_);
       }
-      emit_(staging, (k1 - k0) * r_);
+      emit_batch(target, (k1 - k0) * r_, async);
     }
   }
 }

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <future>
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/ioperm/shuffle_options.hpp"
@@ -73,14 +74,18 @@ class MemoryPlan {
   static MemoryMode fastest_mode(const ShuffleOptions& o) {
     return shuffles_chunks(o) ? MemoryMode::kShuffle : MemoryMode::kIndex;
   }
-  // Chunks a batch holds: one a thread, so that no chunk's bijection is
-  // evaluated twice (a chunk split across threads is evaluated twice), and
-  // the batch's buffers (a chunk buffer, a file source's two) stay a small
-  // part of a node in RAM: 48 MiB at two threads and 8-byte records.
-  static std::uint64_t batch_chunks(const ShuffleOptions& o);
+  // Chunks a batch of a node of n records holds: one a thread, so that no
+  // chunk's bijection is evaluated twice (a chunk split across threads is
+  // evaluated twice), but no more than keep the batch's three buffers (a
+  // chunk buffer, a file source's two) within held_once_workspace_bytes():
+  // 48 MiB at two threads and 8-byte records.
+  static std::uint64_t batch_chunks(std::uint64_t n, const ShuffleOptions& o);
   // Bytes of one batch of up to `n` records (the chunk buffer, and each of
   // a file source's two read buffers).
   static std::uint64_t batch_bytes(std::uint64_t n, const ShuffleOptions& o);
+  // What a node of `records_bytes` may use in RAM beside its records to be
+  // held once (tuning::kInRamWorkspaceBytes).
+  static std::uint64_t held_once_workspace_bytes(std::uint64_t records_bytes);
   // Workspace a node of n records needs beside its buffer: the chunk buffer
   // or the index permutation and staging, and the temporaries of the split
   // levels below the first.
@@ -91,6 +96,25 @@ class MemoryPlan {
 
   // `workspace` holds workspace_bytes() of the largest node run.
   MemoryPlan(const ShuffleOptions& o, MemoryMode mode, std::byte* workspace, EmitOutput emit, WantedFrom wanted = {});
+  // Waits for output handed to another thread (overlap_output).
+  ~MemoryPlan();
+  MemoryPlan(const MemoryPlan&) = delete;
+  MemoryPlan& operator=(const MemoryPlan&) = delete;
+
+  // Step 4 overlapped: batches of leaves go to `emit` on a thread of their
+  // own while the next batch is made. Shuffle mode alternates between the
+  // workspace and `second` (batch_bytes() of the largest node run, free
+  // once the first level is done: a file source's read buffers); index
+  // mode (`second` unused) gathers into the two halves of its staging.
+  // `emit` is then called from that thread, one call at a time and in
+  // order, and every call has returned when run() or run_buckets() returns
+  // (or throws what `emit` threw).
+  void overlap_output(std::byte* second) {
+    second_ = second;
+    overlap_ = true;
+  }
+  // Seconds the driving thread waited for the output thread.
+  double output_wait_seconds() const { return output_wait_seconds_; }
 
   // Runs `node` whose records `source` gives in plan order; `node_buffer`
   // has room for them (unused when the node is a leaf).
@@ -105,6 +129,10 @@ class MemoryPlan {
   void emit_leaves(const core::Node& node, std::uint64_t p, std::uint64_t j0, std::uint64_t j1,
                    const std::byte* node_buffer, std::byte* workspace);
   bool wanted(std::uint64_t first) const { return !wanted_ || wanted_(first); }
+  // Hands `bytes` at `data` on: on the output thread when `async`.
+  void emit_batch(const std::byte* data, std::size_t bytes, bool async);
+  // Waits for the output thread's last batch (and rethrows its error).
+  void drain();
 
   ShuffleOptions o_;
   bool shuffles_;
@@ -113,6 +141,11 @@ class MemoryPlan {
   std::byte* workspace_;
   EmitOutput emit_;
   WantedFrom wanted_;
+  std::byte* second_ = nullptr;  // overlap_output's buffer
+  bool overlap_ = false;         // overlap_output was called
+  int next_buffer_ = 0;          // which of workspace / second_ the next leaf batch fills
+  std::future<void> emitting_;   // the batch on the output thread
+  double output_wait_seconds_ = 0;
 };
 
 }  // namespace extshuffle::ioperm

@@ -33,6 +33,19 @@ inline constexpr std::uint64_t kMaxBucketBuffer = 8 * kMiB;
 // fixed8_1g and fixed4k cases).
 inline constexpr std::uint64_t kMaxShuffledChunkBytes = 8 * kMiB;
 
+// In RAM, a node is held once: beside its records the run may use at most
+// the larger of kInRamWorkspaceBytes and a kInRamWorkspaceDivisor-th of
+// them (batches of chunks, read buffers, index permutations, staging), so
+// that peak RSS stays within 1.1 times the input plus 64 MiB at every
+// budget that holds it (tests/reliability/in_ram_rss_test.cpp). 48 MiB is
+// what 8-byte records took at 2 threads before the cap (the batch of one
+// chunk a thread above); more threads get fewer chunks a batch rather than
+// more memory. A way that needs more (a leaf of 512-byte rows shuffled into
+// a copy of itself) gives way to one through index permutations, which was
+// also the faster (512 MiB .npy: 0.63-0.70 s against 0.99 s warm,
+// bench/suite.sh, npy512 case).
+inline constexpr std::uint64_t kInRamWorkspaceBytes = 48 * kMiB;
+inline constexpr std::uint64_t kInRamWorkspaceDivisor = 16;
 // Index mode: records gathered through a permutation are staged this many
 // bytes at a time before they are handed on (not measured).
 inline constexpr std::uint64_t kIndexStagingBytes = 4 * kMiB;
@@ -51,7 +64,8 @@ inline constexpr std::uint64_t kGatherBatchBudgetDivisor = 2048;
 inline constexpr std::uint64_t kMinGatherBatchRecords = 1024;
 inline constexpr std::uint64_t kMaxGatherBatchRecords = std::uint64_t{1} << 18;
 
-// Text output staging: a 16th of the budget, between these bounds. 16 MiB
+// Text output staging: a 16th of the budget, between these bounds, in two
+// halves (one gathered into while the other is written on an output thread). 16 MiB
 // rather than 4 or 1: 2 GiB of JSONL in RAM took 4.4, 4.7 and 5.3 s (the
 // parallel gather's per-batch cost); 64 MiB took an in-RAM run of
 // 250 MB of JSONL at -S 1G to 1.4 times the input in peak RSS for no gain

@@ -99,9 +99,18 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
   return UINT64_MAX;
 }
 
+// The fastest way that fits the budget and holds the node once: beside its
+// records at most MemoryPlan::held_once_workspace_bytes() (a larger budget
+// never buys a second copy: a leaf of 512-byte rows shuffled into a copy of
+// itself was both twice the memory and slower than moving it by index).
+// The GPU's way is the exception: the device needs a host buffer to copy
+// its output into, and a read-only input cannot be one.
 FixedRecords::InRam FixedRecords::way_for(const NodeFacts& node, std::uint64_t budget) const {
+  const std::uint64_t records_bytes = align_up(node.records * r_, 64);
+  const std::uint64_t held_once = records_bytes + MemoryPlan::held_once_workspace_bytes(records_bytes);
   for (const InRam way : {InRam::kDevice, InRam::kRead, InRam::kPlaceShuffled}) {
-    if (way_bytes(node, way) <= budget) return way;
+    const std::uint64_t bytes = way_bytes(node, way);
+    if (bytes <= budget && (way == InRam::kDevice || bytes <= held_once)) return way;
   }
   return InRam::kPlaceIndexed;
 }
@@ -123,7 +132,9 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
   std::byte* node_buffer = ctx.arena;
   std::byte* workspace = node_buffer + align_up(n * r_, 64);
   double reading = 0;
-  PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
+  bool overlapped = false;
+  const Clock::time_point start = Clock::now();
+  const double writing_before = ctx.stats.seconds_writing;
   MemoryPlan plan(
       o_.shuffle, mode, workspace,
       [&](const std::byte* out, std::size_t bytes) {
@@ -159,16 +170,33 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
     MemorySource source(node_buffer, r_);
     plan.run(node, source, nullptr);
   } else if (way == InRam::kRead) {
-    // The first chunks are shuffled while the next are read.
-    FileSource source(data, r_, n, MemoryPlan::batch_chunks(o_.shuffle) * o_.shuffle.constants.leaf_records,
-                      workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode), ctx, reading);
+    // Reading, shuffling and writing overlapped: the first chunks are
+    // shuffled while the next are read; once all are read, the source's
+    // buffers take turns with the workspace as the leaves' output, written
+    // on a thread of its own while the next leaves are shuffled.
+    std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode);
+    FileSource source(data, r_, n, MemoryPlan::batch_chunks(n, o_.shuffle) * o_.shuffle.constants.leaf_records,
+                      buffers, ctx, reading);
+    plan.overlap_output(buffers);
+    overlapped = true;
     plan.run(node, source, node_buffer);
   } else {
     place(node, data, facts, node_buffer, workspace, ctx);
+    // Moved by index, the records are gathered into one half of the staging
+    // while the other half is written.
+    if (mode == MemoryMode::kIndex) {
+      plan.overlap_output(nullptr);
+      overlapped = true;
+    }
     plan.run_buckets(node, node_buffer);
   }
+  // The driving thread's time: what it waited for reads and for output, and
+  // the rest shuffling. Output written on the output thread overlapped the
+  // shuffle; only the driving thread's wait for it counts as writing.
+  const double writing = overlapped ? plan.output_wait_seconds() : ctx.stats.seconds_writing - writing_before;
+  ctx.stats.seconds_writing = writing_before + writing;
   ctx.stats.seconds_reading += reading;
-  ctx.stats.seconds_shuffling -= reading;
+  ctx.stats.seconds_shuffling += std::max(0.0, since(start) - reading - writing);
 }
 
 void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
