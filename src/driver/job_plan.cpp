@@ -52,9 +52,15 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+// A destination that cannot be created is refused before any work, as a
+// usage error (exit 2), in the words opening it would have used.
+[[noreturn]] void refuse_name(const std::string& path, int error_number) {
+  throw UsageError(IoError("cannot write output", path, error_number).what());
+}
+
 // Looks at a destination as OutputFile will (its symbolic links followed):
 // a directory in the way, a parent that is missing or not a directory, and
-// a name too long for its file system fail as opening it would.
+// a name too long for its file system are refused (refuse_name).
 void resolve_write(Write& write) {
   struct stat st {};
   if (::stat(write.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
@@ -65,21 +71,21 @@ void resolve_write(Write& write) {
   }
   const std::string target = io::final_target(write.path);
   if (::stat(target.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", write.path, EISDIR);
+    if (S_ISDIR(st.st_mode)) refuse_name(write.path, EISDIR);
     write.key = {st.st_dev, st.st_ino, ""};
     write.special = !S_ISREG(st.st_mode);
     write.character_device = S_ISCHR(st.st_mode);
   }
   const std::string directory = directory_of(target);
   struct stat dir {};
-  if (::stat(directory.c_str(), &dir) != 0) throw IoError("cannot write output", write.path, errno);
-  if (!S_ISDIR(dir.st_mode)) throw IoError("cannot write output", write.path, ENOTDIR);
+  if (::stat(directory.c_str(), &dir) != 0) refuse_name(write.path, errno);
+  if (!S_ISDIR(dir.st_mode)) refuse_name(write.path, ENOTDIR);
   write.directory = {dir.st_dev, dir.st_ino, ""};
   const std::string name = std::filesystem::path(target).filename().string();
   if (write.key.name.empty() && write.key.inode == 0) write.key = {dir.st_dev, dir.st_ino, name};
   const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
   if (!write.special && (target.size() >= PATH_MAX || (name_max > 0 && name.size() > static_cast<std::size_t>(name_max)))) {
-    throw IoError("cannot write output", write.path, ENAMETOOLONG);
+    refuse_name(write.path, ENAMETOOLONG);
   }
 }
 

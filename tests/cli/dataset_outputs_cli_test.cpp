@@ -243,8 +243,8 @@ print(len(json.load(open(d + '/m.json'))['outputs']))
   EXPECT_EQ(check.out, "6\n");
 }
 
-// A failure after some shards are written leaves none of them: here shard 2's
-// name is taken by a directory, so it cannot be created.
+// A shard whose name cannot be created (a directory is in the way) is
+// refused by the Job's plan before any work: no shard and no manifest.
 TEST(DatasetOutputsCli, FailureLeavesNoShardNoSplitAndNoManifest) {
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);
@@ -252,7 +252,7 @@ TEST(DatasetOutputsCli, FailureLeavesNoShardNoSplitAndNoManifest) {
   std::filesystem::create_directories(dir / "s" / "p-00002.jsonl");
   const auto r = run_command(kBinary + " --seed 9 --shards 4" + inputs + " -o '" + d + "/s/p-{shard}.jsonl' --manifest " +
                              d + "/s/m.json");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot write output '" + d + "/s/p-00002.jsonl': Is a directory"), std::string::npos) << r.err;
   EXPECT_EQ(names_in(dir / "s"), std::vector<std::string>{"p-00002.jsonl"});
   const std::vector<std::pair<std::string, std::string>> usage = {

@@ -52,7 +52,7 @@ constexpr BadRun kBadRuns[] = {
     {"--record-size 7 IN OUT", 1},
     {"--record-size 8 missing.bin OUT", 1},
     {"--record-size 8 DIR OUT", 2},  // OUT lies in DIR, an input directory: refused by the plan
-    {"--record-size 8 IN DIR/missing/out.bin", 1},
+    {"--record-size 8 IN DIR/missing/out.bin", 2},  // refused by the plan before any work
     {"--record-size 8 -T DIR/missing IN OUT", 1},
     {"CSV OUT --format csv", 1},
     {"GZ OUT", 1},

@@ -162,8 +162,8 @@ TEST(FixedRecordsCli, BadInputIsAOneLineErrorAndLeavesNothing) {
       // A directory stands for its files (odd.bin, text.txt), the first of which is refused.
       {"input is a directory", "$D/ -o $D/odd.bin --record-size 8", 1, "odd.bin': its size, 8003 bytes"},
       {"output in the input directory", "$D $D/out.bin --record-size 8", 2, "lies in the input directory"},
-      {"output is a directory", "$D/odd.bin $D --record-size 1", 1, "cannot write output '.*': Is a directory"},
-      {"output directory missing", "$D/odd.bin $D/no/out.bin --record-size 1", 1,
+      {"output is a directory", "$D/odd.bin $D --record-size 1", 2, "cannot write output '.*': Is a directory"},
+      {"output directory missing", "$D/odd.bin $D/no/out.bin --record-size 1", 2,
        "cannot write output '.*no/out.bin': No such file"},
       {"tmpdir missing", "$D/odd.bin $D/out.bin --record-size 1 -T $D/none", 1, "scratch directory '.*none'"},
       {"bad memory", "$D/odd.bin $D/out.bin --record-size 1 -S 12Q", 2, "invalid --memory '12Q'"},

@@ -118,7 +118,7 @@ TEST_F(Transaction, LongNamesWorkOrFailBeforeAnyWork) {
   std::filesystem::remove(fits);
   const std::string too_long = (w_.out_dir / "s-{shard}-" += std::string(250, 'n')).string();
   r = run({a_, "-o", too_long, "--shards", "2"});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(is_one_line_error(r.err, "File name too long")) << r.err;
   EXPECT_EQ(entries(w_.out_dir), std::vector<std::string>{});
   EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{});
