@@ -15,7 +15,11 @@ seconds="${1:-30}"
 build="build-fuzz"
 
 CXX="${FUZZ_CXX:-clang++}" cmake -S fuzz -B "$build" -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
+if ! cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1; then
+  echo "fuzz: the targets do not build; last lines of $build/build.log:" >&2
+  tail -n 40 "$build/build.log" >&2
+  exit 1
+fi
 
 mkdir -p "$build/artifacts"
 status=0

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "support/command.hpp"
+#include "support/test_values.hpp"
 #include "support/permutations.hpp"
 
 namespace extshuffle::testing {
@@ -27,14 +28,6 @@ struct Figures {
   std::uint64_t passes = 0, bytes_read = 0, bytes_written = 0, peak_bytes = 0;
 };
 
-std::uint64_t number_after(const std::string& text, const std::string& pattern) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex(pattern + "([0-9]+)"))) {
-    ADD_FAILURE() << "no " << pattern << " in: " << text;
-    return 0;
-  }
-  return std::stoull(m[1]);
-}
 
 Figures predicted(const std::string& arguments) {
   const CommandResult r = run_command(kBinary + " --dry-run " + arguments);

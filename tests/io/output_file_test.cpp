@@ -11,20 +11,17 @@
 #include <string>
 
 #include "support/command.hpp"
+#include "support/test_values.hpp"
 
 namespace extshuffle::io {
 namespace {
+
+using testing::random_bytes;
 
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
 
-std::string random_bytes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::string bytes(n, '\0');
-  for (char& c : bytes) c = static_cast<char>(random());
-  return bytes;
-}
 
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kBuffer = std::size_t{1} << 20;  // OutputFile's buffer

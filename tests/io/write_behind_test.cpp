@@ -20,20 +20,17 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "support/command.hpp"
+#include "support/test_values.hpp"
 
 namespace extshuffle::io {
 namespace {
+
+using testing::random_bytes;
 
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
 
-std::string random_bytes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::string bytes(n, '\0');
-  for (char& c : bytes) c = static_cast<char>(random());
-  return bytes;
-}
 
 const std::byte* bytes_of(const std::string& text) { return reinterpret_cast<const std::byte*>(text.data()); }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "support/command.hpp"
+#include "support/test_values.hpp"
 #include "support/npy_files.hpp"
 #include "support/permutations.hpp"
 
@@ -23,14 +24,6 @@ const std::string kBinary = extshuffle_binary();
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kInputBytes = 96 * kMiB;
 
-std::uint64_t number_after(const std::string& text, const std::string& pattern) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex(pattern + "([0-9]+)"))) {
-    ADD_FAILURE() << "no " << pattern << " in: " << text;
-    return 0;
-  }
-  return std::stoull(m[1]);
-}
 
 // Runs `input` at -S 1x, 2x and 4x its size: peak RSS within 1.1x + 64 MiB,
 // the same output each time, a permutation of the records.
