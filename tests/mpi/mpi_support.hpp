@@ -24,10 +24,11 @@ inline std::string extshuffle_mpi_binary() { return from_environment("EXTSHUFFLE
 inline std::string mpiexec() { return from_environment("EXTSHUFFLE_MPIEXEC", EXTSHUFFLE_MPIEXEC); }
 
 // The environment mpirun needs here: Open MPI refuses root unless told
-// twice, and containers often forbid the cross-memory attach that its
-// shared-memory transfers use by default.
+// twice. The ranks talk over TCP only (the btl components tcp and self, no
+// shared memory), as ranks on separate machines would: nothing in a run may
+// lean on memory the ranks share.
 inline std::string mpi_environment() {
-  std::string env = "OMPI_MCA_btl_vader_single_copy_mechanism=none ";
+  std::string env = "OMPI_MCA_btl=tcp,self ";
   if (::geteuid() == 0) env += "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
   return env;
 }
