@@ -64,8 +64,7 @@ inline constexpr std::uint64_t kGatherBatchBudgetDivisor = 2048;
 inline constexpr std::uint64_t kMinGatherBatchRecords = 1024;
 inline constexpr std::uint64_t kMaxGatherBatchRecords = std::uint64_t{1} << 18;
 
-// Text output staging: a 16th of the budget, between these bounds, in two
-// halves (one gathered into while the other is written on an output thread). 16 MiB
+// Text output staging: a 16th of the budget, between these bounds. 16 MiB
 // rather than 4 or 1: 2 GiB of JSONL in RAM took 4.4, 4.7 and 5.3 s (the
 // parallel gather's per-batch cost); 64 MiB took an in-RAM run of
 // 250 MB of JSONL at -S 1G to 1.4 times the input in peak RSS for no gain

@@ -4,7 +4,6 @@
 // fixed-size records), and the bytes gathered in the resulting order.
 #include <algorithm>
 #include <cstring>
-#include <future>
 #include <utility>
 
 #include "ioperm/executor_support.hpp"
@@ -67,43 +66,6 @@ class StagedOutput {
   std::uint64_t fill_ = 0, records_ = 0;
 };
 
-// Staged batches handed to the output on a thread of its own, one at a
-// time and in order, so that the next batch is gathered meanwhile. Every
-// write has returned (or its error is thrown) after drain(); the destructor
-// waits too. The driving thread's waits count as writing in --stats.
-class AsyncOutput {
- public:
-  explicit AsyncOutput(RunContext& ctx) : ctx_(ctx) {}
-  AsyncOutput(const AsyncOutput&) = delete;
-  AsyncOutput& operator=(const AsyncOutput&) = delete;
-  ~AsyncOutput() {
-    if (writing_.valid()) writing_.wait();
-    // The output thread's writes overlapped the gather: the driving thread's
-    // waits for them count instead.
-    ctx_.stats.seconds_writing += waited_ - on_thread_;
-  }
-  void write(const std::byte* data, std::uint64_t bytes, std::uint64_t records) {
-    drain();
-    writing_ = std::async(std::launch::async, [this, data, bytes, records] {
-      const double before = ctx_.stats.seconds_writing;
-      ctx_.output.write(data, bytes, records);
-      on_thread_ += ctx_.stats.seconds_writing - before;
-      ctx_.publish_progress();
-    });
-  }
-  void drain() {
-    if (!writing_.valid()) return;
-    PhaseTimer timer(waited_);
-    writing_.get();
-  }
-
- private:
-  RunContext& ctx_;
-  double waited_ = 0;     // the driving thread's waits
-  double on_thread_ = 0;  // the output thread's writes
-  std::future<void> writing_;
-};
-
 }  // namespace
 
 std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
@@ -128,11 +90,7 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
   auto* identity = carve<std::uint32_t>(cursor, MemoryPlan::batch_bytes(n, index) / 4);
   const std::uint64_t batch_records = gather_batch_records(o.walk.memory_bytes);
   auto* batch_offsets = carve<std::uint64_t>(cursor, batch_records);
-  // The staging space in two halves: one gathered into while the other is
-  // written (a record larger than a half is written from where it lies).
-  const std::uint64_t staging_capacity = std::max<std::uint64_t>(align_down(staging_bytes(o.walk.memory_bytes) / 2, 64), 64);
-  std::byte* stagings[2] = {cursor, cursor + staging_capacity};
-  std::byte* staging = stagings[0];
+  std::byte* staging = cursor;
 
   PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
   // 1. Where each record is: in bulk for plain terminators, by the syntax
@@ -160,12 +118,8 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
   if (at != end && (!s.filter_blank || s.next_record(at, end))) throw InputError(records_changed_message(n));
   if (!tagged) offsets[n] = size;
 
-  // Gathered batches are written on an output thread while the next is
-  // gathered (the driving thread's wait for it counts as writing); -n's cut
-  // is counted here, as the output thread moves the limiter's count.
-  AsyncOutput async_output(ctx);
-  std::uint64_t left = ctx.output.records_left();
-  StagedOutput staged(ctx, stagings[1], staging_capacity);
+  const std::uint64_t staging_capacity = staging_bytes(o.walk.memory_bytes);
+  StagedOutput staged(ctx, staging, staging_capacity);
   const int threads = ctx.threads;
   auto length_of = [&](std::uint32_t e) -> std::uint64_t {
     return tagged ? lengths[e] : s.record_length(bytes + offsets[e], offsets[e + 1] - offsets[e]);
@@ -176,8 +130,8 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
   const EmitOutput gather = [&](const std::byte* piece, std::size_t piece_bytes) {
     const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
     const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
-    for (std::uint64_t first = 0; first < count && left > 0;) {
-      std::uint64_t m = std::min({batch_records, count - first, left});
+    for (std::uint64_t first = 0; first < count && !ctx.output.done();) {
+      std::uint64_t m = std::min({batch_records, count - first, ctx.output.records_left()});
       const std::uint32_t* batch = order + first;
 #pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
       for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
@@ -187,11 +141,9 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
         total += std::exchange(batch_offsets[fit], total);
       }
       if (fit == 0) {  // a record larger than the staging buffer
-        async_output.drain();
         staged.record(bytes + offsets[batch[0]], length_of(batch[0]));
         staged.flush();
         ++first;
-        --left;
         continue;
       }
       m = fit;
@@ -202,9 +154,8 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
         std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
       }
       first += m;
-      left -= m;
-      async_output.write(staging, total, m);
-      staging = staging == stagings[0] ? stagings[1] : stagings[0];
+      ctx.output.write(staging, total, m);
+      ctx.publish_progress();
     }
   };
   if (o.walk.shuffle.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
@@ -220,7 +171,6 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
     IndexSource source(identity, MemoryPlan::batch_bytes(n, index) / 4);
     plan.run(node, source, reinterpret_cast<std::byte*>(indices));
   }
-  async_output.drain();
   staged.flush();
 }
 
