@@ -26,7 +26,6 @@ namespace extshuffle::io {
 namespace {
 
 using testing::random_bytes;
-
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
