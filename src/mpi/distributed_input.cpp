@@ -96,6 +96,19 @@ io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanCo
   return data;
 }
 
+io::ByteExtents DistributedInput::State::held_data() const {
+  io::ByteExtents data;
+  const std::uint64_t first = held_begin[rank], end = held_begin[rank + 1];
+  if (first == end) return data;
+  if (!text) {
+    data.append({&source->data(), data_offset + first * record_size, (end - first) * record_size});
+    return data;
+  }
+  data.append({&source->data(), held_byte_begin[rank], held_byte_begin[rank + 1] - held_byte_begin[rank]});
+  if (end == records && add_terminator) data.append({nullptr, 0, 1, &kTerminators[syntax.terminator == '\n' ? 0 : 1]});
+  return data;
+}
+
 DistributedInput::DistributedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
 DistributedInput::DistributedInput(DistributedInput&&) noexcept = default;
 DistributedInput& DistributedInput::operator=(DistributedInput&&) noexcept = default;
@@ -131,7 +144,6 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
     in.records = layout.records;
     in.header = layout.header;
   });
-  const std::uint64_t leaf = config.constants.leaf_records;
   if (detected.kind == formats::RecordKind::kText) {
     in.text = true;
     in.syntax = formats::text_syntax(detected.text_format, config.zero_terminated);
@@ -139,13 +151,15 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
                                                                 : formats::default_header_records(detected.text_format);
     checkpoint(comm, [&] {
       const TextSplit split =
-          split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, leaf, name, comm);
+          split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name, comm);
       in.records = split.records;
       in.data_offset = split.header_bytes;
       in.add_terminator = split.add_terminator;
       in.longest_record_bytes = split.longest_record_bytes;
       in.chunk_begin = split.chunk_begin;
       in.data_begin = split.data_begin;
+      in.held_begin = held_record_split(in.records, config.constants, comm.size());
+      in.held_byte_begin = split.held_byte_begin;
       // Every rank: its output's offset counts the header's bytes.
       in.header = in.source->read_head(in.data_offset);
       // A file of only a header whose last line lacks its terminator gets one.
@@ -153,7 +167,9 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
     });
   } else {
     in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
+    in.held_begin = held_record_split(in.records, config.constants, comm.size());
   }
+  in.rank = comm.rank();
   in.seconds_counting = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return DistributedInput(std::move(state));
 }

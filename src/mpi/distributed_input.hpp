@@ -31,6 +31,11 @@ struct DistributedInput::State {
   // text records from byte data_begin[r] (fixed-size ones by arithmetic).
   std::vector<std::uint64_t> chunk_begin;
   std::vector<std::uint64_t> data_begin;
+  // Ranks + 1 entries: rank r holds data records [held_begin[r], held_begin[r + 1])
+  // where it can read them (held_record_split); text: from byte held_byte_begin[r].
+  std::vector<std::uint64_t> held_begin;
+  std::vector<std::uint64_t> held_byte_begin;
+  int rank = 0;  // this rank
   double seconds_counting = 0;
 
   // The records' bytes (the terminator a text input lacks included).
@@ -38,6 +43,9 @@ struct DistributedInput::State {
   io::ByteExtents all_data() const;
   // The bytes of rank `rank`'s chunks, from its first chunk's first record.
   io::ByteExtents chunk_data(int rank, const core::PlanConstants& constants) const;
+  // This rank's held records' bytes, in order (the terminator the last
+  // record lacks added when it holds that record).
+  io::ByteExtents held_data() const;
   // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.
   ioperm::NodeFacts root_facts() const {
     return ioperm::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};

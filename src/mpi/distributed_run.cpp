@@ -14,7 +14,8 @@
 //      output at its offset (fixed-size records: by arithmetic; text: an
 //      exclusive sum of the ranks' bytes; run_own_buckets);
 //   5. every rank fsyncs, the ranks agree, rank 0 renames (commit).
-// A root that is a leaf (N <= L) has no split: rank 0 runs it alone.
+// A root that is a leaf (N <= L) has no split: the ranks share its one
+// shuffle (spread_leaf.hpp).
 // Between the steps the ranks meet at checkpoints (rank_failure.hpp).
 #include <sys/resource.h>
 
@@ -33,6 +34,7 @@
 #include "mapped_memory.hpp"
 #include "rank_output.hpp"
 #include "received_buckets.hpp"
+#include "spread_leaf.hpp"
 
 namespace extshuffle::mpi {
 namespace {
@@ -73,6 +75,7 @@ void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
 struct RankRun {
   const JobOptions& config;
   const std::string& output_path;
+  const std::string display_name;  // of the input
   State& in;
   Communicator& comm;
   int me = 0;
@@ -97,34 +100,13 @@ void open_shared_output(RankRun& r) {
   });
 }
 
-// A root of at most L records is one leaf: rank 0 runs it as extshuffle
-// would (the shuffles' own entry points), the other ranks wait.
-std::uint32_t run_alone(RankRun& r) {
-  State& in = r.in;
-  std::uint32_t passes = 1;
-  checkpoint(r.comm, [&] {
-    if (r.me == 0) {
-      RangeWriter writer(*r.output, 0);
-      writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-      const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
-      const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
-      ioperm::WalkStats e;
-      if (in.text) {
-        const ioperm::TextInput text{&in.source->data(), in.data_offset, in.source->bytes() - in.data_offset,
-                                     in.add_terminator && in.data_offset < in.source->bytes()};
-        e = ioperm::shuffle_text(text, in.records, in.source->scratch(), in.source->scratch_offset(), o, sink);
-      } else {
-        e = ioperm::shuffle_fixed_size(in.source->data(), in.data_offset, in.records, in.source->scratch(),
-                                       in.source->scratch_offset(), o.walk, sink);
-      }
-      writer.finish();
-      add_walk_stats(r.stats, e);
-      r.stats.output_bytes = writer.bytes_written();
-      passes = e.passes;
-    }
-    in.source->check_unchanged();
-  });
-  return passes;
+// A root of at most L records is one leaf: every rank its share
+// (spread_leaf.hpp).
+std::uint32_t run_spread_leaf(RankRun& r) {
+  const auto t0 = Clock::now();
+  spread_leaf(r.config, r.in, r.display_name, *r.output, r.comm, r.stats);
+  r.stats.seconds_buckets = since(t0);
+  return 1;
 }
 
 // 2. The counts: this rank's rows of the root's communication matrix, and
@@ -314,14 +296,14 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
                       Communicator& comm) {
   const auto start = Clock::now();
-  RankRun r{config, dataset.output, *input.state_, comm, comm.rank(), {}, nullptr};
+  RankRun r{config, dataset.output, "'" + dataset.inputs.front() + "'", *input.state_, comm, comm.rank(), {}, nullptr};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.stats.seconds_counting = r.in.seconds_counting;
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
   if (core::is_leaf(r.in.records, config.constants)) {
-    passes = run_alone(r);
+    passes = run_spread_leaf(r);
   } else {
     const Distribution d = draw_counts(r);
     const ioperm::NodePath path = agree_on_path(r, d);

@@ -39,6 +39,13 @@ struct Distribution {
 // The even split of R chunks (fixed-size records: equal bytes per rank).
 std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
 
+// The records each rank holds (ranks + 1 entries: rank r holds data records
+// [held[r], held[r + 1])): a leaf root (N <= L), which has no chunks, in
+// even shares N r / P, so that every rank reads, sends and writes about
+// 1/P of it (spread_leaf.hpp); a split root by its chunks, as
+// even_chunk_split gives them out. The last entry is N.
+std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks);
+
 // Writes to `out` (p entries) the column sums of rows [first, end) of
 // `matrix`: how many records chunks first..end-1 give each bucket, as the
 // sums before `end` less those before `first` (two root-to-boundary paths,

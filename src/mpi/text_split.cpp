@@ -9,6 +9,7 @@
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "distribution.hpp"
 
 namespace extshuffle::mpi {
 namespace {
@@ -140,12 +141,17 @@ void scan_quoted(io::BlockFile& file, std::uint64_t begin, std::uint64_t end, st
   }
 }
 
-// The second look: the byte offset where the k-th record (from 0) that
-// starts in a range entered at `begin` in `state` starts.
-std::uint64_t find_start(io::BlockFile& file, std::uint64_t begin, std::uint64_t input_bytes,
-                         const formats::RecordSyntax& syntax, QuoteState state, std::uint64_t k, std::size_t piece_bytes) {
+// The second look: the byte offsets where the k-th records (from 0, for
+// each k of `ks`, ascending) that start in a range entered at `begin` in
+// `state` start, in one pass from `begin` to the last of them.
+std::vector<std::uint64_t> find_starts(io::BlockFile& file, std::uint64_t begin, std::uint64_t input_bytes,
+                                       const formats::RecordSyntax& syntax, QuoteState state,
+                                       const std::vector<std::uint64_t>& ks, std::size_t piece_bytes) {
+  std::vector<std::uint64_t> found;
+  if (ks.empty()) return found;
   const io::AlignedBuffer buffer = io::allocate_aligned(piece_bytes);
   const auto* text = reinterpret_cast<const char*>(buffer.get());
+  std::uint64_t k = 0;
   for (std::uint64_t position = begin; position < input_bytes;) {
     const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(piece_bytes, input_bytes - position));
     file.read_now(buffer.get(), position, size);
@@ -153,7 +159,11 @@ std::uint64_t find_start(io::BlockFile& file, std::uint64_t begin, std::uint64_t
       const char* record_end = formats::find_record_end(p, text + size, syntax, state);
       if (!record_end) break;
       const std::uint64_t at = position + static_cast<std::uint64_t>(record_end - text);
-      if (at < input_bytes && k-- == 0) return at;
+      if (at < input_bytes) {
+        while (found.size() < ks.size() && ks[found.size()] == k) found.push_back(at);
+        if (found.size() == ks.size()) return found;
+        ++k;
+      }
       p = record_end;
     }
     position += size;
@@ -169,8 +179,9 @@ std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks) {
 }
 
 TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                           std::uint64_t header_records, std::uint64_t leaf_records, const std::string& display_name,
-                           Communicator& comm, std::size_t piece_bytes) {
+                           std::uint64_t header_records, const core::PlanConstants& constants,
+                           const std::string& display_name, Communicator& comm, std::size_t piece_bytes) {
+  const std::uint64_t leaf_records = constants.leaf_records;
   const int ranks = comm.size(), me = comm.rank();
   const std::uint64_t begin = range_begin(bytes, me, ranks), end = range_begin(bytes, me + 1, ranks);
   // 1. Count the records that start in this rank's range, from every state it may start in.
@@ -215,14 +226,29 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
   }
   split.chunk_begin[ranks] = chunks;
 
-  // 3. The second look: where this rank's first chunk, and the data after
-  // the header, start, if those records start in its range.
+  // 3. The second look: where this rank's first chunk, the data after the
+  // header, and each rank's held records start, for those records that
+  // start in its range (in one pass).
   const std::uint64_t implicit = me == 0 && bytes > 0 ? 1 : 0;
-  const auto offset_of = [&](std::uint64_t index) {
-    const std::uint64_t k = index - first_index[me];
-    if (k < implicit) return std::uint64_t{0};
-    return find_start(file, begin, bytes, syntax, static_cast<QuoteState>(entry_state[me]), k - implicit, piece_bytes);
+  const auto offsets_of = [&](std::vector<std::uint64_t> indices) {
+    std::sort(indices.begin(), indices.end());
+    std::vector<std::uint64_t> ks;
+    std::size_t at_zero = 0;  // record 0, at byte 0
+    for (const std::uint64_t index : indices) {
+      if (index - first_index[me] >= implicit) {
+        ks.push_back(index - first_index[me] - implicit);
+      } else {
+        ++at_zero;
+      }
+    }
+    std::vector<std::uint64_t> at =
+        find_starts(file, begin, bytes, syntax, static_cast<QuoteState>(entry_state[me]), ks, piece_bytes);
+    at.insert(at.begin(), at_zero, 0);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> found(indices.size());
+    for (std::size_t q = 0; q < indices.size(); ++q) found[q] = {indices[q], at[q]};
+    return found;
   };
+  const auto in_my_range = [&](std::uint64_t index) { return first_index[me] <= index && index < first_index[me + 1]; };
   // The lengths of the records that start and end in this rank's range
   // (in its true entry state), less those of the header: the record ending
   // at its k-th record end (k from 0) is record first_index[me] - 1 + k
@@ -238,18 +264,34 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
     const std::uint64_t skip = header_records > first_inner ? header_records - first_inner : 0;
     ranges[entry_state[me]].lengths.add_after(skip, found.longest, found.squares);
   }
-  if (split.chunk_begin[me] < split.chunk_begin[me + 1]) {
-    found.chunk_start = offset_of(header_records + split.chunk_begin[me] * leaf_records);
+  const std::vector<std::uint64_t> held = held_record_split(split.records, constants, ranks);
+  std::vector<std::uint64_t> wanted;
+  const std::uint64_t chunk_index = header_records + split.chunk_begin[me] * leaf_records;
+  if (split.chunk_begin[me] < split.chunk_begin[me + 1]) wanted.push_back(chunk_index);
+  if (total > header_records && in_my_range(header_records)) wanted.push_back(header_records);
+  for (int r = 0; r < ranks; ++r) {
+    if (held[r] < held[r + 1] && in_my_range(header_records + held[r])) wanted.push_back(header_records + held[r]);
   }
-  if (total > header_records && first_index[me] <= header_records && header_records < first_index[me + 1]) {
-    found.data_start = offset_of(header_records);
+  std::vector<std::uint64_t> held_start(ranks, kNone);
+  for (const auto& [index, at] : offsets_of(wanted)) {
+    if (split.chunk_begin[me] < split.chunk_begin[me + 1] && index == chunk_index) found.chunk_start = at;
+    if (index == header_records) found.data_start = at;
+    for (int r = 0; r < ranks; ++r) {
+      if (held[r] < held[r + 1] && index == header_records + held[r]) held_start[r] = at;
+    }
   }
   const std::vector<Found> all = comm.all_gather(found);
+  const std::vector<std::uint64_t> all_held = comm.all_gather(held_start);
   split.header_bytes = bytes;
   split.data_begin.assign(ranks + 1, bytes);
+  split.held_byte_begin.assign(ranks + 1, bytes);
   for (int r = ranks - 1; r >= 0; --r) {
     split.data_begin[r] = all[r].chunk_start != kNone ? all[r].chunk_start : split.data_begin[r + 1];
     if (all[r].data_start != kNone) split.header_bytes = all[r].data_start;
+    split.held_byte_begin[r] = split.held_byte_begin[r + 1];
+    for (int s = 0; s < ranks; ++s) {
+      if (all_held[s * ranks + r] != kNone) split.held_byte_begin[r] = all_held[s * ranks + r];
+    }
   }
   // 4. The longest record and the squares, the same on every rank (summed
   // in rank order): each rank's own records, the records that cross into a

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "extshuffle/core/plan.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 
@@ -54,6 +55,10 @@ struct TextSplit {
   // of the root, whose bytes are [data_begin[r], data_begin[r + 1]).
   std::vector<std::uint64_t> chunk_begin;
   std::vector<std::uint64_t> data_begin;
+  // P + 1 entries: the byte where rank r's held records start
+  // (held_record_split: an even share of a leaf root's records, or its
+  // chunks'); the last entry is the input's size.
+  std::vector<std::uint64_t> held_byte_begin;
 };
 
 // Pieces of a rank's range read at a time, the next while this one is
@@ -61,14 +66,17 @@ struct TextSplit {
 inline constexpr std::size_t kTextPieceBytes = std::size_t{8} << 20;
 
 // Splits the `bytes`-byte text input in `file` across the ranks of `comm`.
-// `header_records` lines are the header; chunks hold `leaf_records` records.
+// `header_records` lines are the header; chunks hold L records (`constants`).
 // Throws InputError naming `display_name` for an unterminated quoted field
 // (on every rank: the result is collective). Cost per rank: one read of its
 // range, and a second look at up to one chunk's records from its start, in
 // pieces of `piece_bytes` (tests make them tiny, so that scans resume and
-// merge at many piece boundaries). Collective.
+// merge at many piece boundaries); the records whose start it finds in the
+// second look (its first chunk's, the data's, each rank's held records')
+// are found in one pass. Collective.
 TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
-                           std::uint64_t header_records, std::uint64_t leaf_records, const std::string& display_name,
+                           std::uint64_t header_records, const core::PlanConstants& constants,
+                           const std::string& display_name,
                            Communicator& comm, std::size_t piece_bytes = kTextPieceBytes);
 
 // The byte range of the input that rank `rank` of `ranks` counts.

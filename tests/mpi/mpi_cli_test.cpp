@@ -17,27 +17,18 @@
 #include <regex>
 #include <string>
 
-#include "mpi_support.hpp"
+#include "mpi_suite.hpp"
 
 namespace extshuffle::testing {
 namespace {
 
 const std::string kKnobs = " --leaf-records 64 --fanout 8 ";
 
-class MpiCli : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    inputs_ = new TempDir;
-    const auto made = run_command("/usr/bin/python3 " + extshuffle_source_dir() + "/tests/mpi/make_inputs.py " +
-                                  inputs_->path().string());
-    ASSERT_EQ(made.exit_code, 0) << made.err;
-  }
-  static void TearDownTestSuite() {
-    delete inputs_;
-    inputs_ = nullptr;
-  }
-  static std::string input(const std::string& name) { return (inputs_->path() / name).string(); }
+class MpiCli : public MpiSuite<MpiCli> {
+ public:
+  static constexpr const char* kScript = "make_inputs.py";
 
+ protected:
   // The single-machine output of `name` with `arguments`, then the same
   // command on each of `ranks` ranks, compared byte for byte.
   void expect_same(const std::string& name, const std::string& arguments, std::initializer_list<int> ranks) {
@@ -63,11 +54,7 @@ class MpiCli : public ::testing::Test {
     EXPECT_NE(r.err.find(routed ? " routed=1 " : " routed=0 "), std::string::npos) << arguments << ": " << r.err;
   }
 
-  TempDir dir_;
-  static TempDir* inputs_;
 };
-
-TempDir* MpiCli::inputs_ = nullptr;
 
 TEST_F(MpiCli, FixedRecordsOnOneToFiveRanks) {
   expect_same("records.bin", "--record-size 8" + kKnobs, {1, 2, 3, 4, 5});
@@ -80,7 +67,7 @@ TEST_F(MpiCli, TwelveByteRecordsAtSmallBudgetsAndTwoLevelsOnDisk) {
 
 TEST_F(MpiCli, FewerChunksThanRanksAndALeafRoot) {
   expect_same("few.bin", "--record-size 8" + kKnobs, {5});  // N < P x L: some ranks have nothing
-  expect_same("leaf.bin", "--record-size 8" + kKnobs, {3}); // N <= L: rank 0 alone
+  expect_same("leaf.bin", "--record-size 8" + kKnobs, {3}); // N <= L: one leaf, spread
 }
 
 TEST_F(MpiCli, EmptyInputs) {

@@ -22,6 +22,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/mpi/communicator.hpp"
+#include "mpi/distribution.hpp"
 #include "mpi/text_split.hpp"
 #include "support/command.hpp"
 
@@ -70,7 +71,7 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
     for (const formats::RecordSyntax& syntax : {csv, lines}) {
       const std::vector<std::uint64_t> starts = record_starts(text, syntax);
       for (const std::uint64_t header : {0, 1, 3}) {
-        for (const std::uint64_t leaf : {1, 3, 8}) {
+        for (const std::uint64_t leaf : {1, 3, 8, 1000}) {  // 1000: a leaf root, held in even shares
           std::string expected_error, error;
           dataset::TextCount expected;
           TextSplit split;
@@ -81,7 +82,8 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
           }
           try {
             // Pieces of 1 to 13 bytes: the scans resume and merge everywhere.
-            split = split_text_input(*file, text.size(), syntax, header, leaf, "'x'", comm, 1 + (trial + leaf) % 13);
+            split = split_text_input(*file, text.size(), syntax, header, core::PlanConstants{leaf, core::kPlanV2.max_fanout},
+                                     "'x'", comm, 1 + (trial + leaf) % 13);
           } catch (const InputError& e) {
             error = e.what();
           }
@@ -109,6 +111,10 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
             if (split.chunk_begin[r] < split.chunk_begin[r + 1]) {
               ASSERT_EQ(split.data_begin[r], starts[header + split.chunk_begin[r] * leaf]) << where << " rank " << r;
             }
+            const std::vector<std::uint64_t> held =
+                held_record_split(split.records, core::PlanConstants{leaf, core::kPlanV2.max_fanout}, comm.size());
+            const std::uint64_t held_start = held[r] < split.records ? starts[header + held[r]] : text.size();
+            ASSERT_EQ(split.held_byte_begin[r], held_start) << where << " held by rank " << r;
           }
         }
       }

@@ -1,0 +1,46 @@
+"""Writes the inputs of the extshuffle-mpi leaf-root tests into a directory,
+with the real writers of each format: Python's csv and json modules,
+numpy's .npy.
+
+usage: make_balance_inputs.py DIRECTORY
+"""
+import csv
+import json
+import os
+import random
+import sys
+
+import numpy as np
+
+out = sys.argv[1]
+rng = random.Random(20261126)
+
+
+def path(name):
+    return os.path.join(out, name)
+
+
+# The balance inputs (default L = 2^20: each root is one leaf). 200k JSONL
+# records of 30 to ~250 bytes (lengths uniform: the balance test's bound
+# uses their range), and 100k .npy rows of 24 bytes.
+with open(path("balance.jsonl"), "w") as f:
+    for i in range(200000):
+        f.write(json.dumps({"id": i, "text": "x" * rng.randrange(0, 200)}) + "\n")
+np.save(path("balance.npy"), np.arange(100000 * 6, dtype=np.float32).reshape(100000, 6))
+
+# The identity inputs (run with L = 4096: a leaf root of a few thousand
+# records). JSONL with heavy-tailed lengths (Pareto, up to ~60 KB).
+with open(path("heavy.jsonl"), "w") as f:
+    for i in range(3000):
+        f.write(json.dumps({"id": i, "text": "y" * min(60000, int(20 * rng.paretovariate(1.2)))}) + "\n")
+# CSV through the csv module: quoted fields holding newlines, commas and
+# doubled quotes, a header, and a last record without its newline.
+choices = ["plain", "with, comma", 'said "hi"', "two\nlines", "three\n\nlines, \"q\"", ""]
+with open(path("quoted.csv"), "w", newline="") as f:
+    writer = csv.writer(f, lineterminator="\n")
+    writer.writerow(["id", "text"])
+    for i in range(3000):
+        writer.writerow([i, rng.choice(choices)])
+    f.write('3000,"last\nline"')
+np.save(path("rows.npy"), np.arange(4000 * 3, dtype=np.int64).reshape(4000, 3))
+np.frombuffer(rng.randbytes(12 * 4001), dtype=np.uint8).tofile(path("records12.bin"))
