@@ -15,7 +15,7 @@
 //      exclusive sum of the ranks' bytes; run_own_buckets);
 //   5. every rank fsyncs, the ranks agree, rank 0 renames (commit).
 // A root that is a leaf (N <= L) has no split: the ranks share its one
-// shuffle (spread_leaf.hpp).
+// shuffle (spread_leaf.hpp); one rank runs it as extshuffle does.
 // Between the steps the ranks meet at checkpoints (rank_failure.hpp).
 #include <sys/resource.h>
 
@@ -100,9 +100,40 @@ void open_shared_output(RankRun& r) {
   });
 }
 
-// A root of at most L records is one leaf: every rank its share
-// (spread_leaf.hpp).
+// A root of at most L records on one rank: run as extshuffle would (the
+// shuffles' own entry points, their threads and in-memory gathers), which
+// the exchange of spread_leaf would only slow down.
+std::uint32_t run_alone(RankRun& r) {
+  State& in = r.in;
+  std::uint32_t passes = 1;
+  checkpoint(r.comm, [&] {
+    OutputRange writer(*r.output, 0, 0);
+    writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
+    const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
+    ioperm::WalkStats e;
+    if (in.text) {
+      const ioperm::TextInput text{&in.source->data(), in.data_offset, in.source->bytes() - in.data_offset,
+                                   in.add_terminator && in.data_offset < in.source->bytes()};
+      e = ioperm::shuffle_text(text, in.records, in.source->scratch(), in.source->scratch_offset(), o, sink);
+    } else {
+      e = ioperm::shuffle_fixed_size(in.source->data(), in.data_offset, in.records, in.source->scratch(),
+                                     in.source->scratch_offset(), o.walk, sink);
+    }
+    writer.finish();
+    add_walk_stats(r.stats, e);
+    r.stats.input_bytes_read = in.data_bytes();
+    r.stats.output_bytes = writer.bytes_written();
+    passes = e.passes;
+    in.source->check_unchanged();
+  });
+  return passes;
+}
+
+// A root of at most L records is one leaf: on several ranks, every rank its
+// share (spread_leaf.hpp).
 std::uint32_t run_spread_leaf(RankRun& r) {
+  if (r.comm.size() == 1) return run_alone(r);
   const auto t0 = Clock::now();
   spread_leaf(r.config, r.in, r.display_name, *r.output, r.comm, r.stats);
   r.stats.seconds_buckets = since(t0);
@@ -243,7 +274,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   std::uint32_t passes = 1;
   checkpoint(r.comm, [&] {
     const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device);
-    RangeWriter writer(*r.output, r.me == 0 ? 0 : offset);
+    OutputRange writer(*r.output, ranges.first_record(), r.me == 0 ? 0 : offset);
     if (r.me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
     std::uint64_t end = received.first();

@@ -13,7 +13,7 @@
 
 #include "distribution.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
-#include "shared_output.hpp"
+#include "output_range.hpp"
 
 namespace extshuffle::mpi {
 
@@ -27,7 +27,9 @@ class RankOutput {
   std::uint64_t offset(std::uint64_t bucket_bytes, Communicator& comm);
   // Hands on the driver's output (whole records), cut after the first
   // head_count records of the permutation.
-  void write(RangeWriter& writer, const std::byte* data, std::uint64_t bytes);
+  void write(OutputRange& writer, const std::byte* data, std::uint64_t bytes);
+  // The output position of this rank's first record.
+  std::uint64_t first_record() const { return first_position_; }
 
  private:
   const Distribution& d_;
@@ -35,6 +37,7 @@ class RankOutput {
   std::size_t record_size_;
   formats::RecordSyntax syntax_;
   std::uint64_t head_count_, header_bytes_;
+  std::uint64_t first_position_ = 0;
   bool whole_range_ = true;   // the rank's records are all wanted
   std::uint64_t wanted_ = 0;  // otherwise, how many more are
 };

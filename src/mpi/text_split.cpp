@@ -171,6 +171,74 @@ std::vector<std::uint64_t> find_starts(io::BlockFile& file, std::uint64_t begin,
   throw std::logic_error("text split: a record counted in the first pass was not found again");
 }
 
+// Step 2 of split_text_input: the ranges composed in rank order, the state
+// each starts in, hence its true count and the global index of its first
+// record (first_index, ranks + 1 entries; entry_state). Record 0 (at byte 0)
+// is rank 0's, before the records its scan finds. Throws InputError for an
+// unterminated quoted field.
+void compose(const std::vector<RangeScan>& scans, std::uint64_t bytes, const std::string& display_name,
+             std::vector<std::uint64_t>& first_index, std::vector<std::uint64_t>& entry_state) {
+  const auto ranks = static_cast<int>(scans.size());
+  first_index.assign(ranks + 1, 0);
+  entry_state.assign(ranks, 0);
+  std::uint64_t state = static_cast<std::uint64_t>(QuoteState::kFieldStart), last_start = kNone;
+  for (int r = 0; r < ranks; ++r) {
+    const RangeCount& count = scans[r][state];
+    const std::uint64_t implicit = r == 0 && bytes > 0 ? 1 : 0;
+    entry_state[r] = state;
+    first_index[r + 1] = first_index[r] + implicit + count.starts;
+    if (implicit) last_start = 0;
+    if (count.starts > 0) last_start = count.last_start;
+    state = count.state_at_end;
+  }
+  if (bytes > 0 && state == static_cast<std::uint64_t>(QuoteState::kQuoted)) {
+    throw InputError("input " + display_name + ": unterminated quoted field in the record starting at byte " +
+                     std::to_string(last_start));
+  }
+}
+
+// How the ranks' ranges compose (step 2 of split_text_input): record
+// first_index[r] is the first that starts in rank r's range, entered in
+// QuoteState entry_state[r].
+struct Composition {
+  const std::vector<std::uint64_t>& first_index;
+  const std::vector<std::uint64_t>& entry_state;
+  int me;
+};
+
+// The byte offsets where the records of global indices `indices` start,
+// the same on every rank: each rank finds those that start in its range
+// (in one pass), and the ranks gather them. kNone for an index past the
+// last record. Collective.
+std::vector<std::uint64_t> locate_starts(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+                                         const Composition& c, const std::vector<std::uint64_t>& indices,
+                                         Communicator& comm, std::size_t piece_bytes) {
+  const std::uint64_t first = c.first_index[c.me], end = c.first_index[c.me + 1];
+  const std::uint64_t implicit = c.me == 0 && bytes > 0 ? 1 : 0;  // record 0, at byte 0, is found by no scan
+  std::vector<std::uint64_t> mine;  // the k-th record that the scan of this rank's range finds, ascending
+  for (const std::uint64_t index : indices) {
+    if (first + implicit <= index && index < end) mine.push_back(index - first - implicit);
+  }
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  const std::vector<std::uint64_t> found =
+      find_starts(file, range_begin(bytes, c.me, comm.size()), bytes, syntax,
+                  static_cast<QuoteState>(c.entry_state[c.me]), mine, piece_bytes);
+  std::vector<std::uint64_t> at(indices.size(), kNone);
+  for (std::size_t q = 0; q < indices.size(); ++q) {
+    const std::uint64_t index = indices[q];
+    if (first <= index && index < first + implicit) at[q] = 0;
+    if (first + implicit <= index && index < end) {
+      at[q] = found[std::lower_bound(mine.begin(), mine.end(), index - first - implicit) - mine.begin()];
+    }
+  }
+  const std::vector<std::uint64_t> all = comm.all_gather(at);
+  for (std::size_t q = 0; q < indices.size(); ++q) {
+    for (int r = 0; r < comm.size(); ++r) at[q] = std::min(at[q], all[r * indices.size() + q]);
+  }
+  return at;
+}
+
 }  // namespace
 
 std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks) {
@@ -195,25 +263,9 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
   for (int s = 0; s < kStates; ++s) mine[s] = ranges[s].count;
   const std::vector<RangeScan> scans = comm.all_gather(mine);
 
-  // 2. Every rank composes the ranges in order: the state each starts in,
-  // hence its true count and the global index of its first record.
-  // Record 0 (at byte 0) is rank 0's, before the records its scan finds.
-  std::vector<std::uint64_t> first_index(ranks + 1), entry_state(ranks);
-  std::uint64_t state = static_cast<std::uint64_t>(QuoteState::kFieldStart), last_start = kNone;
-  first_index[0] = 0;
-  for (int r = 0; r < ranks; ++r) {
-    const RangeCount& count = scans[r][state];
-    const std::uint64_t implicit = r == 0 && bytes > 0 ? 1 : 0;
-    entry_state[r] = state;
-    first_index[r + 1] = first_index[r] + implicit + count.starts;
-    if (implicit) last_start = 0;
-    if (count.starts > 0) last_start = count.last_start;
-    state = count.state_at_end;
-  }
-  if (bytes > 0 && state == static_cast<std::uint64_t>(QuoteState::kQuoted)) {
-    throw InputError("input " + display_name + ": unterminated quoted field in the record starting at byte " +
-                     std::to_string(last_start));
-  }
+  // 2. Every rank composes the ranges in order.
+  std::vector<std::uint64_t> first_index, entry_state;
+  compose(scans, bytes, display_name, first_index, entry_state);
   const std::uint64_t total = first_index[ranks];
   TextSplit split;
   split.records = total > header_records ? total - header_records : 0;
@@ -226,35 +278,29 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
   }
   split.chunk_begin[ranks] = chunks;
 
-  // 3. The second look: where this rank's first chunk, the data after the
-  // header, and each rank's held records start, for those records that
-  // start in its range (in one pass).
-  const std::uint64_t implicit = me == 0 && bytes > 0 ? 1 : 0;
-  const auto offsets_of = [&](std::vector<std::uint64_t> indices) {
-    std::sort(indices.begin(), indices.end());
-    std::vector<std::uint64_t> ks;
-    std::size_t at_zero = 0;  // record 0, at byte 0
-    for (const std::uint64_t index : indices) {
-      if (index - first_index[me] >= implicit) {
-        ks.push_back(index - first_index[me] - implicit);
-      } else {
-        ++at_zero;
-      }
-    }
-    std::vector<std::uint64_t> at =
-        find_starts(file, begin, bytes, syntax, static_cast<QuoteState>(entry_state[me]), ks, piece_bytes);
-    at.insert(at.begin(), at_zero, 0);
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> found(indices.size());
-    for (std::size_t q = 0; q < indices.size(); ++q) found[q] = {indices[q], at[q]};
-    return found;
-  };
-  const auto in_my_range = [&](std::uint64_t index) { return first_index[me] <= index && index < first_index[me + 1]; };
+  // 3. The second look: where each rank's first chunk, the data after the
+  // header, and each rank's held records start (by global index).
+  const std::vector<std::uint64_t> held = held_record_split(split.records, constants, ranks);
+  std::vector<std::uint64_t> indices;
+  for (int r = 0; r < ranks; ++r) indices.push_back(header_records + split.chunk_begin[r] * leaf_records);
+  for (int r = 0; r < ranks; ++r) indices.push_back(header_records + held[r]);
+  indices.push_back(header_records);
+  const Composition composition{first_index, entry_state, me};
+  const std::vector<std::uint64_t> at =
+      locate_starts(file, bytes, syntax, composition, indices, comm, piece_bytes);
+  split.header_bytes = total > header_records ? at[2 * ranks] : bytes;
+  split.data_begin.assign(ranks + 1, bytes);
+  split.held_byte_begin.assign(ranks + 1, bytes);
+  for (int r = ranks - 1; r >= 0; --r) {
+    const bool chunks_here = split.chunk_begin[r] < split.chunk_begin[r + 1];
+    split.data_begin[r] = chunks_here ? at[r] : split.data_begin[r + 1];
+    split.held_byte_begin[r] = held[r] < held[r + 1] ? at[ranks + r] : split.held_byte_begin[r + 1];
+  }
   // The lengths of the records that start and end in this rank's range
   // (in its true entry state), less those of the header: the record ending
   // at its k-th record end (k from 0) is record first_index[me] - 1 + k
   // (rank 0: record 0 ends at its first).
   struct Found {
-    std::uint64_t chunk_start = kNone, data_start = kNone;
     std::uint64_t longest = 0;
     double squares = 0;
   } found;
@@ -264,35 +310,7 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
     const std::uint64_t skip = header_records > first_inner ? header_records - first_inner : 0;
     ranges[entry_state[me]].lengths.add_after(skip, found.longest, found.squares);
   }
-  const std::vector<std::uint64_t> held = held_record_split(split.records, constants, ranks);
-  std::vector<std::uint64_t> wanted;
-  const std::uint64_t chunk_index = header_records + split.chunk_begin[me] * leaf_records;
-  if (split.chunk_begin[me] < split.chunk_begin[me + 1]) wanted.push_back(chunk_index);
-  if (total > header_records && in_my_range(header_records)) wanted.push_back(header_records);
-  for (int r = 0; r < ranks; ++r) {
-    if (held[r] < held[r + 1] && in_my_range(header_records + held[r])) wanted.push_back(header_records + held[r]);
-  }
-  std::vector<std::uint64_t> held_start(ranks, kNone);
-  for (const auto& [index, at] : offsets_of(wanted)) {
-    if (split.chunk_begin[me] < split.chunk_begin[me + 1] && index == chunk_index) found.chunk_start = at;
-    if (index == header_records) found.data_start = at;
-    for (int r = 0; r < ranks; ++r) {
-      if (held[r] < held[r + 1] && index == header_records + held[r]) held_start[r] = at;
-    }
-  }
   const std::vector<Found> all = comm.all_gather(found);
-  const std::vector<std::uint64_t> all_held = comm.all_gather(held_start);
-  split.header_bytes = bytes;
-  split.data_begin.assign(ranks + 1, bytes);
-  split.held_byte_begin.assign(ranks + 1, bytes);
-  for (int r = ranks - 1; r >= 0; --r) {
-    split.data_begin[r] = all[r].chunk_start != kNone ? all[r].chunk_start : split.data_begin[r + 1];
-    if (all[r].data_start != kNone) split.header_bytes = all[r].data_start;
-    split.held_byte_begin[r] = split.held_byte_begin[r + 1];
-    for (int s = 0; s < ranks; ++s) {
-      if (all_held[s * ranks + r] != kNone) split.held_byte_begin[r] = all_held[s * ranks + r];
-    }
-  }
   // 4. The longest record and the squares, the same on every rank (summed
   // in rank order): each rank's own records, the records that cross into a
   // rank's range (from the last record end before it to its first), and a
