@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "extshuffle/errors.hpp"
+#include "extshuffle/mpi/rank_failure.hpp"
 
 namespace extshuffle::mpi {
 namespace {
@@ -68,6 +69,14 @@ RecordFetch::RecordFetch(std::vector<std::uint64_t> wanted, const std::vector<st
                          HeldRecords& held, Communicator& comm, FetchStats& stats)
     : wanted_(std::move(wanted)), held_begin_(held_begin), held_(held), comm_(comm), stats_(stats),
       ranks_(comm.size()), me_(comm.rank()), served_(static_cast<std::size_t>(comm.size())) {
+  try {
+    ask_for_records();
+  } catch (...) {
+    abort_job(std::current_exception());
+  }
+}
+
+void RecordFetch::ask_for_records() {
   const auto t0 = Clock::now();
   // 1. The indices, grouped by holder (in output order within each).
   std::vector<int> ask(ranks_);
@@ -116,7 +125,7 @@ std::vector<std::uint64_t> RecordFetch::windows(std::uint64_t window_bytes) cons
   return ends;
 }
 
-void RecordFetch::round(std::uint64_t first, std::uint64_t end, OutputRange* out) {
+void RecordFetch::exchange(std::uint64_t first, std::uint64_t end) {
   // What this rank takes of each holder, and serves each rank.
   std::vector<int> take(ranks_), take_bytes(ranks_);
   std::vector<std::uint64_t> bytes_from(ranks_);
@@ -150,19 +159,22 @@ void RecordFetch::round(std::uint64_t first, std::uint64_t end, OutputRange* out
     }
     served_[q] += static_cast<std::uint64_t>(serve[q]);
   }
-  const std::vector<int> send_at = displacements(serve_bytes), receive_at = displacements(take_bytes);
-  receive_.resize(static_cast<std::size_t>(receive_at.back()) + static_cast<std::size_t>(take_bytes.back()));
+  const std::vector<int> send_at = displacements(serve_bytes);
+  receive_at_ = displacements(take_bytes);
+  receive_.resize(static_cast<std::size_t>(receive_at_.back()) + static_cast<std::size_t>(take_bytes.back()));
   MPI_Alltoallv(send_.data(), serve_bytes.data(), send_at.data(), MPI_BYTE, receive_.data(), take_bytes.data(),
-                receive_at.data(), MPI_BYTE, MPI_COMM_WORLD);
+                receive_at_.data(), MPI_BYTE, MPI_COMM_WORLD);
   stats_.bytes_sent += to_others(serve_bytes, me_, 1);
   stats_.bytes_received += to_others(take_bytes, me_, 1);
   stats_.count_bytes_sent += 4 * (ranks_ - 1);
-  if (!out) return;
-  // The window in output order: each record the next from its holder.
-  std::vector<std::uint64_t> next(receive_at.begin(), receive_at.end());
+}
+
+void RecordFetch::write_window(std::uint64_t first, std::uint64_t end, OutputRange& out) const {
+  // Each record the next from its holder.
+  std::vector<std::uint64_t> next(receive_at_.begin(), receive_at_.end());
   for (std::uint64_t k = first; k < end; ++k) {
     const int h = holder(wanted_[k]);
-    out->write(receive_.data() + next[h], lengths_[k]);
+    out.write(receive_.data() + next[h], lengths_[k]);
     next[h] += lengths_[k];
   }
 }
@@ -176,9 +188,14 @@ std::exception_ptr RecordFetch::write_all(OutputRange& out, std::uint64_t window
     const std::uint64_t first = t == 0 ? 0 : t - 1 < ends.size() ? ends[t - 1] : wanted_.size();
     const std::uint64_t end = t < ends.size() ? ends[t] : wanted_.size();
     try {
-      round(first, end, failure ? nullptr : &out);
-    } catch (const std::exception&) {
-      if (!failure) failure = std::current_exception();
+      exchange(first, end);
+    } catch (...) {
+      abort_job(std::current_exception());
+    }
+    try {
+      if (!failure) write_window(first, end, out);
+    } catch (...) {
+      failure = std::current_exception();
     }
   }
   stats_.rounds = rounds;

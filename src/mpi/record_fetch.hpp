@@ -34,7 +34,8 @@ class RecordFetch {
  public:
   // `wanted`: input record indices in output order; rank r holds records
   // [held_begin[r], held_begin[r + 1]), this rank's being `held`.
-  // Exchanges the requests and the lengths. Collective.
+  // Exchanges the requests and the lengths. Collective; a failure ends the
+  // job (abort_job: the other ranks are inside the exchange).
   RecordFetch(std::vector<std::uint64_t> wanted, const std::vector<std::uint64_t>& held_begin, HeldRecords& held,
               Communicator& comm, FetchStats& stats);
   // The bytes of the wanted records.
@@ -47,9 +48,16 @@ class RecordFetch {
 
  private:
   int holder(std::uint64_t record) const;
+  // The constructor's exchange: requests_, lengths_, wanted_bytes_.
+  void ask_for_records();
   // The ends of this rank's windows, in positions of `wanted_`.
   std::vector<std::uint64_t> windows(std::uint64_t window_bytes) const;
-  void round(std::uint64_t first, std::uint64_t end, OutputRange* out);
+  // One round: the records of window [first, end) of `wanted_` into
+  // receive_, each holder's from receive_at_[h]. A failure here leaves the
+  // other ranks inside the exchange: it ends the job (abort_job).
+  void exchange(std::uint64_t first, std::uint64_t end);
+  // Then the window, in output order, to `out`.
+  void write_window(std::uint64_t first, std::uint64_t end, OutputRange& out) const;
 
   std::vector<std::uint64_t> wanted_, lengths_;  // in output order
   const std::vector<std::uint64_t>& held_begin_;
@@ -63,6 +71,7 @@ class RecordFetch {
   std::vector<std::uint64_t> requests_;
   std::vector<std::uint64_t> requests_begin_, served_;
   std::vector<std::byte> send_, receive_;
+  std::vector<int> receive_at_;
 };
 
 }  // namespace extshuffle::mpi
