@@ -101,5 +101,20 @@ TEST(MpiRows, RangeColumnSumsCheckTheirRange) {
   EXPECT_EQ(sums, std::vector<std::uint64_t>(p, 0));  // no rows, no records
 }
 
+// The records each rank holds: a leaf root in even shares N r / P (no
+// overflow near 2^64), a split root by the chunks each rank scatters.
+TEST(MpiRows, HeldRecordsAreEvenSharesOfALeafAndTheChunksOfASplit) {
+  const core::PlanConstants c{100, 4};
+  EXPECT_EQ(held_record_split(10, c, 4), (std::vector<std::uint64_t>{0, 2, 5, 7, 10}));
+  EXPECT_EQ(held_record_split(100, c, 3), (std::vector<std::uint64_t>{0, 33, 66, 100}));
+  EXPECT_EQ(held_record_split(2, c, 3), (std::vector<std::uint64_t>{0, 0, 1, 2}));
+  EXPECT_EQ(held_record_split(0, c, 2), (std::vector<std::uint64_t>{0, 0, 0}));
+  // 250 records: chunks of 100 (the last 50) split 0 | 1 | 2 over three ranks, 0 0 | 1 | 2 over four.
+  EXPECT_EQ(held_record_split(250, c, 3), (std::vector<std::uint64_t>{0, 100, 200, 250}));
+  EXPECT_EQ(held_record_split(250, c, 4), (std::vector<std::uint64_t>{0, 0, 100, 200, 250}));
+  const core::PlanConstants huge{UINT64_MAX, 4};
+  EXPECT_EQ(held_record_split(UINT64_MAX, huge, 2)[1], UINT64_MAX / 2);
+}
+
 }  // namespace
 }  // namespace extshuffle::mpi
