@@ -151,7 +151,8 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
                                                                 : formats::default_header_records(detected.text_format);
     checkpoint(comm, [&] {
       const TextSplit split =
-          split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name, comm);
+          split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name,
+                           comm);
       in.records = split.records;
       in.data_offset = split.header_bytes;
       in.add_terminator = split.add_terminator;

@@ -82,8 +82,8 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
           }
           try {
             // Pieces of 1 to 13 bytes: the scans resume and merge everywhere.
-            split = split_text_input(*file, text.size(), syntax, header, core::PlanConstants{leaf, core::kPlanV2.max_fanout},
-                                     "'x'", comm, 1 + (trial + leaf) % 13);
+            const core::PlanConstants constants{leaf, core::kPlanV2.max_fanout};
+            split = split_text_input(*file, text.size(), syntax, header, constants, "'x'", comm, 1 + (trial + leaf) % 13);
           } catch (const InputError& e) {
             error = e.what();
           }
