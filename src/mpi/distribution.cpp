@@ -18,6 +18,21 @@ std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks) {
   return begin;
 }
 
+std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
+  std::vector<std::uint64_t> begin(ranks + 1);
+  if (core::is_leaf(records, constants)) {
+    for (int r = 0; r <= ranks; ++r) {
+      begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(records) * static_cast<unsigned>(r) /
+                                            static_cast<unsigned>(ranks));
+    }
+    return begin;
+  }
+  const std::vector<std::uint64_t> chunks = even_chunk_split(core::chunk_count(records, constants), ranks);
+  for (int r = 0; r < ranks; ++r) begin[r] = std::min(records, core::chunk_first(chunks[r], constants));
+  begin[ranks] = records;
+  return begin;
+}
+
 void range_column_sums(core::RecursiveMatrix& matrix, std::uint64_t first, std::uint64_t end,
                        std::span<std::uint64_t> out) {
   std::vector<std::uint64_t> before_first(out.size());

@@ -39,6 +39,12 @@ struct Distribution {
 // The even split of R chunks (fixed-size records: equal bytes per rank).
 std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
 
+// The data records each rank holds before the run (ranks + 1 entries: rank r
+// holds [entry r, entry r + 1)): a root that is one leaf in even shares of
+// records, else the records of the chunks that rank scatters (the even
+// chunk split), the last entry `records`.
+std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks);
+
 // Writes to `out` (p entries) the column sums of rows [first, end) of
 // `matrix`: how many records chunks first..end-1 give each bucket, as the
 // sums before `end` less those before `first` (two root-to-boundary paths,
