@@ -10,15 +10,13 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
+#include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 
 namespace extshuffle::mpi {
 namespace {
-
-// Bytes read at a time while looking for record starts (as the counting pass reads).
-constexpr std::uint64_t kStartScanPieceBytes = std::uint64_t{8} << 20;
 
 // What the holder of a file tells every rank of its layout (the header follows it).
 struct FileFacts {
@@ -81,32 +79,44 @@ void add_up(DatasetFiles& d) {
 
 std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t total,
                                               const formats::RecordSyntax& syntax,
-                                              const std::vector<std::uint64_t>& wanted) {
+                                              const std::vector<std::uint64_t>& wanted, std::size_t piece_bytes_at_most) {
   std::vector<std::uint64_t> found;
-  std::vector<char> window;
-  std::uint64_t window_at = 0, read = 0, index = 0;
-  std::size_t scanned = 0;  // where in the window record `index` starts
+  std::vector<char> piece(static_cast<std::size_t>(
+      std::min<std::uint64_t>(std::max(piece_bytes_at_most, formats::kTfrecordHeaderBytes), std::max<std::uint64_t>(total, 1))));
+  std::uint64_t piece_at = 0, piece_bytes = 0;  // the bytes in `piece`: [piece_at, piece_at + piece_bytes)
+  const auto read_from = [&](std::uint64_t at) {
+    if (at >= total) throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
+    piece_at = at;
+    piece_bytes = std::min<std::uint64_t>(piece.size(), total - at);
+    file.read_now(piece.data(), first_byte + at, static_cast<std::size_t>(piece_bytes));
+  };
+  std::uint64_t index = 0, start = 0;  // record `index` starts at `start`
+  formats::QuoteState state = formats::QuoteState::kFieldStart;
+  std::uint64_t scanned = 0;  // a terminated record: scanned up to here, in `state`
   while (found.size() < wanted.size()) {
     if (wanted[found.size()] == index) {
-      found.push_back(window_at + scanned);
+      found.push_back(start);
       continue;
     }
-    const formats::RecordScan scan =
-        formats::scan_record(window.data() + scanned, window.data() + window.size(), syntax);
-    if (scan.end != nullptr) {
-      scanned = static_cast<std::size_t>(scan.end - window.data());
+    if (syntax.framing == formats::RecordFraming::kTfrecord) {
+      // A frame's end is in its length field: only headers are read.
+      if (start < piece_at || start + formats::kTfrecordHeaderBytes > piece_at + piece_bytes) read_from(start);
+      if (piece_bytes < formats::kTfrecordHeaderBytes) throw InputError("input '" + file.path() + "': truncated frame");
+      start += formats::kTfrecordOverheadBytes + formats::tfrecord_data_length(piece.data() + (start - piece_at));
       ++index;
       continue;
     }
-    if (read == total) throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
-    window.erase(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(scanned));
-    window_at += scanned;
-    scanned = 0;
-    const std::size_t piece = static_cast<std::size_t>(std::min(kStartScanPieceBytes, total - read));
-    const std::size_t kept = window.size();
-    window.resize(kept + piece);
-    file.read_now(window.data() + kept, first_byte + read, piece);
-    read += piece;
+    // Terminated records: scanned a piece at a time in the quoting state
+    // where the last piece ended, so that a record of any length fits.
+    if (scanned == piece_at + piece_bytes) read_from(scanned);
+    const char* begin = piece.data() + (scanned - piece_at);
+    const char* end = formats::find_record_end(begin, piece.data() + piece_bytes, syntax, state);
+    if (end == nullptr) {
+      scanned = piece_at + piece_bytes;
+      continue;
+    }
+    scanned = start = piece_at + static_cast<std::uint64_t>(end - piece.data());
+    ++index;
   }
   return found;
 }

@@ -64,14 +64,20 @@ std::vector<int> assign_files_by_size(const std::vector<std::uint64_t>& stored_b
 DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::string>& paths,
                              const std::string& scratch_directory, Communicator& comm);
 
+// Bytes read at a time while looking for record starts (as the counting pass reads).
+inline constexpr std::size_t kStartScanPieceBytes = std::size_t{8} << 20;
+
 // Where the text records `wanted` (indices from 0, sorted, each below the
 // number of records there) start among the `bytes` bytes at `first_byte` of
 // `file`, as offsets from `first_byte`: one read from there to the last of
-// them, a record scanned as formats::scan_record scans it. Throws InputError
-// when fewer records are there.
+// them (TFRecord: of the frames' headers alone), in pieces of 8 MiB
+// whatever the records' lengths, a record found as formats::scan_record
+// finds it. Throws InputError when fewer records are there.
+// (Tests give tiny pieces, so that scans resume at every kind of place.)
 std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t bytes,
                                               const formats::RecordSyntax& syntax,
-                                              const std::vector<std::uint64_t>& wanted);
+                                              const std::vector<std::uint64_t>& wanted,
+                                              std::size_t piece_bytes_at_most = kStartScanPieceBytes);
 
 // The byte offsets in the dataset's data of the data records `indices`
 // (sorted, each at most files.records; records itself is the end), the same

@@ -6,7 +6,8 @@
 // file lacks added, whether they lie in plain files (read in place), in
 // compressed files it decompressed itself or in compressed files another
 // rank holds (sent over MPI); and all of them gathered on rank 0 in one
-// scratch file. Files: lines, plain, .gz and .zst (by the real tools), one
+// scratch file; and where the records of a file start, found in pieces of
+// any size. Files: lines, plain, .gz and .zst (by the real tools), one
 // empty, one without its final newline; each rank has a scratch directory
 // of its own. Run by ctest under mpirun on 3 and 4 ranks over TCP only;
 // every input is deterministic, so there is no false failure.
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 #include "mpi/dataset_files.hpp"
@@ -47,6 +49,61 @@ std::vector<std::uint64_t> line_starts(const std::string& text) {
     if (text[at] == '\n') starts.push_back(at + 1);
   }
   return starts;
+}
+
+// Random CSV over its own syntax characters (quoted newlines, "" and
+// quotes inside unquoted fields), and TFRecord frames of 0 to 40 bytes.
+std::string random_text(std::uint64_t trial, bool frames) {
+  std::uint64_t x = trial * 0x9E3779B97F4A7C15ULL + 1;
+  const auto next = [&] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(x >> 33);
+  };
+  std::string text;
+  if (frames) {
+    for (std::uint32_t k = next() % 20; k > 0; --k) formats::append_tfrecord_frame(text, std::string(next() % 41, 'f'));
+    return text;
+  }
+  const char alphabet[] = {'a', 'b', ',', '"', '"', '\n', '\n', 'c'};
+  text.resize(next() % 300);
+  for (char& c : text) c = alphabet[next() % sizeof alphabet];
+  return text;
+}
+
+// Every record's start (a last one without its end included), by a plain scan.
+std::vector<std::uint64_t> scanned_starts(const std::string& text, const formats::RecordSyntax& syntax) {
+  std::vector<std::uint64_t> starts;
+  for (const char* p = text.data(); p < text.data() + text.size();) {
+    starts.push_back(static_cast<std::uint64_t>(p - text.data()));
+    const formats::RecordScan scan = formats::scan_record(p, text.data() + text.size(), syntax);
+    p = scan.end ? scan.end : text.data() + text.size();
+  }
+  return starts;
+}
+
+// find_record_starts finds every record where a plain scan finds it, in
+// pieces of 1 to 13 bytes (a scan resumed inside quoted fields, between the
+// quotes of "", inside frame headers) and of the default size.
+TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
+  const formats::RecordSyntax csv{'\n', true, ','}, lines{'\n', false, ','};
+  const formats::RecordSyntax tfrecord{'\n', false, ',', formats::RecordFraming::kTfrecord};
+  for (std::uint64_t trial = 0; trial < 300; ++trial) {
+    for (const formats::RecordSyntax& syntax : {csv, lines, tfrecord}) {
+      const std::string text = random_text(trial, syntax.framing == formats::RecordFraming::kTfrecord);
+      const auto file = io::BlockFile::in_memory();
+      const std::uint64_t at = 7;  // the records after a header, say
+      file->write_now(std::string(at, 'h').data(), 0, at);
+      if (!text.empty()) file->write_now(text.data(), at, text.size());
+      const std::vector<std::uint64_t> starts = scanned_starts(text, syntax);
+      std::vector<std::uint64_t> wanted(starts.size());
+      for (std::size_t k = 0; k < wanted.size(); ++k) wanted[k] = k;
+      for (const std::size_t piece : {std::size_t{1} + trial % 13, kStartScanPieceBytes}) {
+        EXPECT_EQ(find_record_starts(*file, at, text.size(), syntax, wanted, piece), starts)
+            << "trial " << trial << " framing " << static_cast<int>(syntax.framing) << " quoted " << syntax.quoted
+            << " piece " << piece;
+      }
+    }
+  }
 }
 
 TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
