@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "extshuffle/dataset/format_agreement.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "tar_input.hpp"
@@ -15,51 +16,6 @@ namespace {
 // The terminator a text input's last record lacks, as one byte in memory.
 const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 
-// A header for a message: printable, on one line, shortened.
-std::string shown(const std::string& header) {
-  std::string text;
-  for (char c : header.substr(0, 60)) {
-    text += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : c == '\0' ? std::string("\\0") : std::string(1, c);
-  }
-  return "'" + text + (header.size() > 60 ? "...'" : "'");
-}
-
-// The shape of one row, as Python writes a tuple: (), (3,), (3, 4).
-std::string trailing_shape(const formats::NpyHeader& npy) {
-  std::string text = "(";
-  for (std::size_t k = 1; k < npy.shape.size(); ++k) text += (k > 1 ? ", " : "") + std::to_string(npy.shape[k]);
-  return text + (npy.shape.size() == 2 ? ",)" : ")");
-}
-
-// Throws unless input `k` (`layout`) can join the dataset whose first input is `first`.
-void check_agrees(const InputLayout& first, const std::string& first_path, const InputLayout& layout,
-                  const std::string& path) {
-  const std::string a = input_display_name(first_path), b = input_display_name(path);
-  if (format_name(layout.format) != format_name(first.format)) {
-    throw InputError("inputs differ in format: " + a + " is " + format_name(first.format) + ", " + b + " is " +
-                     format_name(layout.format) + " (give --format to read them alike)");
-  }
-  if (layout.text && layout.header != first.header) {
-    throw InputError("inputs differ in their header: " + a + " has " + shown(first.header) + ", " + b + " has " +
-                     shown(layout.header));
-  }
-  if (layout.format.kind == formats::RecordKind::kNpy) {
-    const formats::NpyHeader x = formats::parse_npy_header(first.header, a);
-    const formats::NpyHeader y = formats::parse_npy_header(layout.header, b);
-    if (x.descr != y.descr) {
-      throw InputError("inputs differ in dtype: " + a + " holds '" + x.descr + "', " + b + " holds '" + y.descr + "'");
-    }
-    if (trailing_shape(x) != trailing_shape(y)) {
-      throw InputError("inputs differ in the shape of a row: " + a + " has rows of shape " + trailing_shape(x) + ", " +
-                       b + " of shape " + trailing_shape(y));
-    }
-  }
-  if (!layout.text && layout.record_size != first.record_size) {
-    throw InputError("inputs differ in record size: " + a + " has records of " + std::to_string(first.record_size) +
-                     " bytes, " + b + " of " + std::to_string(layout.record_size));
-  }
-}
-
 }  // namespace
 
 DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping) {
@@ -72,7 +28,7 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();
     } else {
-      check_agrees(dataset.layout, inputs[0].path(), layout, source.path());
+      check_inputs_agree(dataset.layout, inputs[0].path(), layout, source.path());
       TextCount& count = dataset.layout.text_count;
       count.longest_record_bytes = std::max(count.longest_record_bytes, layout.text_count.longest_record_bytes);
       count.record_bytes_squared += layout.text_count.record_bytes_squared;

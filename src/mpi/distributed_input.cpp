@@ -1,5 +1,9 @@
 // Opening and counting the input of a distributed run: what extshuffle-mpi
 // refuses, the format, and the split of the top-level chunks among the ranks.
+// One plain file (not TFRecord) is read in place by every rank and its text
+// records counted by all of them (text_split.hpp); anything else (several
+// files, a directory, compressed files, TFRecord) is a dataset of files
+// (dataset_files.hpp, staged_input.hpp).
 #include "distributed_input.hpp"
 
 #include <sys/stat.h>
@@ -11,6 +15,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/input_set.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "text_split.hpp"
 
@@ -18,56 +23,53 @@ namespace extshuffle::mpi {
 namespace {
 
 const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
-const char* const kTfrecordReason = "TFRecord frames are found one after another from the start: they cannot be "
-                                    "split across ranks (use extshuffle)";
-const char* const kTarReason = "tar samples are found one after another from the start: they cannot be split "
-                               "across ranks (use extshuffle)";
+const char* const kTarReason = "a tar archive's samples are read through an index of it in memory, which "
+                               "extshuffle-mpi does not share between ranks (use extshuffle)";
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
 // single-machine implementation has no distributed counterpart yet.
 void check_supported(const JobOptions& config, const JobDataset& dataset) {
-  const std::string& input = dataset.inputs.front();
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
   if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
   if (config.repeat) refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
-  if (dataset.inputs.size() > 1) {
-    refuse("several inputs", "extshuffle-mpi shuffles one input file per output (join them first, or use extshuffle)");
-  }
   if (config.shard_count > 0 || config.shard_bytes > 0) refuse("--shards, --shard-size", "not supported by extshuffle-mpi");
   if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
   if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
-  if (config.format == formats::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
   if (config.format == formats::Format::kTar) refuse("--format tar", kTarReason);
-  if (input == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
-  if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
-  if (io::codec_for_path(input) != io::Codec::kNone) {
-    refuse("input '" + input + "'", "a compressed input cannot be split across ranks (decompress it first)");
+  for (const std::string& input : dataset.inputs) {
+    if (input == "-") refuse("standard input", "cannot be split across ranks: give INPUT files");
   }
+  if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (io::codec_for_path(dataset.output) != io::Codec::kNone) {
     refuse("output '" + dataset.output + "'", "a compressed output cannot be written in parts (compress it afterwards)");
-  }
-  struct stat st {};
-  if (::stat(input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    refuse("input '" + input + "'",
-           "a directory is a dataset of its files, which extshuffle-mpi does not read (use extshuffle)");
-  }
-  if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-    refuse("input '" + input + "'", "a pipe or a device is read once, in order: it cannot be split across ranks");
   }
   if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
   if (config.verify) refuse("--verify", "not supported by extshuffle-mpi");
   if (config.dry_run) refuse("--dry-run", "not supported by extshuffle-mpi (extshuffle --dry-run prints the plan)");
 }
 
+// Each of a dataset's files (a directory expanded) must be one every rank
+// can find and its holder read at offsets or decompress.
+void check_files(const std::vector<std::string>& paths) {
+  for (const std::string& input : paths) {
+    struct stat st {};
+    if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+      throw UsageError("input '" + input + "': a pipe or a device is read once, in order: it cannot be split across ranks");
+    }
+  }
+}
+
 }  // namespace
 
 std::uint64_t DistributedInput::State::data_bytes() const {
+  if (files) return files->data_bytes;
   if (!text) return records * record_size;
   return source->bytes() - data_offset + (add_terminator && data_offset < source->bytes() ? 1 : 0);
 }
 
 io::ByteExtents DistributedInput::State::all_data() const {
+  if (files) return ranks == 1 ? held->data : io::ByteExtents{};
   io::ByteExtents data;
   if (!text) {
     data.append({&source->data(), data_offset, records * record_size});
@@ -84,6 +86,8 @@ io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanCo
   io::ByteExtents data;
   const std::uint64_t first = chunk_begin[rank], end = chunk_begin[rank + 1];
   if (first == end) return data;
+  // A dataset's chunks are the even split, whose records are those it holds.
+  if (files) return rank == this->rank ? held->data : data;
   if (!text) {
     const std::uint64_t first_record = core::chunk_first(first, constants);
     const std::uint64_t end_record = std::min(records, core::chunk_first(end, constants));
@@ -97,6 +101,7 @@ io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanCo
 }
 
 io::ByteExtents DistributedInput::State::held_data() const {
+  if (files) return held->data;
   io::ByteExtents data;
   const std::uint64_t first = held_begin[rank], end = held_begin[rank + 1];
   if (first == end) return data;
@@ -109,28 +114,55 @@ io::ByteExtents DistributedInput::State::held_data() const {
   return data;
 }
 
+io::BlockFile& DistributedInput::State::whole_file() const { return files ? *held->file : source->data(); }
+std::uint64_t DistributedInput::State::whole_offset() const { return files ? 0 : data_offset; }
+
+ioperm::TextInput DistributedInput::State::whole_text() const {
+  if (files) return ioperm::TextInput{held->file.get(), 0, held->file_bytes, false};
+  return ioperm::TextInput{&source->data(), data_offset, source->bytes() - data_offset,
+                           add_terminator && data_offset < source->bytes()};
+}
+
+io::BlockFile& DistributedInput::State::scratch() const {
+  if (!files) return source->scratch();
+  return *held->file;
+}
+
+std::uint64_t DistributedInput::State::scratch_offset() const {
+  if (!files) return source->scratch_offset();
+  constexpr std::uint64_t kBlock = 4096;  // the scratch file's regions start on blocks
+  const std::uint64_t used = held->file_bytes;
+  return (used + kBlock - 1) / kBlock * kBlock;
+}
+
+void DistributedInput::State::check_unchanged() const {
+  if (source) source->check_unchanged();
+  if (!files) return;
+  for (const auto& opened : files->held) {
+    if (opened) opened->check_unchanged();
+  }
+}
+
 DistributedInput::DistributedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
 DistributedInput::DistributedInput(DistributedInput&&) noexcept = default;
 DistributedInput& DistributedInput::operator=(DistributedInput&&) noexcept = default;
 DistributedInput::~DistributedInput() = default;
 std::uint64_t DistributedInput::records() const { return state_->records; }
 
-DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm) {
-  const std::string& input = dataset.inputs.front();
-  const auto start = std::chrono::steady_clock::now();
-  auto state = std::make_unique<DistributedInput::State>();
-  DistributedInput::State& in = *state;
+namespace {
+
+// One plain file, opened in place on every rank. Returns false, the file
+// unread, when it is TFRecord: its frames are found one after another from
+// its start, so it is read as a dataset of one file by one rank.
+bool prepare_one_file(const JobOptions& config, const std::string& input, DistributedInput::State& in,
+                      Communicator& comm) {
   const std::string name = "'" + input + "'";
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
-    check_supported(config, dataset);
     in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(config.tmpdir));
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, input,
                                       head, name);
-    if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTfrecord) {
-      throw UsageError("input " + name + ": " + kTfrecordReason);
-    }
     if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTar) {
       throw UsageError("input " + name + ": " + kTarReason);
     }
@@ -144,33 +176,82 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
     in.records = layout.records;
     in.header = layout.header;
   });
-  if (detected.kind == formats::RecordKind::kText) {
-    in.text = true;
-    in.syntax = formats::text_syntax(detected.text_format, config.zero_terminated);
-    const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
-                                                                : formats::default_header_records(detected.text_format);
-    checkpoint(comm, [&] {
-      const TextSplit split =
-          split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name,
-                           comm);
-      in.records = split.records;
-      in.data_offset = split.header_bytes;
-      in.add_terminator = split.add_terminator;
-      in.longest_record_bytes = split.longest_record_bytes;
-      in.chunk_begin = split.chunk_begin;
-      in.data_begin = split.data_begin;
-      in.held_begin = held_record_split(in.records, config.constants, comm.size());
-      in.held_byte_begin = split.held_byte_begin;
-      // Every rank: its output's offset counts the header's bytes.
-      in.header = in.source->read_head(in.data_offset);
-      // A file of only a header whose last line lacks its terminator gets one.
-      if (in.data_offset == in.source->bytes() && in.add_terminator) in.header += in.syntax.terminator;
-    });
-  } else {
-    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
-    in.held_begin = held_record_split(in.records, config.constants, comm.size());
+  if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTfrecord) {
+    in.source.reset();
+    return false;
   }
+  in.input_bytes = in.source->bytes();
+  if (detected.kind != formats::RecordKind::kText) {
+    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
+    return true;
+  }
+  in.text = true;
+  in.syntax = formats::text_syntax(detected.text_format, config.zero_terminated);
+  const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
+                                                              : formats::default_header_records(detected.text_format);
+  checkpoint(comm, [&] {
+    const TextSplit split =
+        split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name,
+                         comm);
+    in.records = split.records;
+    in.data_offset = split.header_bytes;
+    in.add_terminator = split.add_terminator;
+    in.longest_record_bytes = split.longest_record_bytes;
+    in.chunk_begin = split.chunk_begin;
+    in.data_begin = split.data_begin;
+    in.held_begin = held_record_split(in.records, config.constants, comm.size());
+    in.held_byte_begin = split.held_byte_begin;
+    // Every rank: its output's offset counts the header's bytes.
+    in.header = in.source->read_head(in.data_offset);
+    // A file of only a header whose last line lacks its terminator gets one.
+    if (in.data_offset == in.source->bytes() && in.add_terminator) in.header += in.syntax.terminator;
+  });
+  return true;
+}
+
+// A dataset of files: laid out by their holders, then each rank's held
+// records gathered where it can read them.
+void prepare_dataset(const JobOptions& config, const std::vector<std::string>& paths, DistributedInput::State& in,
+                     Communicator& comm) {
+  const std::string scratch = io::scratch_directory(config.tmpdir);
+  in.files = std::make_unique<DatasetFiles>(lay_out_dataset(config, paths, scratch, comm));
+  const DatasetFiles& d = *in.files;
+  const DatasetFile& first = d.files.front();
+  checkpoint(comm, [&] {
+    if (first.layout.text && first.layout.format.text_format == formats::Format::kTar) {
+      throw UsageError("input '" + first.path + "': " + kTarReason);
+    }
+  });
+  in.text = first.layout.text;
+  in.syntax = first.layout.syntax;
+  in.record_size = first.layout.record_size;
+  in.records = d.records;
+  in.header = d.header;
+  in.longest_record_bytes = d.longest_record_bytes;
+  in.input_bytes = d.input_bytes;
+  in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
+  in.held_begin = held_record_split(in.records, config.constants, comm.size());
+  const std::vector<std::uint64_t> held_bytes = record_byte_offsets(*in.files, in.held_begin, comm);
+  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, false, scratch, comm));
+}
+
+}  // namespace
+
+DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm) {
+  const auto start = std::chrono::steady_clock::now();
+  auto state = std::make_unique<DistributedInput::State>();
+  DistributedInput::State& in = *state;
   in.rank = comm.rank();
+  in.ranks = comm.size();
+  std::vector<std::string> paths;
+  checkpoint(comm, [&] {
+    check_supported(config, dataset);
+    paths = io::expand_input_paths(dataset.inputs);
+    check_files(paths);
+  });
+  const bool one_plain_file = paths.size() == 1 && io::codec_for_path(paths.front()) == io::Codec::kNone;
+  if (!one_plain_file || !prepare_one_file(config, paths.front(), in, comm)) prepare_dataset(config, paths, in, comm);
+  if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, config.constants, comm.size());
   in.seconds_counting = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return DistributedInput(std::move(state));
 }

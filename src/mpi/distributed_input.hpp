@@ -1,6 +1,9 @@
 // The input of a distributed run as every rank holds it (the library's side
-// of mpi::DistributedInput): the file, where its records lie, and which
-// top-level chunks, at which bytes, each rank scatters.
+// of mpi::DistributedInput): one plain file, which every rank reads in place
+// and whose text records the ranks count together (text_split.hpp), or a
+// dataset of files laid out by their holders (dataset_files.hpp), each rank's
+// share of its records gathered where it can read them (staged_input.hpp);
+// and which top-level chunks, at which bytes, each rank scatters.
 #pragma once
 
 #include <cstddef>
@@ -13,12 +16,20 @@
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/io/input_source.hpp"
+#include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
+#include "dataset_files.hpp"
+#include "staged_input.hpp"
 
 namespace extshuffle::mpi {
 
 struct DistributedInput::State {
-  std::unique_ptr<io::InputSource> source;
+  int rank = 0;   // this rank
+  int ranks = 1;  // of the job
+  std::unique_ptr<io::InputSource> source;  // one plain file; null for a dataset of files
+  std::unique_ptr<DatasetFiles> files;       // a dataset of files; null for one plain file
+  std::unique_ptr<StagedInput> held;         // a dataset: the records this rank holds
+  std::uint64_t input_bytes = 0;             // every input's bytes (decompressed), headers included
   bool text = false;
   std::size_t record_size = 0;     // fixed-size records (and .npy rows)
   std::uint64_t data_offset = 0;   // where the records start: after a .npy header or the header lines
@@ -31,21 +42,35 @@ struct DistributedInput::State {
   // text records from byte data_begin[r] (fixed-size ones by arithmetic).
   std::vector<std::uint64_t> chunk_begin;
   std::vector<std::uint64_t> data_begin;
-  // Ranks + 1 entries: rank r holds data records [held_begin[r], held_begin[r + 1])
-  // where it can read them (held_record_split); text: from byte held_byte_begin[r].
+  // Ranks + 1 entries: rank r holds the data records [held_begin[r],
+  // held_begin[r + 1]) where it can read them (distribution.hpp,
+  // held_record_split).
   std::vector<std::uint64_t> held_begin;
+  // One plain text file: the byte where each rank's held records start
+  // (ranks + 1 entries; text_split.hpp).
   std::vector<std::uint64_t> held_byte_begin;
-  int rank = 0;  // this rank
   double seconds_counting = 0;
 
   // The records' bytes (the terminator a text input lacks included).
   std::uint64_t data_bytes() const;
   io::ByteExtents all_data() const;
-  // The bytes of rank `rank`'s chunks, from its first chunk's first record.
+  // The bytes of rank `rank`'s chunks, from its first chunk's first record
+  // (a dataset: this rank's alone).
   io::ByteExtents chunk_data(int rank, const core::PlanConstants& constants) const;
-  // This rank's held records' bytes, in order (the terminator the last
-  // record lacks added when it holds that record).
+  // This rank's held records' bytes, in order, the missing final text
+  // terminator added when it holds the last record.
   io::ByteExtents held_data() const;
+  // A root that is one leaf on one rank, run as extshuffle runs it: all the
+  // records in one range of one file (text: the terminator it lacks, if
+  // whole_text says so).
+  io::BlockFile& whole_file() const;
+  std::uint64_t whole_offset() const;
+  ioperm::TextInput whole_text() const;
+  // The run's scratch file on this rank, free from scratch_offset() on.
+  io::BlockFile& scratch() const;
+  std::uint64_t scratch_offset() const;
+  // InputSource::check_unchanged for the inputs this rank reads in place.
+  void check_unchanged() const;
   // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.
   ioperm::NodeFacts root_facts() const {
     return ioperm::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};

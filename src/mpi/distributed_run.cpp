@@ -113,19 +113,17 @@ std::uint32_t run_alone(RankRun& r) {
     const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
     ioperm::WalkStats e;
     if (in.text) {
-      const ioperm::TextInput text{&in.source->data(), in.data_offset, in.source->bytes() - in.data_offset,
-                                   in.add_terminator && in.data_offset < in.source->bytes()};
-      e = ioperm::shuffle_text(text, in.records, in.source->scratch(), in.source->scratch_offset(), o, sink);
+      e = ioperm::shuffle_text(in.whole_text(), in.records, in.scratch(), in.scratch_offset(), o, sink);
     } else {
-      e = ioperm::shuffle_fixed_size(in.source->data(), in.data_offset, in.records, in.source->scratch(),
-                                     in.source->scratch_offset(), o.walk, sink);
+      e = ioperm::shuffle_fixed_size(in.whole_file(), in.whole_offset(), in.records, in.scratch(),
+                                     in.scratch_offset(), o.walk, sink);
     }
     writer.finish();
     add_walk_stats(r.stats, e);
     r.stats.input_bytes_read = in.data_bytes();
     r.stats.output_bytes = writer.bytes_written();
     passes = e.passes;
-    in.source->check_unchanged();
+    in.check_unchanged();
   });
   return passes;
 }
@@ -284,7 +282,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
     writer.finish();
     add_walk_stats(r.stats, walked);
     r.stats.output_bytes = writer.bytes_written();
-    in.source->check_unchanged();
+    in.check_unchanged();
   });
   r.stats.seconds_buckets = since(t0);
   return passes;
@@ -309,7 +307,7 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
   const std::vector<RankStats> all = r.comm.all_gather(r.stats);
   RunStats& s = result.stats;
   s.records = r.in.records;
-  s.bytes = r.in.source->bytes();
+  s.bytes = r.in.input_bytes;
   s.levels = core::plan_levels(r.in.records, r.config.constants);
   s.passes = static_cast<std::uint32_t>(r.comm.max(passes));
   for (const RankStats& rank : all) {
@@ -339,7 +337,7 @@ DistributedResult run(const JobOptions& config, const JobDataset& dataset, Distr
     const Distribution d = draw_counts(r);
     const ioperm::NodePath path = agree_on_path(r, d);
     routed = path == ioperm::NodePath::kRouted;
-    io::BucketStore store(r.in.source->scratch(), r.in.source->scratch_offset());
+    io::BucketStore store(r.in.scratch(), r.in.scratch_offset());
     std::optional<ReceivedBuckets> received;
     const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);

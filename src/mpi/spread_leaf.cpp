@@ -67,7 +67,7 @@ void spread_leaf(const JobOptions& config, DistributedInput::State& in, const st
   std::exception_ptr failure = fetch.write_all(*out, window_bytes(config.memory_bytes, ranks));
   try {
     if (!failure) out->finish();
-    in.source->check_unchanged();
+    in.check_unchanged();
   } catch (...) {
     if (!failure) failure = std::current_exception();
   }

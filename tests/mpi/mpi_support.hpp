@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "support/command.hpp"
@@ -43,6 +44,17 @@ inline std::string on_ranks(int ranks, const std::string& command, bool mpirun_m
 // extshuffle-mpi with `arguments` on `ranks` ranks.
 inline CommandResult run_mpi(int ranks, const std::string& arguments, bool mpirun_messages = false) {
   return run_command(on_ranks(ranks, extshuffle_mpi_binary() + " " + arguments, mpirun_messages));
+}
+
+// The same with a scratch directory of its own for each rank (-T), as ranks
+// on separate machines have: `scratch_base`/rank-R, made here, given to rank
+// R through the rank number Open MPI sets. `arguments` hold no double quote.
+inline CommandResult run_mpi_own_scratch(int ranks, const std::string& arguments,
+                                         const std::filesystem::path& scratch_base) {
+  for (int r = 0; r < ranks; ++r) std::filesystem::create_directories(scratch_base / ("rank-" + std::to_string(r)));
+  const std::string rank_scratch = (scratch_base / "rank-").string() + "\\$OMPI_COMM_WORLD_RANK";
+  return run_command(on_ranks(ranks, "sh -c \"exec " + extshuffle_mpi_binary() + " " + arguments + " -T " +
+                                         rank_scratch + "\""));
 }
 
 inline CommandResult run_single(const std::string& arguments) {

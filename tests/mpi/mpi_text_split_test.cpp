@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,10 +123,3 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
 
 }  // namespace
 }  // namespace extshuffle::mpi
-
-int main(int argc, char** argv) {
-  extshuffle::mpi::Session session(argc, argv);
-  std::cerr.rdbuf(nullptr);  // STXXL's notes on unaligned requests; gtest reports on stdout
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

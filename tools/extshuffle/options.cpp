@@ -194,15 +194,16 @@ void add_report_options(CLI::App& app, Options& o) {
 // those out (they still parse, so that the refusal names them) and says
 // what it is.
 void describe_mpi_program(CLI::App& app) {
-  app.description("Shuffle the records of one file on the ranks of an MPI job (mpirun -np P extshuffle-mpi IN "
-                  "OUT ...), byte for byte as extshuffle does, for every P.");
+  app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
+                  "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
   for (const char* name : {"--echo", "--input-range", "--repeat", "--shards", "--shard-size", "--split", "--manifest",
                            "--skip-empty", "--verify", "--dry-run"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
-  app.footer("INPUT and OUTPUT are files every rank can reach (no standard streams, pipes, devices, directories\n"
-             "or .gz/.zst names); give one -o per INPUT to shuffle aligned files by one permutation.\n"
+  app.footer("INPUTs (files, directories, .gz/.zst files) and OUTPUT are on a file system every rank can reach\n"
+             "(no standard streams, pipes, devices or .gz/.zst OUTPUT); give one -o per INPUT to shuffle aligned\n"
+             "files by one permutation.\n"
              "-e, -i, -r, --shards, --shard-size, --split, --manifest, --skip-empty, --verify and --dry-run are\n"
              "extshuffle's. The output depends only on the records, the format options and the seed.");
 }

@@ -1,0 +1,228 @@
+#include "dataset_files.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "extshuffle/dataset/format_agreement.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/formats/npy_header.hpp"
+#include "extshuffle/formats/npy_rows.hpp"
+#include "extshuffle/formats/tfrecord.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/compression.hpp"
+#include "extshuffle/mpi/rank_failure.hpp"
+
+namespace extshuffle::mpi {
+namespace {
+
+// What the holder of a file tells every rank of its layout (the header follows it).
+struct FileFacts {
+  std::uint64_t bytes = 0, data_offset = 0, record_size = 0, records = 0;
+  std::uint64_t header_bytes = 0, longest_record_bytes = 0;
+  double record_bytes_squared = 0;
+  std::uint8_t kind = 0, text_format = 0, text = 0, add_terminator = 0;
+};
+
+std::string encode(const DatasetFile& f) {
+  FileFacts facts;
+  const dataset::InputLayout& l = f.layout;
+  facts = FileFacts{f.bytes, l.data_offset, l.record_size, l.records, l.text_count.header_bytes,
+                    l.text_count.longest_record_bytes, l.text_count.record_bytes_squared,
+                    static_cast<std::uint8_t>(l.format.kind), static_cast<std::uint8_t>(l.format.text_format),
+                    static_cast<std::uint8_t>(l.text ? 1 : 0), static_cast<std::uint8_t>(l.text_count.add_terminator)};
+  std::string bytes(sizeof facts, '\0');
+  std::memcpy(bytes.data(), &facts, sizeof facts);
+  return bytes + l.header;
+}
+
+void decode(const std::string& bytes, const JobOptions& config, DatasetFile& f) {
+  FileFacts facts;
+  std::memcpy(&facts, bytes.data(), sizeof facts);
+  dataset::InputLayout& l = f.layout;
+  f.bytes = facts.bytes;
+  l.data_offset = facts.data_offset;
+  l.record_size = facts.record_size;
+  l.records = facts.records;
+  l.format.kind = static_cast<formats::RecordKind>(facts.kind);
+  l.format.text_format = static_cast<formats::Format>(facts.text_format);
+  l.text = facts.text != 0;
+  l.text_count = dataset::TextCount{facts.header_bytes, facts.records, facts.add_terminator != 0,
+                                    facts.longest_record_bytes, facts.record_bytes_squared};
+  if (l.text) l.syntax = formats::text_syntax(l.format.text_format, config.zero_terminated);
+  l.header = bytes.substr(sizeof facts);
+}
+
+// The dataset's totals and header from every file's layout (as read_dataset sums them).
+void add_up(DatasetFiles& d) {
+  std::uint64_t npy_rows = 0;
+  for (DatasetFile& f : d.files) {
+    f.first_record = d.records;
+    f.data_begin = d.data_bytes;
+    d.records += f.layout.records;
+    d.data_bytes += f.data_bytes();
+    d.input_bytes += f.bytes;
+    d.longest_record_bytes = std::max(d.longest_record_bytes, f.layout.text_count.longest_record_bytes);
+    if (f.layout.format.kind == formats::RecordKind::kNpy) {
+      npy_rows += formats::parse_npy_header(f.layout.header, "'" + f.path + "'").rows;
+    }
+  }
+  d.header = d.files.front().layout.header;
+  if (d.files.front().layout.format.kind == formats::RecordKind::kNpy) {
+    d.header = formats::npy_header_with_rows(d.header, npy_rows);
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t total,
+                                              const formats::RecordSyntax& syntax,
+                                              const std::vector<std::uint64_t>& wanted, std::size_t piece_bytes_at_most) {
+  std::vector<std::uint64_t> found;
+  std::vector<char> piece(static_cast<std::size_t>(
+      std::min<std::uint64_t>(std::max(piece_bytes_at_most, formats::kTfrecordHeaderBytes), std::max<std::uint64_t>(total, 1))));
+  std::uint64_t piece_at = 0, piece_bytes = 0;  // the bytes in `piece`: [piece_at, piece_at + piece_bytes)
+  const auto read_from = [&](std::uint64_t at) {
+    if (at >= total) throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
+    piece_at = at;
+    piece_bytes = std::min<std::uint64_t>(piece.size(), total - at);
+    file.read_now(piece.data(), first_byte + at, static_cast<std::size_t>(piece_bytes));
+  };
+  std::uint64_t index = 0, start = 0;  // record `index` starts at `start`
+  formats::QuoteState state = formats::QuoteState::kFieldStart;
+  std::uint64_t scanned = 0;  // a terminated record: scanned up to here, in `state`
+  while (found.size() < wanted.size()) {
+    if (wanted[found.size()] == index) {
+      found.push_back(start);
+      continue;
+    }
+    if (syntax.framing == formats::RecordFraming::kTfrecord) {
+      // A frame's end is in its length field: only headers are read.
+      if (start < piece_at || start + formats::kTfrecordHeaderBytes > piece_at + piece_bytes) read_from(start);
+      if (piece_bytes < formats::kTfrecordHeaderBytes) throw InputError("input '" + file.path() + "': truncated frame");
+      start += formats::kTfrecordOverheadBytes + formats::tfrecord_data_length(piece.data() + (start - piece_at));
+      ++index;
+      continue;
+    }
+    // Terminated records: scanned a piece at a time in the quoting state
+    // where the last piece ended, so that a record of any length fits.
+    if (scanned == piece_at + piece_bytes) read_from(scanned);
+    const char* begin = piece.data() + (scanned - piece_at);
+    const char* end = formats::find_record_end(begin, piece.data() + piece_bytes, syntax, state);
+    if (end == nullptr) {
+      scanned = piece_at + piece_bytes;
+      continue;
+    }
+    scanned = start = piece_at + static_cast<std::uint64_t>(end - piece.data());
+    ++index;
+  }
+  return found;
+}
+
+bool DatasetFile::adds_terminator() const {
+  return layout.text && layout.text_count.add_terminator && layout.data_offset < bytes;
+}
+
+std::uint64_t DatasetFile::file_data_bytes() const {
+  return layout.text ? bytes - layout.data_offset : layout.records * layout.record_size;
+}
+
+std::vector<int> assign_files_by_size(const std::vector<std::uint64_t>& stored_bytes, int ranks) {
+  std::vector<std::size_t> order(stored_bytes.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return stored_bytes[a] > stored_bytes[b]; });
+  std::vector<std::uint64_t> load(static_cast<std::size_t>(ranks), 0);
+  std::vector<int> holder(stored_bytes.size(), 0);
+  for (const std::size_t k : order) {
+    const auto least = std::min_element(load.begin(), load.end());  // the first of the least loaded
+    holder[k] = static_cast<int>(least - load.begin());
+    // A file of 0 bytes still costs an open and a look: count it as one byte.
+    *least += std::max<std::uint64_t>(stored_bytes[k], 1);
+  }
+  return holder;
+}
+
+DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::string>& paths,
+                             const std::string& scratch_directory, Communicator& comm) {
+  DatasetFiles d;
+  std::vector<std::uint64_t> sizes;
+  for (const std::string& path : paths) {
+    DatasetFile f;
+    f.path = path;
+    f.compressed = io::codec_for_path(path) != io::Codec::kNone;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) f.stored_bytes = static_cast<std::uint64_t>(st.st_size);
+    sizes.push_back(f.stored_bytes);
+    d.files.push_back(std::move(f));
+  }
+  const std::vector<int> holders = assign_files_by_size(sizes, comm.size());
+  d.held.resize(d.files.size());
+  checkpoint(comm, [&] {
+    for (std::size_t k = 0; k < d.files.size(); ++k) {
+      DatasetFile& f = d.files[k];
+      f.holder = holders[k];
+      if (f.holder != comm.rank()) continue;
+      d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory);
+      f.layout = dataset::read_input_layout(config, *d.held[k]);
+      f.bytes = d.held[k]->bytes();
+    }
+  });
+  for (DatasetFile& f : d.files) {
+    const std::string facts = comm.broadcast(f.holder == comm.rank() ? encode(f) : std::string(), f.holder);
+    if (f.holder != comm.rank()) decode(facts, config, f);
+  }
+  checkpoint(comm, [&] {
+    for (std::size_t k = 1; k < d.files.size(); ++k) {
+      dataset::check_inputs_agree(d.files[0].layout, d.files[0].path, d.files[k].layout, d.files[k].path);
+    }
+    add_up(d);
+  });
+  return d;
+}
+
+std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& d, const std::vector<std::uint64_t>& indices,
+                                               Communicator& comm) {
+  std::vector<std::uint64_t> offsets(indices.size(), d.data_bytes);
+  // The file in which each record starts (none for the end).
+  std::vector<std::size_t> file_of(indices.size(), d.files.size());
+  std::size_t f = 0;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= d.records) continue;
+    while (indices[i] >= d.files[f].first_record + d.files[f].layout.records) ++f;
+    file_of[i] = f;
+    const DatasetFile& file = d.files[f];
+    offsets[i] = file.data_begin + (indices[i] - file.first_record) * file.layout.record_size;
+  }
+  if (!d.files.front().layout.text) return offsets;
+  // Text: each holder reads its files to the last record asked of them.
+  std::vector<std::uint64_t> local(indices.size(), 0);
+  checkpoint(comm, [&] {
+    for (std::size_t k = 0; k < d.files.size(); ++k) {
+      if (d.files[k].holder != comm.rank()) continue;
+      std::vector<std::uint64_t> wanted;
+      for (std::size_t i = 0; i < indices.size(); ++i) {
+        if (file_of[i] == k) wanted.push_back(indices[i] - d.files[k].first_record);
+      }
+      if (wanted.empty()) continue;
+      io::InputSource& source = *d.held[k];
+      const dataset::InputLayout& layout = d.files[k].layout;
+      const std::vector<std::uint64_t> starts =
+          find_record_starts(source.data(), source.data_offset() + layout.data_offset,
+                             source.bytes() - layout.data_offset, layout.syntax, wanted);
+      for (std::size_t i = 0, w = 0; i < indices.size(); ++i) {
+        if (file_of[i] == k) local[i] = starts[w++];
+      }
+    }
+  });
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (file_of[i] == d.files.size()) continue;
+    const DatasetFile& file = d.files[file_of[i]];
+    offsets[i] = file.data_begin + comm.broadcast(local[i], file.holder);
+  }
+  return offsets;
+}
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,144 @@
+#include "staged_input.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <map>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/mpi/rank_failure.hpp"
+
+namespace extshuffle::mpi {
+namespace {
+
+// The terminator a text file's last record lacks, as one byte in memory.
+const std::byte kStagedTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
+// The tag of the staging messages (no other message is in flight meanwhile).
+constexpr int kStageTag = 7;
+
+// Bytes [begin, end) of file `file`'s data; the byte at its
+// file_data_bytes(), when inside, is the terminator it lacks.
+struct Piece {
+  std::size_t file = 0;
+  std::uint64_t begin = 0, end = 0;
+};
+
+std::vector<Piece> pieces_of(const DatasetFiles& d, std::uint64_t from, std::uint64_t to) {
+  std::vector<Piece> pieces;
+  for (std::size_t k = 0; k < d.files.size(); ++k) {
+    const DatasetFile& f = d.files[k];
+    const std::uint64_t lo = std::max(from, f.data_begin), hi = std::min(to, f.data_begin + f.data_bytes());
+    if (lo < hi) pieces.push_back({k, lo - f.data_begin, hi - f.data_begin});
+  }
+  return pieces;
+}
+
+class Stager {
+ public:
+  Stager(DatasetFiles& d, bool contiguous, const std::string& scratch_directory, Communicator& comm)
+      : d_(d), contiguous_(contiguous), comm_(comm), buffer_(kStageBlockBytes) {
+    staged_.file = io::BlockFile::create_scratch(scratch_directory);
+  }
+
+  // Piece `p` of rank `to`'s bytes: moved, read in place, or copied, as its
+  // file and `contiguous` want.
+  void stage(const Piece& p, int to) {
+    const DatasetFile& f = d_.files[p.file];
+    const std::uint64_t stored_end = std::min(p.end, f.file_data_bytes());
+    const bool moved = f.compressed && f.holder != to;
+    if (moved && f.holder == comm_.rank()) send(p.file, p.begin, stored_end, to);
+    if (to != comm_.rank()) return;
+    if (moved) {
+      receive(p.begin, stored_end, f.holder);
+    } else if (contiguous_) {
+      copy(p.file, p.begin, stored_end);
+    } else if (p.begin < stored_end) {
+      staged_.data.append({&source(p.file), offset_of(p.file, p.begin), stored_end - p.begin});
+    }
+    if (p.end > stored_end) add_terminator(f);
+  }
+
+  StagedInput finish() { return std::move(staged_); }
+
+ private:
+  // Where file `k`'s data byte `at` lies in source(k).
+  std::uint64_t offset_of(std::size_t k, std::uint64_t at) {
+    const std::uint64_t start = d_.held[k] ? d_.held[k]->data_offset() : 0;
+    return start + d_.files[k].layout.data_offset + at;
+  }
+  // File k's bytes: its holder's opened source, or the plain file opened in place.
+  io::BlockFile& source(std::size_t k) {
+    if (d_.held[k]) return d_.held[k]->data();
+    auto [at, added] = opened_.try_emplace(k, staged_.opened.size());
+    if (added) staged_.opened.push_back(io::BlockFile::open_input(d_.files[k].path));
+    return *staged_.opened[at->second];
+  }
+  void send(std::size_t k, std::uint64_t begin, std::uint64_t end, int to) {
+    for (std::uint64_t at = begin; at < end;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
+      source(k).read_now(buffer_.data(), offset_of(k, at), n);
+      MPI_Send(buffer_.data(), static_cast<int>(n), MPI_BYTE, to, kStageTag, MPI_COMM_WORLD);
+      at += n;
+    }
+  }
+  // Bytes [begin, end) of a piece, filled into the buffer a block at a
+  // time by `fill(at, n)`, appended to the staged file.
+  template <class Fill>
+  void write_blocks(std::uint64_t begin, std::uint64_t end, Fill fill) {
+    if (begin == end) return;
+    for (std::uint64_t at = begin; at < end;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
+      fill(at, n);
+      staged_.file->write_now(buffer_.data(), staged_.file_bytes + (at - begin), n);
+      at += n;
+    }
+    staged_.data.append({staged_.file.get(), staged_.file_bytes, end - begin});
+    staged_.file_bytes += end - begin;
+  }
+  void receive(std::uint64_t begin, std::uint64_t end, int from) {
+    write_blocks(begin, end, [&](std::uint64_t, std::size_t n) {
+      MPI_Recv(buffer_.data(), static_cast<int>(n), MPI_BYTE, from, kStageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    });
+  }
+  void copy(std::size_t k, std::uint64_t begin, std::uint64_t end) {
+    write_blocks(begin, end, [&](std::uint64_t at, std::size_t n) {
+      source(k).read_now(buffer_.data(), offset_of(k, at), n);
+    });
+  }
+  void add_terminator(const DatasetFile& f) {
+    const std::byte* terminator = &kStagedTerminators[f.layout.syntax.terminator == '\n' ? 0 : 1];
+    if (!contiguous_) {
+      staged_.data.append({nullptr, 0, 1, terminator});
+      return;
+    }
+    staged_.file->write_now(terminator, staged_.file_bytes, 1);
+    staged_.data.append({staged_.file.get(), staged_.file_bytes, 1});
+    staged_.file_bytes += 1;
+  }
+
+  DatasetFiles& d_;
+  bool contiguous_;
+  Communicator& comm_;
+  std::vector<std::byte> buffer_;
+  StagedInput staged_;
+  std::map<std::size_t, std::size_t> opened_;  // file -> its index in staged_.opened
+};
+
+}  // namespace
+
+StagedInput stage_input(DatasetFiles& files, const std::vector<std::uint64_t>& byte_begin, bool contiguous,
+                        const std::string& scratch_directory, Communicator& comm) {
+  std::unique_ptr<Stager> stager;
+  checkpoint(comm, [&] { stager = std::make_unique<Stager>(files, contiguous, scratch_directory, comm); });
+  try {
+    // Every rank walks every rank's pieces in the same order, taking its part.
+    for (int to = 0; to < comm.size(); ++to) {
+      for (const Piece& p : pieces_of(files, byte_begin[to], byte_begin[to + 1])) stager->stage(p, to);
+    }
+  } catch (...) {
+    abort_job(std::current_exception());
+  }
+  return stager->finish();
+}
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,41 @@
+// The records each rank holds before the run, gathered where it can read
+// them (docs/mpi.md, "Datasets"): rank r is given bytes [begin[r],
+// begin[r + 1]) of the dataset's data (every file's records, in order, each
+// file's missing final terminator added). Bytes of a plain file are read in
+// place, on the file system every rank sees; bytes of a compressed file,
+// which only its holder decompressed, come from the holder over MPI, in
+// blocks of kStageBlockBytes, into a file in this rank's own scratch space.
+// Every transfer is one sender and one receiver, taken in one order that
+// every rank knows, so the first unfinished one always has both ranks at it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dataset_files.hpp"
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+
+namespace extshuffle::mpi {
+
+// The most bytes of a piece in memory at once, sending or receiving.
+inline constexpr std::size_t kStageBlockBytes = std::size_t{4} << 20;
+
+struct StagedInput {
+  std::unique_ptr<io::BlockFile> file;  // in this rank's scratch: what it received (or, contiguous, everything)
+  std::uint64_t file_bytes = 0;         // how much of `file` that is
+  std::vector<std::unique_ptr<io::BlockFile>> opened;  // the plain files read in place
+  io::ByteExtents data;  // this rank's bytes, in order
+};
+
+// Gives each rank its bytes [byte_begin[rank], byte_begin[rank + 1]) of the
+// dataset's data (P + 1 entries, the same on every rank). `contiguous`: all
+// of them copied into `file` from its offset 0, so that one file range holds
+// them (what a root run by one rank reads). A failure while bytes move ends
+// the job (abort_job: the ranks can no longer meet). Collective.
+StagedInput stage_input(DatasetFiles& files, const std::vector<std::uint64_t>& byte_begin, bool contiguous,
+                        const std::string& scratch_directory, Communicator& comm);
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,166 @@
+// A dataset's records gathered where each rank holds them
+// (src/mpi/dataset_files.hpp, src/mpi/staged_input.hpp): for every split of
+// the records among the ranks that held_record_split gives (L from 1 record
+// to more than all of them), each rank's bytes are exactly those of its
+// records in the files' concatenation, the terminator the one unterminated
+// file lacks added, whether they lie in plain files (read in place), in
+// compressed files it decompressed itself or in compressed files another
+// rank holds (sent over MPI); and all of them gathered on rank 0 in one
+// scratch file; and where the records of a file start, found in pieces of
+// any size. Files: lines, plain, .gz and .zst (by the real tools), one
+// empty, one without its final newline; each rank has a scratch directory
+// of its own. Run by ctest under mpirun on 3 and 4 ranks over TCP only;
+// every input is deterministic, so there is no false failure.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "extshuffle/formats/tfrecord.hpp"
+#include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+#include "mpi/dataset_files.hpp"
+#include "mpi/distribution.hpp"
+#include "mpi/staged_input.hpp"
+#include "support/command.hpp"
+
+namespace extshuffle::mpi {
+namespace {
+
+// The k-th file's lines (a few to a few hundred, of 0 to 60 bytes).
+std::string lines_of(int k, int count) {
+  std::string text;
+  for (int i = 0; i < count; ++i) text += "file" + std::to_string(k) + " line " + std::string((i * 7 + k) % 61, 'x') + "\n";
+  return text;
+}
+
+std::string read_all(const io::ByteExtents& data) {
+  std::string bytes(data.bytes, '\0');
+  io::ExtentReader reader(data);
+  for (std::uint64_t at = 0; at < data.bytes;) at += reader.read_now(reinterpret_cast<std::byte*>(bytes.data()) + at, data.bytes - at);
+  return bytes;
+}
+
+// Where each line of `text` (which ends with a newline) starts, and its end as the last entry.
+std::vector<std::uint64_t> line_starts(const std::string& text) {
+  std::vector<std::uint64_t> starts{0};
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (text[at] == '\n') starts.push_back(at + 1);
+  }
+  return starts;
+}
+
+// Random CSV over its own syntax characters (quoted newlines, "" and
+// quotes inside unquoted fields), and TFRecord frames of 0 to 40 bytes.
+std::string random_text(std::uint64_t trial, bool frames) {
+  std::uint64_t x = trial * 0x9E3779B97F4A7C15ULL + 1;
+  const auto next = [&] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(x >> 33);
+  };
+  std::string text;
+  if (frames) {
+    for (std::uint32_t k = next() % 20; k > 0; --k) formats::append_tfrecord_frame(text, std::string(next() % 41, 'f'));
+    return text;
+  }
+  const char alphabet[] = {'a', 'b', ',', '"', '"', '\n', '\n', 'c'};
+  text.resize(next() % 300);
+  for (char& c : text) c = alphabet[next() % sizeof alphabet];
+  return text;
+}
+
+// Every record's start (a last one without its end included), by a plain scan.
+std::vector<std::uint64_t> scanned_starts(const std::string& text, const formats::RecordSyntax& syntax) {
+  std::vector<std::uint64_t> starts;
+  for (const char* p = text.data(); p < text.data() + text.size();) {
+    starts.push_back(static_cast<std::uint64_t>(p - text.data()));
+    const formats::RecordScan scan = formats::scan_record(p, text.data() + text.size(), syntax);
+    p = scan.end ? scan.end : text.data() + text.size();
+  }
+  return starts;
+}
+
+// find_record_starts finds every record where a plain scan finds it, in
+// pieces of 1 to 13 bytes (a scan resumed inside quoted fields, between the
+// quotes of "", inside frame headers) and of the default size.
+TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
+  const formats::RecordSyntax csv{'\n', true, ','}, lines{'\n', false, ','};
+  const formats::RecordSyntax tfrecord{'\n', false, ',', formats::RecordFraming::kTfrecord};
+  for (std::uint64_t trial = 0; trial < 300; ++trial) {
+    for (const formats::RecordSyntax& syntax : {csv, lines, tfrecord}) {
+      const std::string text = random_text(trial, syntax.framing == formats::RecordFraming::kTfrecord);
+      const auto file = io::BlockFile::in_memory();
+      const std::uint64_t at = 7;  // the records after a header, say
+      file->write_now(std::string(at, 'h').data(), 0, at);
+      if (!text.empty()) file->write_now(text.data(), at, text.size());
+      const std::vector<std::uint64_t> starts = scanned_starts(text, syntax);
+      std::vector<std::uint64_t> wanted(starts.size());
+      for (std::size_t k = 0; k < wanted.size(); ++k) wanted[k] = k;
+      for (const std::size_t piece : {std::size_t{1} + trial % 13, kStartScanPieceBytes}) {
+        EXPECT_EQ(find_record_starts(*file, at, text.size(), syntax, wanted, piece), starts)
+            << "trial " << trial << " framing " << static_cast<int>(syntax.framing) << " quoted " << syntax.quoted
+            << " piece " << piece;
+      }
+    }
+  }
+}
+
+TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
+  Communicator comm;
+  std::unique_ptr<testing::TempDir> dir;
+  if (comm.rank() == 0) dir = std::make_unique<testing::TempDir>();
+  const std::string root = comm.broadcast(dir ? dir->path().string() : std::string(), 0);
+  const std::vector<std::string> names = {"a.txt", "b.txt.gz", "c.txt.zst", "d.txt", "e.txt.gz", "f.txt", "g.txt.zst"};
+  const std::vector<int> counts = {120, 300, 7, 0, 55, 33, 410};
+  std::string expected;  // the dataset's data: every file's lines, in order
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::string text = lines_of(static_cast<int>(k), counts[k]);
+    if (k == 5) text.pop_back();  // f.txt lacks its final newline: the dataset adds it
+    expected += k == 5 ? text + "\n" : text;
+    if (comm.rank() != 0) continue;
+    const std::string plain = root + "/" + names[k].substr(0, 5);
+    testing::write_file(plain, text);
+    if (names[k].ends_with(".gz")) {
+      ASSERT_EQ(testing::run_command("gzip " + plain).exit_code, 0);
+    }
+    if (names[k].ends_with(".zst")) {
+      ASSERT_EQ(testing::run_command("zstd -q --rm " + plain).exit_code, 0);
+    }
+  }
+  const std::string scratch = root + "/rank-" + std::to_string(comm.rank());
+  if (comm.rank() == 0) {
+    for (int r = 0; r < comm.size(); ++r) std::filesystem::create_directories(root + "/rank-" + std::to_string(r));
+  }
+  comm.barrier();
+  std::vector<std::string> paths;
+  for (const std::string& name : names) paths.push_back(root + "/" + name);
+  JobOptions config;
+  DatasetFiles files = lay_out_dataset(config, paths, scratch, comm);
+  const std::vector<std::uint64_t> starts = line_starts(expected);
+  ASSERT_EQ(files.records, starts.size() - 1);
+  ASSERT_EQ(files.data_bytes, expected.size());
+  for (const std::uint64_t leaf : {1, 5, 64, 300, 5000}) {
+    core::PlanConstants constants = config.constants;
+    constants.leaf_records = leaf;
+    const std::vector<std::uint64_t> held = held_record_split(files.records, constants, comm.size());
+    const std::vector<std::uint64_t> bytes = record_byte_offsets(files, held, comm);
+    for (int r = 0; r <= comm.size(); ++r) EXPECT_EQ(bytes[r], starts[held[r]]) << "leaf " << leaf << " rank " << r;
+    const StagedInput staged = stage_input(files, bytes, false, scratch, comm);
+    const std::uint64_t first = bytes[comm.rank()], end = bytes[comm.rank() + 1];
+    EXPECT_EQ(read_all(staged.data), expected.substr(first, end - first)) << "leaf " << leaf;
+  }
+  std::vector<std::uint64_t> all_on_first(comm.size() + 1, expected.size());
+  all_on_first[0] = 0;
+  const StagedInput whole = stage_input(files, all_on_first, true, scratch, comm);
+  EXPECT_EQ(read_all(whole.data), comm.rank() == 0 ? expected : std::string());
+  EXPECT_EQ(whole.file_bytes, comm.rank() == 0 ? expected.size() : 0u);
+  if (comm.rank() == 0) {
+    ASSERT_EQ(whole.data.extents.size(), 1u) << "one range of one file";
+    EXPECT_EQ(whole.data.extents[0].file, whole.file.get());
+  }
+  comm.barrier();  // rank 0 removes the files once every rank is done with them
+}
+
+}  // namespace
+}  // namespace extshuffle::mpi
