@@ -41,11 +41,6 @@ inline std::string on_ranks(int ranks, const std::string& command, bool mpirun_m
          std::to_string(ranks) + " " + command;
 }
 
-// extshuffle-mpi with `arguments` on `ranks` ranks.
-inline CommandResult run_mpi(int ranks, const std::string& arguments, bool mpirun_messages = false) {
-  return run_command(on_ranks(ranks, extshuffle_mpi_binary() + " " + arguments, mpirun_messages));
-}
-
 // The same with a scratch directory of its own for each rank (-T), as ranks
 // on separate machines have: `scratch_base`/rank-R, made here, given to rank
 // R through the rank number Open MPI sets. `arguments` hold no double quote.
@@ -55,6 +50,27 @@ inline CommandResult run_mpi_own_scratch(int ranks, const std::string& arguments
   const std::string rank_scratch = (scratch_base / "rank-").string() + "\\$OMPI_COMM_WORLD_RANK";
   return run_command(on_ranks(ranks, "sh -c \"exec " + extshuffle_mpi_binary() + " " + arguments + " -T " +
                                          rank_scratch + "\""));
+}
+
+// The scratch directories of one test program's ranks, removed when it ends.
+struct RankScratchBase {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("extshuffle-mpi-ranks-" + std::to_string(::getpid()));
+  ~RankScratchBase() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+// extshuffle-mpi with `arguments` on `ranks` ranks, each rank with its own
+// scratch directory unless the arguments name one (-T) or hold a double
+// quote: no rank can lean on another's scratch, as on separate machines.
+inline CommandResult run_mpi(int ranks, const std::string& arguments, bool mpirun_messages = false) {
+  if (arguments.find("-T ") != std::string::npos || arguments.find('"') != std::string::npos || mpirun_messages) {
+    return run_command(on_ranks(ranks, extshuffle_mpi_binary() + " " + arguments, mpirun_messages));
+  }
+  static const RankScratchBase base;
+  return run_mpi_own_scratch(ranks, arguments, base.path);
 }
 
 inline CommandResult run_single(const std::string& arguments) {
