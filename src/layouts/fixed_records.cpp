@@ -61,9 +61,9 @@ class FileSource final : public RecordSource {
 // still needs its node buffer, the records in bucket order: read from the
 // mapping in batches, its chunks' shuffles gathered through 4 KiB pages
 // where the read buffers had huge ones, and for 8-byte records that cost
-// as much CPU as the read() copy it saved (docs/benchmarks.md, "In RAM:
-// held once, overlapped"); it reads its records as without a mapping, as
-// does the GPU.
+// as much CPU as the read() copy it saved (docs/benchmarks.md, "Fixed-size
+// inputs mapped"); it reads its records as without a mapping, as does the
+// GPU.
 std::uint64_t FixedRecords::loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
   const InRam way = way_for(node, in_memory);
   if (way == InRam::kDevice || !core::is_leaf(node.records, o_.shuffle.constants)) return UINT64_MAX;
