@@ -52,6 +52,7 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
       dataset.layout.digest.merge(layout.digest);
     } else {
       dataset.data.append({&source.data(), at, layout.records * layout.record_size});
+      if (layout.loaded) dataset.loaded.append({nullptr, 0, mapping->mapped->bytes(), mapping->mapped->data()});
       if (config.verify) {
         dataset.layout.digest.merge(
             digest_fixed_records(source.data(), at, layout.records * layout.record_size, layout.record_size));

@@ -38,6 +38,20 @@ InputLayout text_layout(const JobOptions& config, formats::Format format, io::In
   return layout;
 }
 
+// Fixed-size records that may fit in RAM, in a file of their own (not the
+// spool of a pipe or of a compressed input, already a copy), are mapped:
+// a run in RAM then reads them where they lie, without a copy of its own.
+void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::string& name,
+                       InputMapping* mapping) {
+  const std::uint64_t bytes = layout.records * layout.record_size;
+  if (mapping == nullptr || source.spooled() || bytes == 0 ||
+      !ioperm::maps_while_counting(source.bytes(), mapping->budget_bytes)) {
+    return;
+  }
+  mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset() + layout.data_offset, bytes, name);
+  layout.loaded = mapping->mapped.has_value();
+}
+
 }  // namespace
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
@@ -83,6 +97,7 @@ InputLayout read_input_layout(const JobOptions& config, io::InputSource& source,
       layout.record_size = npy.record_size;
       layout.records = npy.records;
       layout.header = npy.header;
+      map_fixed_records(source, layout, name, mapping);
       return layout;
     }
     case formats::RecordKind::kFixed:
@@ -90,6 +105,7 @@ InputLayout read_input_layout(const JobOptions& config, io::InputSource& source,
   }
   layout.record_size = config.record_size;
   layout.records = formats::fixed_record_count(source.bytes(), config.record_size, name);
+  map_fixed_records(source, layout, name, mapping);
   return layout;
 }
 

@@ -42,7 +42,7 @@ using dataset::ShardedOutput;
 struct PreparedInput::State {
   io::InputSet inputs;
   DatasetInput dataset;
-  InputMapping mapping;  // a text input that may fit in RAM, mapped while counted
+  InputMapping mapping;  // an input that may fit in RAM, mapped (text: while counted)
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -157,7 +157,9 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
     ioperm::WalkOptions walk = walk_options(options, layout);
     walk.output_records = wanted;
     walk.progress_bytes = progress.counter();
-    return ioperm::shuffle_fixed_size(dataset.data, layout.records, in.scratch(), in.scratch_offset(), walk, sink);
+    ioperm::LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
+    return ioperm::shuffle_fixed_size(dataset.data, layout.records, in.scratch(), in.scratch_offset(), walk, sink,
+                                      loaded.mapped ? &loaded : nullptr);
   } catch (const std::runtime_error&) {
     in.check_unchanged();
     throw;
@@ -256,8 +258,8 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
 
 PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset) {
   io::InputSet inputs(io::expand_input_paths(dataset.inputs), io::scratch_directory(options.tmpdir));
-  // One text input that may fit in RAM is mapped and counted where it
-  // lies, and so read once (InputMapping).
+  // One input that may fit in RAM is mapped (text: and counted where it
+  // lies, and so read once; InputMapping).
   InputMapping mapping;
   mapping.budget_bytes = options.memory_bytes;
   DatasetInput read = dataset::read_dataset(options, inputs, options.dry_run ? nullptr : &mapping);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -176,6 +177,33 @@ void MappedBytes::release() noexcept {
 
 void MappedBytes::expect_sequential(bool sequential) {
   if (base_ != nullptr) (void)::madvise(base_, length_, sequential ? MADV_SEQUENTIAL : MADV_NORMAL);
+}
+
+}  // namespace extshuffle::io
+
+namespace extshuffle::io {
+namespace {
+
+#ifndef MADV_POPULATE_READ
+constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14
+#endif
+
+std::uintptr_t page_bytes() { return static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE)); }
+
+}  // namespace
+
+void MappedBytes::populate(const std::byte* at, std::uint64_t bytes) {
+  if (bytes == 0) return;
+  const std::uintptr_t page = page_bytes(), from = reinterpret_cast<std::uintptr_t>(at) / page * page;
+  void* const start = reinterpret_cast<void*>(from);
+  const std::size_t length = reinterpret_cast<std::uintptr_t>(at) + bytes - from;
+  (void)::madvise(start, length, MADV_WILLNEED);
+  if (::madvise(start, length, MADV_POPULATE_READ) == 0) return;
+  // An older kernel, or a page that cannot be read: touch every page, so
+  // that a fault raises SIGBUS and the handler names the input.
+  for (std::uintptr_t p = from; p < reinterpret_cast<std::uintptr_t>(at) + bytes; p += page) {
+    (void)*reinterpret_cast<const volatile char*>(std::max(p, reinterpret_cast<std::uintptr_t>(at)));
+  }
 }
 
 }  // namespace extshuffle::io

@@ -131,7 +131,7 @@ void MemoryPlan::run(const core::Node& node, RecordSource& source, std::byte* no
   drain();
 }
 
-void MemoryPlan::run_buckets(const core::Node& node, std::byte* node_buffer) {
+void MemoryPlan::run_buckets(const core::Node& node, const std::byte* node_buffer) {
   run_buckets(node, node_buffer, workspace_);
   drain();
 }
@@ -200,7 +200,7 @@ void MemoryPlan::scatter(const core::Node& node, RecordSource& source, std::byte
 // consecutive leaves in batches, a bucket that splits again in a temporary
 // of its own. (Buckets differ by one record at most, but that one record can
 // straddle L: some buckets may be leaves and others not.)
-void MemoryPlan::run_buckets(const core::Node& node, std::byte* node_buffer, std::byte* workspace) {
+void MemoryPlan::run_buckets(const core::Node& node, const std::byte* node_buffer, std::byte* workspace) {
   const core::PlanConstants& c = o_.constants;
   const std::uint64_t n = node.records;
   if (n == 0 || !wanted(node.id.first)) return;

@@ -121,11 +121,12 @@ class MemoryPlan {
   void run(const core::Node& node, RecordSource& source, std::byte* node_buffer);
   // Step 4 alone, for a node whose first level is done: `node_buffer` holds
   // its records in bucket order (for a leaf: in plan order).
-  void run_buckets(const core::Node& node, std::byte* node_buffer);
+  // (It only reads them: for a leaf they may be a read-only mapping.)
+  void run_buckets(const core::Node& node, const std::byte* node_buffer);
 
  private:
   void scatter(const core::Node& node, RecordSource& source, std::byte* node_buffer, std::byte* workspace);
-  void run_buckets(const core::Node& node, std::byte* node_buffer, std::byte* workspace);
+  void run_buckets(const core::Node& node, const std::byte* node_buffer, std::byte* workspace);
   void emit_leaves(const core::Node& node, std::uint64_t p, std::uint64_t j0, std::uint64_t j1,
                    const std::byte* node_buffer, std::byte* workspace);
   bool wanted(std::uint64_t first) const { return !wanted_ || wanted_(first); }

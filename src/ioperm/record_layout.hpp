@@ -21,12 +21,12 @@
 #include "extshuffle/io/bucket_store.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/io/byte_sink.hpp"
+#include "extshuffle/ioperm/node_facts.hpp"
 #include "record_stream.hpp"
 #include "run_context.hpp"
 
 namespace extshuffle::ioperm {
 
-struct NodeFacts;
 
 // How a split with its chunks in memory carves the budget: chunk memory
 // first (read-ahead, shuffle workspace), then two write buffers per bucket.
@@ -75,6 +75,13 @@ class RecordLayout {
   virtual std::uint64_t in_memory_bytes(const NodeFacts& node, std::uint64_t budget) const {
     (void)budget;
     return in_memory_bytes(node);
+  }
+  // The arena of a root that runs in RAM in `in_memory` bytes (what
+  // in_memory_bytes(node, budget) gave) when its records are mapped
+  // already (ctx.root_loaded): what its way needs beside them, which stay
+  // where they lie; UINT64_MAX where the way needs its own copy.
+  virtual std::uint64_t loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
+    return in_memory - (node.record_bytes + 63) / 64 * 64;
   }
   // 2.3, a node that fits: its output goes to ctx.output in order.
   virtual void run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool root,

@@ -54,7 +54,9 @@ struct RunContext {
   int threads;          // worker threads, resolved
   // The root's records are in memory already, its data one extent there: a
   // text input that fits in RAM is mapped while its records are counted, so
-  // it is read once, and the arena is only their workspace.
+  // it is read once, and the arena is only their workspace; a fixed-size
+  // one is mapped, so it is read without a copy (record_layout.hpp,
+  // loaded_arena_bytes).
   bool root_loaded = false;
 
   void publish_progress() const {

@@ -9,6 +9,7 @@
 #include "ioperm/executor_support.hpp"
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/mapped_bytes.hpp"
 #include "ioperm/memory_executor.hpp"
 #include "ioperm/tuning.hpp"
 
@@ -54,6 +55,21 @@ class FileSource final : public RecordSource {
 };
 
 }  // namespace
+
+// Records mapped: a leaf runs where they lie, shuffled or gathered from
+// there, with no buffer of its own (the arena is its workspace). A split
+// still needs its node buffer, the records in bucket order: read from the
+// mapping in batches, its chunks' shuffles gathered through 4 KiB pages
+// where the read buffers had huge ones, and for 8-byte records that cost
+// as much CPU as the read() copy it saved (docs/benchmarks.md, "Fixed-size
+// inputs mapped"); it reads its records as without a mapping, as does the
+// GPU.
+std::uint64_t FixedRecords::loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
+  const InRam way = way_for(node, in_memory);
+  if (way == InRam::kDevice || !core::is_leaf(node.records, o_.shuffle.constants)) return UINT64_MAX;
+  return MemoryPlan::workspace_bytes(node.records, o_.shuffle,
+                                     way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle);
+}
 
 // Placement reads through a stream of a 16th of the node, at most
 // kPlacementStreamSpace, at least what holds one record.
@@ -124,13 +140,18 @@ std::uint64_t FixedRecords::in_memory_bytes(const NodeFacts& node, std::uint64_t
   return way_bytes(node, way_for(node, budget));
 }
 
-void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool,
-                                 RunContext& ctx) const {
+void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
+                                 bool root, RunContext& ctx) const {
   const std::uint64_t n = node.records;
   const InRam way = way_for(facts, o_.memory_bytes);
   const MemoryMode mode = way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
+  const bool leaf = core::is_leaf(n, o_.shuffle.constants);
+  // The records mapped (loaded_arena_bytes): read where they lie.
+  const std::byte* mapped = root && ctx.root_loaded && data.extents.size() == 1 && data.extents[0].file == nullptr
+                                ? data.extents[0].memory
+                                : nullptr;
   std::byte* node_buffer = ctx.arena;
-  std::byte* workspace = node_buffer + align_up(n * r_, 64);
+  std::byte* workspace = mapped != nullptr && leaf ? ctx.arena : node_buffer + align_up(n * r_, 64);
   double reading = 0;
   bool overlapped = false;
   const Clock::time_point start = Clock::now();
@@ -143,25 +164,20 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
       },
       [&](std::uint64_t first) { return ctx.output.wanted(first); });
   if (way == InRam::kDevice) {
-    // The whole node on the GPU: read while the first chunks go in, the
-    // output handed on as it comes back.
-    io::ExtentReader reader(data);
-    reader.start(node_buffer, n * r_);
-    ctx.stats.bytes_read += n * r_;
-    device::NodeOnDeviceOptions on_device;
-    on_device.threads = ctx.threads;
-    on_device.await_input = [&](std::uint64_t records) {
+    run_on_device(node, data, node_buffer, workspace, reading, ctx);
+  } else if (mapped != nullptr && leaf) {
+    // A mapped leaf: its pages read and mapped at once, then shuffled
+    // (or gathered by index, into one half of the staging while the other
+    // is written) from where they lie.
+    {
       PhaseTimer timer(reading);
-      reader.wait_for(records * r_);
-    };
-    on_device.emit = [&](const std::byte* out, std::size_t bytes) {
-      ctx.output.write_fixed(out, bytes, r_);
-      ctx.publish_progress();
-    };
-    device::shuffle_node_on_device(node, o_.shuffle.seed, o_.shuffle.constants, node_buffer, workspace, r_, on_device);
-    PhaseTimer timer(reading);
-    reader.finish();
-  } else if (way == InRam::kRead && core::is_leaf(n, o_.shuffle.constants)) {
+      io::MappedBytes::populate(mapped, n * r_);
+      ctx.stats.bytes_read += n * r_;
+    }
+    overlapped = mode == MemoryMode::kIndex;
+    if (overlapped) plan.overlap_output(nullptr);
+    plan.run_buckets(node, mapped);
+  } else if (way == InRam::kRead && leaf) {
     {
       PhaseTimer timer(reading);
       io::ExtentReader(data).read_now(node_buffer, n * r_);
@@ -197,6 +213,29 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
   ctx.stats.seconds_writing = writing_before + writing;
   ctx.stats.seconds_reading += reading;
   ctx.stats.seconds_shuffling += std::max(0.0, since(start) - reading - writing);
+}
+
+// The whole node on the GPU: read while the first chunks go in, the output
+// handed on as it comes back.
+void FixedRecords::run_on_device(const core::Node& node, const io::ByteExtents& data, std::byte* node_buffer,
+                                 std::byte* workspace, double& reading, RunContext& ctx) const {
+  const std::uint64_t n = node.records;
+  io::ExtentReader reader(data);
+  reader.start(node_buffer, n * r_);
+  ctx.stats.bytes_read += n * r_;
+  device::NodeOnDeviceOptions on_device;
+  on_device.threads = ctx.threads;
+  on_device.await_input = [&](std::uint64_t records) {
+    PhaseTimer timer(reading);
+    reader.wait_for(records * r_);
+  };
+  on_device.emit = [&](const std::byte* out, std::size_t bytes) {
+    ctx.output.write_fixed(out, bytes, r_);
+    ctx.publish_progress();
+  };
+  device::shuffle_node_on_device(node, o_.shuffle.seed, o_.shuffle.constants, node_buffer, workspace, r_, on_device);
+  PhaseTimer timer(reading);
+  reader.finish();
 }
 
 void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,

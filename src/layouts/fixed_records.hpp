@@ -41,6 +41,7 @@ class FixedRecords final : public RecordLayout {
   std::uint64_t in_memory_bytes(const NodeFacts& node, std::uint64_t budget) const override;
   void run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool root,
                      RunContext& ctx) const override;
+  std::uint64_t loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const override;
 
   bool chunks_fit(const NodeFacts& node, std::uint64_t budget) const override;
   SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override {
@@ -72,6 +73,8 @@ class FixedRecords final : public RecordLayout {
   // (records in plan order, small ones); placed record by record, then
   // shuffled in place; placed, then moved by index.
   enum class InRam { kDevice, kRead, kPlaceShuffled, kPlaceIndexed };
+  void run_on_device(const core::Node& node, const io::ByteExtents& data, std::byte* node_buffer,
+                     std::byte* workspace, double& reading, RunContext& ctx) const;
   std::uint64_t way_bytes(const NodeFacts& node, InRam way) const;
   InRam way_for(const NodeFacts& node, std::uint64_t budget) const;
   std::uint64_t placement_bytes(const NodeFacts& node) const;

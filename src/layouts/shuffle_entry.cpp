@@ -66,12 +66,13 @@ WalkStats walk_plan(const RecordLayout& layout, WalkOptions& sized, const NodeFa
   const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
   const bool in_ram = in_memory <= sized.memory_bytes;
   if (in_ram) sized.memory_bytes = in_memory;
-  if (loaded != nullptr && in_ram) {
-    // Records mapped while counted: the run in RAM reads them where they
-    // lie, and its arena holds only their workspace (the budget still counts
-    // the records: they are resident). A larger run reads `data`.
-    const std::uint64_t workspace = in_memory - align_up(root.record_bytes, 64);
-    PlanWalk walk(layout, store, sized, sink, device::allocate_host_memory(sized.shuffle.device, workspace), true);
+  const std::uint64_t arena = loaded != nullptr && in_ram ? layout.loaded_arena_bytes(root, in_memory) : UINT64_MAX;
+  if (arena != UINT64_MAX) {
+    // Records mapped: the run in RAM reads them where they lie, and its
+    // arena holds only what the layout's way needs beside them (the budget
+    // still counts the records: they are resident). A larger run, or a way
+    // that cannot use them, reads `data`.
+    PlanWalk walk(layout, store, sized, sink, device::allocate_host_memory(sized.shuffle.device, arena), true);
     return walk.run(root, loaded->records);
   }
   if (loaded != nullptr) loaded->mapped.reset();
@@ -82,12 +83,13 @@ WalkStats walk_plan(const RecordLayout& layout, WalkOptions& sized, const NodeFa
 }  // namespace
 
 WalkStats shuffle_fixed_size(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink) {
+                               std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
+                               LoadedRecords* loaded) {
   if (options.shuffle.record_size == 0) throw std::invalid_argument("record size must be positive");
   WalkOptions sized = options;
   const FixedRecords layout(sized);
   return walk_plan(layout, sized, NodeFacts{records, data.bytes, false, options.shuffle.record_size, 0}, data, scratch,
-                   scratch_offset, sink);
+                   scratch_offset, sink, loaded);
 }
 
 WalkStats shuffle_fixed_size(io::BlockFile& input, std::uint64_t input_offset, std::uint64_t records,

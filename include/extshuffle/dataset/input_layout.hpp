@@ -34,7 +34,9 @@ struct InputLayout {
   formats::RecordSyntax syntax;
   TextCount text_count;
   RecordDigest digest;  // of the text records read, with --verify
-  bool loaded = false;  // text: the input's bytes were mapped where read_input_layout was told, and counted there
+  // The input's records were mapped where read_input_layout was told (text:
+  // and counted there).
+  bool loaded = false;
   std::shared_ptr<const formats::TarIndex> tar;  // tar: where its samples lie (tar_input.hpp)
 };
 
@@ -43,6 +45,9 @@ struct InputLayout {
 // holds it once, in the page cache's pages. Mapped only when the input turns
 // out to be text that may fit (maps_while_counting); the run's arena then
 // holds only the workspace of its records (layouts/shuffle_entry.cpp).
+// One fixed-size input (a file of its own, not a spool) that may fit is
+// mapped too, so that a run in RAM reads its records where they lie rather
+// than through read() into fresh pages (layouts/fixed_records.cpp).
 struct InputMapping {
   std::uint64_t budget_bytes = 0;          // the run's --memory
   std::optional<io::MappedBytes> mapped;  // the input's bytes, once mapped
@@ -53,9 +58,9 @@ struct InputMapping {
 // path's extension counts) and lays out its records: fixed-size and .npy
 // records without reading more than the header; text records by the
 // counting pass (one sequential read, which also digests them with
-// config.verify). With `mapping`, a text input that may fit in RAM is mapped
-// there and counted where it lies (layout.loaded), so that a run in RAM
-// reads it once. Throws UsageError, InputError, IoError.
+// config.verify). With `mapping`, an input that may fit in RAM is mapped
+// there (layout.loaded; text is counted where it lies), so that a run in
+// RAM reads it where it lies. Throws UsageError, InputError, IoError.
 InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping = nullptr);
 
 // How messages name an input: "standard input" for "-", else 'path'.

@@ -1,5 +1,5 @@
-// A file's bytes mapped into memory, read-only: how a text input that fits
-// in RAM is held. The run reads the page cache's own pages where they lie;
+// A file's bytes mapped into memory, read-only: how an input that fits in
+// RAM is held (text, and fixed-size records in a file of their own). The run reads the page cache's own pages where they lie;
 // loading the input into memory of its own instead costs a zeroed fresh page
 // and a copy per byte, which on the development VM took 1.0-5.5 s for 2 GiB
 // (median 2.8 s) against 0.76-1.42 s (median 0.81 s) to map and scan it from
@@ -48,6 +48,14 @@ class MappedBytes {
   // (MADV_SEQUENTIAL: 0.85 s for 2 GiB from a cold cache, 1.5-2 s without),
   // then no advice for the run's random reads.
   void expect_sequential(bool sequential);
+
+  // Maps the pages of a range of bytes inside a mapping now, before a run
+  // shuffles a fixed-size input where it lies (layouts/fixed_records.cpp):
+  // the kernel is asked to read the whole range at once (MADV_WILLNEED),
+  // then its pages are mapped (MADV_POPULATE_READ), rather than faulted in
+  // one by one in the shuffle's random order, each fault waiting for the
+  // disk. A page that cannot be read raises SIGBUS as any access would.
+  static void populate(const std::byte* at, std::uint64_t bytes);
 
  private:
   MappedBytes() = default;
