@@ -28,34 +28,53 @@ class BucketTrace {
               std::vector<std::uint64_t>& position) {
     chunk.resize(queries.size());
     position.resize(queries.size());
-    const std::uint64_t p = core::bucket_count(node_.records, c_);
-    std::vector<std::uint64_t> sums(b_ + 1);
-    for (std::uint64_t j = 0; j <= b_; ++j) sums[j] = core::bucket_records(node_.records, p, j);
     std::vector<std::uint64_t> offsets(queries);
-    descend(0, core::chunk_count(node_.records, c_), sums, offsets, 0, queries.size(), chunk, position);
+    descend(0, core::chunk_count(node_.records, c_), first_sums(), offsets, 0, queries.size(), chunk, position);
+  }
+
+  // The whole column b: chunk i gives the bucket positions [before[i],
+  // before[i] + count[i]) of its shuffle. Cost: every split of the tree,
+  // colours 0..b each (2 R (b + 1) draws for R chunks): for few chunks,
+  // cheaper than sorting the queries of a whole bucket.
+  void column(std::vector<std::uint64_t>& before, std::vector<std::uint64_t>& count) {
+    const std::uint64_t chunks = core::chunk_count(node_.records, c_);
+    before.assign(chunks, 0);
+    count.assign(chunks, 0);
+    descend_all(0, chunks, first_sums(), before, count);
   }
 
  private:
-  // Rows [lo, hi) whose first b + 1 column sums are `sums`; queries
-  // [first, end) of `offsets` (offsets within this range's part of bucket b).
-  void descend(std::uint64_t lo, std::uint64_t hi, const std::vector<std::uint64_t>& sums,
-               std::vector<std::uint64_t>& offsets, std::size_t first, std::size_t end,
-               std::vector<std::uint64_t>& chunk, std::vector<std::uint64_t>& position) {
+  // Bucket 0..b's records: the column sums of all the rows.
+  std::vector<std::uint64_t> first_sums() const {
+    const std::uint64_t p = core::bucket_count(node_.records, c_);
+    std::vector<std::uint64_t> sums(b_ + 1);
+    for (std::uint64_t j = 0; j <= b_; ++j) sums[j] = core::bucket_records(node_.records, p, j);
+    return sums;
+  }
+
+  void descend_all(std::uint64_t lo, std::uint64_t hi, const std::vector<std::uint64_t>& sums,
+                   std::vector<std::uint64_t>& before, std::vector<std::uint64_t>& count) {
     if (hi - lo == 1) {
-      const std::uint64_t before = std::accumulate(sums.begin(), sums.end() - 1, std::uint64_t{0});
-      for (std::size_t q = first; q < end; ++q) {
-        chunk[q] = lo;
-        position[q] = before + offsets[q];
-      }
+      before[lo] = std::accumulate(sums.begin(), sums.end() - 1, std::uint64_t{0});
+      count[lo] = sums.back();
       return;
     }
-    // The split of [lo, hi) at mid: its first b + 1 colours, as drawn by
-    // multivariate_hypergeometric() from stream (node, kMatrixSplit, mid).
+    std::vector<std::uint64_t> lower, upper;
+    const std::uint64_t mid = split(lo, hi, sums, lower, upper);
+    descend_all(lo, mid, lower, before, count);
+    descend_all(mid, hi, upper, before, count);
+  }
+
+  // The split of [lo, hi) at its mid (returned): its first b + 1 colours, as
+  // drawn by multivariate_hypergeometric() from stream (node, kMatrixSplit, mid).
+  std::uint64_t split(std::uint64_t lo, std::uint64_t hi, const std::vector<std::uint64_t>& sums,
+                      std::vector<std::uint64_t>& lower, std::vector<std::uint64_t>& upper) const {
     const std::uint64_t mid = core::row_split(lo, hi);
     core::Stream stream(seed_, core::StreamAddress{node_.id, core::Purpose::kMatrixSplit, mid});
     std::uint64_t draws_left = core::chunk_range_records(node_.records, mid, hi, c_);
     std::uint64_t balls_left = core::chunk_range_records(node_.records, lo, hi, c_);
-    std::vector<std::uint64_t> upper(sums.size()), lower(sums.size());
+    upper.resize(sums.size());
+    lower.resize(sums.size());
     for (std::size_t j = 0; j < sums.size(); ++j) {
       std::uint64_t x;
       if (draws_left == 0) {
@@ -70,6 +89,24 @@ class BucketTrace {
       draws_left -= x;
       balls_left -= sums[j];
     }
+    return mid;
+  }
+
+  // Rows [lo, hi) whose first b + 1 column sums are `sums`; queries
+  // [first, end) of `offsets` (offsets within this range's part of bucket b).
+  void descend(std::uint64_t lo, std::uint64_t hi, const std::vector<std::uint64_t>& sums,
+               std::vector<std::uint64_t>& offsets, std::size_t first, std::size_t end,
+               std::vector<std::uint64_t>& chunk, std::vector<std::uint64_t>& position) {
+    if (hi - lo == 1) {
+      const std::uint64_t before = std::accumulate(sums.begin(), sums.end() - 1, std::uint64_t{0});
+      for (std::size_t q = first; q < end; ++q) {
+        chunk[q] = lo;
+        position[q] = before + offsets[q];
+      }
+      return;
+    }
+    std::vector<std::uint64_t> lower, upper;
+    const std::uint64_t mid = split(lo, hi, sums, lower, upper);
     const std::uint64_t lower_b = lower.back();
     const std::size_t split = static_cast<std::size_t>(
         std::lower_bound(offsets.begin() + first, offsets.begin() + end, lower_b) - offsets.begin());
@@ -83,6 +120,45 @@ class BucketTrace {
   std::uint64_t b_;
   core::PlanConstants c_;
 };
+
+// bucket_sources() for a node of few chunks: the whole column b drawn
+// once, each query's chunk found by binary search, grouped by chunk by
+// counting: no sort of the queries, no map.
+std::vector<std::uint64_t> column_sources(std::uint64_t seed, const core::Node& node, std::uint64_t b,
+                                          const std::vector<std::uint64_t>& queries, const core::PlanConstants& c) {
+  std::vector<std::uint64_t> before, count;
+  BucketTrace(seed, node, b, c).column(before, count);
+  const std::size_t chunks = count.size();
+  std::vector<std::uint64_t> start(chunks + 1, 0);  // where chunk i's part of the bucket begins
+  for (std::size_t i = 0; i < chunks; ++i) start[i + 1] = start[i] + count[i];
+  std::vector<std::uint32_t> chunk_of(queries.size());
+  std::vector<std::size_t> members_first(chunks + 1, 0);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const auto after = std::upper_bound(start.begin(), start.end(), queries[q]);
+    chunk_of[q] = static_cast<std::uint32_t>(after - start.begin() - 1);
+    ++members_first[chunk_of[q] + 1];
+  }
+  for (std::size_t i = 0; i < chunks; ++i) members_first[i + 1] += members_first[i];
+  std::vector<std::size_t> members(queries.size());
+  std::vector<std::size_t> fill(members_first.begin(), members_first.end() - 1);
+  for (std::size_t q = 0; q < queries.size(); ++q) members[fill[chunk_of[q]]++] = q;
+  std::vector<std::uint64_t> out(queries.size());
+  std::vector<std::uint64_t> wanted;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    if (members_first[i] == members_first[i + 1]) continue;
+    wanted.clear();
+    for (std::size_t k = members_first[i]; k < members_first[i + 1]; ++k) {
+      wanted.push_back(before[i] + queries[members[k]] - start[i]);
+    }
+    const std::uint64_t m = core::chunk_records(node.records, i, c);
+    const auto inputs =
+        shuffled_inputs(core::shuffle_bijection(seed, {node.id, core::Purpose::kChunkShuffle, i}, m), m, wanted);
+    for (std::size_t k = members_first[i]; k < members_first[i + 1]; ++k) {
+      out[members[k]] = core::chunk_first(i, c) + inputs[k - members_first[i]];
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -152,7 +228,7 @@ core::VariablePhilox RootSources::bijection(std::uint64_t j) const {
 
 std::vector<std::uint64_t> RootSources::sources(std::uint64_t j, const std::vector<std::uint64_t>& positions) const {
   if (leaf_) return positions;  // the leaf's input is the root's
-  return bucket_sources(seed_, root_, j, positions, constants_);
+  return column_sources(seed_, root_, j, positions, constants_);
 }
 
 std::uint64_t RootSources::domain_share(int share, int shares) const {
