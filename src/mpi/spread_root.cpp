@@ -33,7 +33,9 @@ std::vector<std::uint64_t> root_range_inputs(std::uint64_t seed, std::uint64_t r
 void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, const std::string& display_name,
                          SharedOutput& output, Communicator& comm, RankStats& stats) {
   const int me = comm.rank(), ranks = comm.size();
-  std::vector<std::uint64_t> wanted = root_range_inputs(config.seed, in.records, config.constants, me, ranks);
+  // Met at a checkpoint: the trace allocates a word per record of the share.
+  std::vector<std::uint64_t> wanted;
+  checkpoint(comm, [&] { wanted = root_range_inputs(config.seed, in.records, config.constants, me, ranks); });
   const std::uint64_t first_record = comm.exclusive_sum(wanted.size());
   // -n: the output positions past the first K are cut.
   const std::uint64_t head = config.head_count;
