@@ -14,8 +14,10 @@
 //      output at its offset (fixed-size records: by arithmetic; text: an
 //      exclusive sum of the ranks' bytes; run_own_buckets);
 //   5. every rank fsyncs, the ranks agree, rank 0 renames (commit).
-// A root that is a leaf (N <= L) has no split: the ranks share its one
-// shuffle (spread_leaf.hpp); one rank runs it as extshuffle does.
+// A root that is a leaf (N <= L), or of two levels with too few chunks for
+// the ranks (distribution.hpp, spread_root()), is not scattered by whole
+// chunks: the ranks share its shuffles (spread_root.hpp); one rank runs a
+// leaf root as extshuffle does.
 // Between the steps the ranks meet at checkpoints (rank_failure.hpp).
 #include <sys/resource.h>
 
@@ -34,7 +36,7 @@
 #include "mapped_memory.hpp"
 #include "rank_output.hpp"
 #include "received_buckets.hpp"
-#include "spread_leaf.hpp"
+#include "spread_root.hpp"
 
 namespace extshuffle::mpi {
 namespace {
@@ -102,7 +104,7 @@ void open_shared_output(RankRun& r) {
 
 // A root of at most L records on one rank: run as extshuffle would (the
 // shuffles' own entry points, their threads and in-memory gathers), which
-// the exchange of spread_leaf would only slow down.
+// the exchange of a spread root would only slow down.
 std::uint32_t run_alone(RankRun& r) {
   State& in = r.in;
   std::uint32_t passes = 1;
@@ -128,12 +130,11 @@ std::uint32_t run_alone(RankRun& r) {
   return passes;
 }
 
-// A root of at most L records is one leaf: on several ranks, every rank its
-// share (spread_leaf.hpp).
-std::uint32_t run_spread_leaf(RankRun& r) {
-  if (r.comm.size() == 1) return run_alone(r);
+// A spread root (distribution.hpp, spread_root()): every rank its share
+// (spread_root.hpp).
+std::uint32_t run_spread_root(RankRun& r) {
   const auto t0 = Clock::now();
-  spread_leaf(r.config, r.in, r.display_name, *r.output, r.comm, r.stats);
+  shuffle_spread_root(r.config, r.in, r.display_name, *r.output, r.comm, r.stats);
   r.stats.seconds_buckets = since(t0);
   return 1;
 }
@@ -331,8 +332,10 @@ DistributedResult run(const JobOptions& config, const JobDataset& dataset, Distr
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, config.constants)) {
-    passes = run_spread_leaf(r);
+  if (core::is_leaf(r.in.records, config.constants) && comm.size() == 1) {
+    passes = run_alone(r);
+  } else if (spread_root(r.in.records, config.constants, comm.size())) {
+    passes = run_spread_root(r);
   } else {
     const Distribution d = draw_counts(r);
     const ioperm::NodePath path = agree_on_path(r, d);

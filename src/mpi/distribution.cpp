@@ -18,18 +18,33 @@ std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks) {
   return begin;
 }
 
-std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
+namespace {
+
+// The first record of rank r's chunks, for r = 0..ranks (the last is N).
+std::vector<std::uint64_t> chunk_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
+  const std::vector<std::uint64_t> chunks = even_chunk_split(core::chunk_count(records, constants), ranks);
   std::vector<std::uint64_t> held(ranks + 1);
-  if (core::is_leaf(records, constants)) {
-    for (int r = 0; r <= ranks; ++r) {
-      held[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(records) * static_cast<unsigned>(r) /
-                                           static_cast<unsigned>(ranks));
-    }
-  } else {
-    const std::vector<std::uint64_t> chunks = even_chunk_split(core::chunk_count(records, constants), ranks);
-    for (int r = 0; r < ranks; ++r) held[r] = std::min(records, core::chunk_first(chunks[r], constants));
-  }
+  for (int r = 0; r < ranks; ++r) held[r] = std::min(records, core::chunk_first(chunks[r], constants));
   held[ranks] = records;
+  return held;
+}
+
+}  // namespace
+
+bool spread_root(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
+  if (ranks <= 1) return false;
+  if (core::is_leaf(records, constants)) return true;
+  return core::plan_levels(records, constants) == 2 &&
+         core::chunk_count(records, constants) < kSpreadChunksPerRank * static_cast<std::uint64_t>(ranks);
+}
+
+std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
+  if (!spread_root(records, constants, ranks)) return chunk_record_split(records, constants, ranks);
+  std::vector<std::uint64_t> held(ranks + 1);
+  for (int r = 0; r <= ranks; ++r) {
+    held[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(records) * static_cast<unsigned>(r) /
+                                         static_cast<unsigned>(ranks));
+  }
   return held;
 }
 

@@ -39,11 +39,29 @@ struct Distribution {
 // The even split of R chunks (fixed-size records: equal bytes per rank).
 std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
 
+// Below this many chunks a rank, whole chunks cannot share a root out
+// evenly enough: a rank scatters whole chunks, and its share may be off by
+// up to a chunk (fixed-size records: even_chunk_split's rounding; text: a
+// rank takes the chunks that start in its byte range, so one rank may have
+// one chunk more and the next one less); at 8 chunks a rank, one chunk is
+// 12.5% of a share.
+inline constexpr std::uint64_t kSpreadChunksPerRank = 8;
+
+// Whether a root of `records` records is spread over `ranks` ranks (every
+// rank an even share of its records and of its output; spread_root.hpp)
+// rather than scattered by whole chunks: on more than one rank, a leaf root
+// (N <= L, no chunks), and a root of two plan levels (every bucket a leaf)
+// with fewer than 8 chunks a rank (2 chunks on 4 ranks would leave 2 ranks
+// idle, 9 on 4 give one 33% more). The rest are balanced by their chunk
+// split, and deeper plans by it too (they have more than F chunks: 1024
+// shipped, so spread roots go up to 8P chunks for P <= 128 ranks).
+bool spread_root(std::uint64_t records, const core::PlanConstants& constants, int ranks);
+
 // The records each rank holds (ranks + 1 entries: rank r holds data records
-// [held[r], held[r + 1])): a leaf root (N <= L), which has no chunks, in
-// even shares N r / P, so that every rank reads, sends and writes about
-// 1/P of it (spread_leaf.hpp); a split root by its chunks, as
-// even_chunk_split gives them out. The last entry is N.
+// [held[r], held[r + 1])): a spread root in even shares N r / P, so that
+// every rank reads, sends and writes about 1/P of it (spread_root.hpp);
+// any other root by its chunks, as even_chunk_split gives them out. The
+// last entry is N.
 std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks);
 
 // Writes to `out` (p entries) the column sums of rows [first, end) of

@@ -33,7 +33,10 @@ void HeldRecords::index_text(const formats::RecordSyntax& syntax) {
   for (std::uint64_t k = first_; k < end_; ++k) {
     starts_.push_back(static_cast<std::uint64_t>(p - text));
     formats::QuoteState state = formats::QuoteState::kFieldStart;  // every held record starts a record
-    const char* record_end = formats::find_record_end(p, text + size_, syntax, state);
+    // A TFRecord frame ends where its length field says, not at a terminator.
+    const char* record_end = syntax.framing == formats::RecordFraming::kTerminated
+                                 ? formats::find_record_end(p, text + size_, syntax, state)
+                                 : formats::scan_record(p, text + size_, syntax).end;
     p = record_end ? record_end : text + size_;
   }
   starts_.push_back(static_cast<std::uint64_t>(p - text));

@@ -1,5 +1,5 @@
 // Records fetched by exchange: each rank knows which input records its
-// range of the output takes, in output order (spread_leaf.hpp), and the
+// range of the output takes, in output order (spread_root.hpp), and the
 // ranks that hold them (held_begin); it asks each holder once for all of
 // the records it wants from it (their indices, in output order, one
 // all-to-all), and learns their lengths from the reply; then, in rounds
@@ -11,7 +11,9 @@
 // bytes sent (every rank's window may be held by this one alone): the
 // caller sizes the window so that both fit its budget. Besides, 8 bytes
 // per wanted record thrice (its index, its length, the requests this rank
-// serves): under 25 MiB for a leaf of 2^20 records.
+// serves): under 25 MiB for a leaf of 2^20 records, and at most 24 bytes
+// times N / P for a spread root of two levels (fewer than ~8P chunks, so
+// under 8 L records a rank: 192 MiB at L = 2^20), outside -S.
 #pragma once
 
 #include <cstdint>

@@ -56,7 +56,7 @@ struct TextSplit {
   std::vector<std::uint64_t> chunk_begin;
   std::vector<std::uint64_t> data_begin;
   // P + 1 entries: the byte where rank r's held records start
-  // (held_record_split: an even share of a leaf root's records, or its
+  // (held_record_split: an even share of a spread root's records, or its
   // chunks'); the last entry is the input's size.
   std::vector<std::uint64_t> held_byte_begin;
 };

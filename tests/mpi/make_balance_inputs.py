@@ -1,4 +1,4 @@
-"""Writes the inputs of the extshuffle-mpi leaf-root tests into a directory,
+"""Writes the inputs of the extshuffle-mpi spread-root tests into a directory,
 with the real writers of each format: Python's csv and json modules,
 numpy's .npy.
 
@@ -44,3 +44,13 @@ with open(path("quoted.csv"), "w", newline="") as f:
     f.write('3000,"last\nline"')
 np.save(path("rows.npy"), np.arange(4000 * 3, dtype=np.int64).reshape(4000, 3))
 np.frombuffer(rng.randbytes(12 * 4001), dtype=np.uint8).tofile(path("records12.bin"))
+
+# The few-chunk roots (run with L = 16384: two levels, every bucket a leaf).
+# JSONL as balance.jsonl, of 2 chunks (the last short by 300 records) and of
+# 9 (the last short by 5000); 16-byte records of 2 chunks and of 9 (short by 1000).
+for name, records in (("chunks2.jsonl", 2 * 16384 - 300), ("chunks9.jsonl", 9 * 16384 - 5000)):
+    with open(path(name), "w") as f:
+        for i in range(records):
+            f.write(json.dumps({"id": i, "text": "z" * rng.randrange(0, 200)}) + "\n")
+for name, records in (("chunks2.bin", 2 * 16384 - 300), ("chunks9.bin", 9 * 16384 - 1000)):
+    np.frombuffer(rng.randbytes(16 * records), dtype=np.uint8).tofile(path(name))

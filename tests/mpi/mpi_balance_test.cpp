@@ -1,9 +1,11 @@
-// A root of at most L records (one leaf) spread over the ranks
-// (src/mpi/spread_leaf.hpp): the output byte for byte extshuffle's on 1 to
-// 4 ranks (JSONL with heavy-tailed lengths, CSV with quoted newlines and a
-// header, .npy, 12-byte records, -n, a budget small enough for many rounds
-// of the exchange), and every rank busy: for 200k JSONL records and 100k
-// .npy rows on 2, 3 and 4 ranks, each rank's input bytes read and output
+// A root spread over the ranks (src/mpi/spread_root.hpp): a leaf (at most
+// L records), and a root of two levels with fewer than 8 chunks a rank.
+// The output byte for byte extshuffle's on 1 to 4 ranks (JSONL with
+// heavy-tailed lengths, CSV with quoted newlines and a header, .npy, 12-
+// and 16-byte records, -n, a budget small enough for many rounds of the
+// exchange), and every rank busy: for 200k JSONL records and 100k .npy rows
+// (leaves), and for roots of 2 and 9 chunks of 16384 (JSONL and 16-byte
+// records) on 2, 3 and 4 ranks, each rank's input bytes read and output
 // bytes written (--stats, RANK lines) within 15% of 1/P of the input's
 // bytes, and its bytes sent within 15% of 1/P of all the ranks' bytes sent.
 //
@@ -26,6 +28,15 @@
 // the total is the input's bytes less all ranks' such shares: a stray of
 // 15% needs one of those sums to stray by over 5%, < 1e-15 each
 // (the same bound at t = 0.05 B/P). Over the 54 assertions: < 1e-13.
+// The few-chunk roots: rank r's output is the images below m_j of its
+// share of the buckets' domains (each bucket's leaf bijection taken as a
+// uniformly random permutation), a sample without replacement of D/P of
+// the slots again (D = 2^15 for 2 buckets of ~16k records, 9 x 2^14 for 9):
+// the smallest input, 2 chunks of JSONL (B ~ 4.1 MB, b ~ 230), on 4 ranks
+// strays by 15% with probability < 2 exp(-2 (0.15 B/4)^2 / (8192 b^2))
+// < 1e-46, every other case less; held bytes as above (n >= 8k records:
+// < 1e-60); 16-byte records are exact up to one record held, and their
+// output a count of such a sample. Over the 108 assertions: < 1e-13.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -43,6 +54,8 @@ namespace {
 
 // Every identity test runs its root as one leaf of at most 4096 records.
 const std::string kLeafKnobs = " --leaf-records 4096 --fanout 8 ";
+// The few-chunk roots: chunks of 16384 records, up to 64 buckets (two levels).
+const std::string kFewChunksKnobs = " --leaf-records 16384 --fanout 64 ";
 
 struct RankBytes {
   std::uint64_t input_read = 0, sent = 0, output = 0;
@@ -81,8 +94,8 @@ class MpiBalance : public MpiSuite<MpiBalance> {
   }
 
   // Each rank's bytes on `ranks` ranks within 15% of its even share.
-  void expect_balanced(const std::string& name, int ranks) {
-    const std::string err = expect_same(name, "--stats", {ranks});
+  void expect_balanced(const std::string& name, int ranks, const std::string& arguments = "") {
+    const std::string err = expect_same(name, "--stats " + arguments, {ranks});
     const std::vector<RankBytes> all = rank_bytes(err);
     ASSERT_EQ(all.size(), static_cast<std::size_t>(ranks)) << err;
     const double share = static_cast<double>(std::filesystem::file_size(input(name))) / ranks;
@@ -130,6 +143,38 @@ TEST_F(MpiBalance, EveryRankBusyOnJsonl) {
 
 TEST_F(MpiBalance, EveryRankBusyOnNpy) {
   for (const int ranks : {2, 3, 4}) expect_balanced("balance.npy", ranks);
+}
+
+// Roots of two levels with fewer than 8 chunks a rank, spread like a leaf:
+// at L = 16384, 2 chunks (before, 2 of 4 ranks idle) and 9 (one of 4 ranks
+// a third over its share), each last chunk short.
+TEST_F(MpiBalance, EveryRankBusyOnTwoChunksOfJsonl) {
+  for (const int ranks : {2, 3, 4}) expect_balanced("chunks2.jsonl", ranks, kFewChunksKnobs);
+}
+
+TEST_F(MpiBalance, EveryRankBusyOnNineChunksOfJsonl) {
+  for (const int ranks : {2, 3, 4}) expect_balanced("chunks9.jsonl", ranks, kFewChunksKnobs);
+}
+
+TEST_F(MpiBalance, EveryRankBusyOnTwoChunksOfFixedSizeRecords) {
+  for (const int ranks : {2, 3, 4}) expect_balanced("chunks2.bin", ranks, "--record-size 16" + kFewChunksKnobs);
+}
+
+TEST_F(MpiBalance, EveryRankBusyOnNineChunksOfFixedSizeRecords) {
+  for (const int ranks : {2, 3, 4}) expect_balanced("chunks9.bin", ranks, "--record-size 16" + kFewChunksKnobs);
+}
+
+TEST_F(MpiBalance, HeadCountCutsASpreadRootOfChunks) {
+  // K inside rank 1's range of 3 (in the sixth bucket of 9), and inside rank 0's of 4.
+  expect_same("chunks9.jsonl", "-n 90000" + kFewChunksKnobs, {3});
+  expect_same("chunks2.bin", "--record-size 16 -n 5000" + kFewChunksKnobs, {4});
+}
+
+TEST_F(MpiBalance, ManyRoundsOfASpreadRootOfChunksAtASmallBudget) {
+  // -S 8M: windows of ~1.4 MB a rank on 3 ranks, ~6 MB each: several rounds.
+  const std::string err = expect_same("chunks9.jsonl", "-S 8M --stats" + kFewChunksKnobs, {3});
+  EXPECT_NE(err.find(" rounds="), std::string::npos);
+  EXPECT_EQ(err.find(" rounds=1 "), std::string::npos) << err;
 }
 
 }  // namespace

@@ -101,19 +101,41 @@ TEST(MpiRows, RangeColumnSumsCheckTheirRange) {
   EXPECT_EQ(sums, std::vector<std::uint64_t>(p, 0));  // no rows, no records
 }
 
-// The records each rank holds: a leaf root in even shares N r / P (no
-// overflow near 2^64), a split root by the chunks each rank scatters.
-TEST(MpiRows, HeldRecordsAreEvenSharesOfALeafAndTheChunksOfASplit) {
+// The records each rank holds: a spread root (a leaf, or two levels of
+// fewer than 8 chunks a rank) in even shares N r / P (no overflow near
+// 2^64), any other root by the chunks each rank scatters.
+TEST(MpiRows, HeldRecordsAreEvenSharesOfASpreadRootAndTheChunksOfASplit) {
   const core::PlanConstants c{100, 4};
   EXPECT_EQ(held_record_split(10, c, 4), (std::vector<std::uint64_t>{0, 2, 5, 7, 10}));
   EXPECT_EQ(held_record_split(100, c, 3), (std::vector<std::uint64_t>{0, 33, 66, 100}));
   EXPECT_EQ(held_record_split(2, c, 3), (std::vector<std::uint64_t>{0, 0, 1, 2}));
   EXPECT_EQ(held_record_split(0, c, 2), (std::vector<std::uint64_t>{0, 0, 0}));
-  // 250 records: chunks of 100 (the last 50) split 0 | 1 | 2 over three ranks, 0 0 | 1 | 2 over four.
-  EXPECT_EQ(held_record_split(250, c, 3), (std::vector<std::uint64_t>{0, 100, 200, 250}));
-  EXPECT_EQ(held_record_split(250, c, 4), (std::vector<std::uint64_t>{0, 0, 100, 200, 250}));
+  // 250 records: 3 chunks of 100 (the last 50), 3 buckets of leaves: spread.
+  EXPECT_EQ(held_record_split(250, c, 3), (std::vector<std::uint64_t>{0, 83, 166, 250}));
+  EXPECT_EQ(held_record_split(250, c, 4), (std::vector<std::uint64_t>{0, 62, 125, 187, 250}));
+  // 24 chunks of 10 (the last 5): on 3 ranks 8 a rank, split by chunks; on 4 spread.
+  const core::PlanConstants wide{10, 64};
+  EXPECT_EQ(held_record_split(235, wide, 3), (std::vector<std::uint64_t>{0, 80, 160, 235}));
+  EXPECT_EQ(held_record_split(235, wide, 4), (std::vector<std::uint64_t>{0, 58, 117, 176, 235}));
   const core::PlanConstants huge{UINT64_MAX, 4};
   EXPECT_EQ(held_record_split(UINT64_MAX, huge, 2)[1], UINT64_MAX / 2);
+}
+
+// Which roots are spread: on one rank none; a leaf always; two levels
+// below 8 chunks a rank; never three levels (here 5 buckets of 10 chunks
+// each, F = 4 < 50 chunks).
+TEST(MpiRows, SpreadRootsAreLeavesAndTwoLevelRootsOfFewChunks) {
+  const core::PlanConstants c{10, 64};
+  EXPECT_FALSE(spread_root(5, c, 1));
+  EXPECT_FALSE(spread_root(200, c, 1));
+  EXPECT_TRUE(spread_root(0, c, 2));
+  EXPECT_TRUE(spread_root(10, c, 4));
+  EXPECT_TRUE(spread_root(20, c, 4));    // 2 chunks on 4 ranks
+  EXPECT_TRUE(spread_root(90, c, 4));    // 9 on 4
+  EXPECT_TRUE(spread_root(301, c, 4));   // 31 on 4, the last of one record
+  EXPECT_FALSE(spread_root(311, c, 4));  // 32 on 4: 8 a rank
+  EXPECT_FALSE(spread_root(321, c, 4));  // 33 on 4
+  EXPECT_FALSE(spread_root(500, core::PlanConstants{10, 4}, 64));
 }
 
 }  // namespace

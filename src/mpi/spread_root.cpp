@@ -1,10 +1,10 @@
-#include "spread_leaf.hpp"
+#include "spread_root.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <optional>
 
-#include "extshuffle/core/variable_philox.hpp"
+#include "extshuffle/ioperm/output_sources.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "held_records.hpp"
 #include "output_range.hpp"
@@ -24,29 +24,18 @@ std::uint64_t window_bytes(std::uint64_t memory_bytes, int ranks) {
 
 }  // namespace
 
-std::vector<std::uint64_t> leaf_range_inputs(std::uint64_t seed, std::uint64_t records, int rank, int ranks) {
-  // The root's leaf shuffle, as the single-machine run draws it (the root is
-  // node {0, 0}: modes/permutation_prefix.cpp).
-  const core::VariablePhilox f =
-      core::shuffle_bijection(seed, {core::NodeId{0, 0}, core::Purpose::kLeafShuffle, 0}, records);
-  const std::uint64_t domain = f.domain_size();
-  const auto share = [&](int r) {
-    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(domain) * static_cast<unsigned>(r) /
-                                      static_cast<unsigned>(ranks));
-  };
-  std::vector<std::uint64_t> inputs;
-  inputs.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(records, share(rank + 1) - share(rank))));
-  for (std::uint64_t i = share(rank); i < share(rank + 1); ++i) {
-    const std::uint64_t image = f(i);
-    if (image < records) inputs.push_back(image);
-  }
-  return inputs;
+std::vector<std::uint64_t> root_range_inputs(std::uint64_t seed, std::uint64_t records,
+                                             const core::PlanConstants& constants, int rank, int ranks) {
+  const ioperm::RootSources sources(seed, records, constants);
+  return sources.domain_inputs(sources.domain_share(rank, ranks), sources.domain_share(rank + 1, ranks));
 }
 
-void spread_leaf(const JobOptions& config, DistributedInput::State& in, const std::string& display_name,
-                 SharedOutput& output, Communicator& comm, RankStats& stats) {
+void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, const std::string& display_name,
+                         SharedOutput& output, Communicator& comm, RankStats& stats) {
   const int me = comm.rank(), ranks = comm.size();
-  std::vector<std::uint64_t> wanted = leaf_range_inputs(config.seed, in.records, me, ranks);
+  // Met at a checkpoint: the trace allocates a word per record of the share.
+  std::vector<std::uint64_t> wanted;
+  checkpoint(comm, [&] { wanted = root_range_inputs(config.seed, in.records, config.constants, me, ranks); });
   const std::uint64_t first_record = comm.exclusive_sum(wanted.size());
   // -n: the output positions past the first K are cut.
   const std::uint64_t head = config.head_count;
