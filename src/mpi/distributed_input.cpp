@@ -25,7 +25,9 @@ const char* const kTarReason = "tar samples are found one after another from the
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
-// single-machine implementation has no distributed counterpart yet.
+// single-machine implementation has no distributed counterpart yet. (Shards,
+// splits, compressed pieces and the manifest are the output's:
+// piece_plan.hpp.)
 void check_supported(const JobOptions& config, const JobDataset& dataset) {
   const std::string& input = dataset.inputs.front();
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
@@ -34,18 +36,12 @@ void check_supported(const JobOptions& config, const JobDataset& dataset) {
   if (dataset.inputs.size() > 1) {
     refuse("several inputs", "extshuffle-mpi shuffles one input file per output (join them first, or use extshuffle)");
   }
-  if (config.shard_count > 0 || config.shard_bytes > 0) refuse("--shards, --shard-size", "not supported by extshuffle-mpi");
-  if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
-  if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
   if (config.format == formats::Format::kTfrecord) refuse("--format tfrecord", kTfrecordReason);
   if (config.format == formats::Format::kTar) refuse("--format tar", kTarReason);
   if (input == "-") refuse("standard input", "cannot be split across ranks: give an INPUT file");
   if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (io::codec_for_path(input) != io::Codec::kNone) {
     refuse("input '" + input + "'", "a compressed input cannot be split across ranks (decompress it first)");
-  }
-  if (io::codec_for_path(dataset.output) != io::Codec::kNone) {
-    refuse("output '" + dataset.output + "'", "a compressed output cannot be written in parts (compress it afterwards)");
   }
   struct stat st {};
   if (::stat(input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -56,8 +52,6 @@ void check_supported(const JobOptions& config, const JobDataset& dataset) {
     refuse("input '" + input + "'", "a pipe or a device is read once, in order: it cannot be split across ranks");
   }
   if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
-  if (config.verify) refuse("--verify", "not supported by extshuffle-mpi");
-  if (config.dry_run) refuse("--dry-run", "not supported by extshuffle-mpi (extshuffle --dry-run prints the plan)");
 }
 
 }  // namespace
@@ -115,6 +109,7 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, input,
                                       head, name);
+    in.format_name = dataset::format_name(detected);
     if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTfrecord) {
       throw UsageError("input " + name + ": " + kTfrecordReason);
     }

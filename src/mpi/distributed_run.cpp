@@ -1,7 +1,8 @@
 // One dataset across the ranks, in order (Gustedt's ParPerm over the root
 // split of the canonical plan; docs/design.md, "Several machines"):
-//   1. the output: rank 0 creates the hidden file beside the destination,
-//      the other ranks open it (open_shared_output);
+//   1. the output: its pieces planned (piece_plan.hpp), rank 0 creates
+//      their hidden files beside their destinations, the other ranks open
+//      them (open_shared_output);
 //   2. the counts: each rank draws the column sums of its chunks' rows, the
 //      ranks exchange them (distribution.hpp; draw_counts);
 //   3. the root's split: each rank's walk reads, shuffles and cuts its
@@ -11,9 +12,12 @@
 //      scatter_and_exchange);
 //   4. each rank runs its buckets through the walk's step 4
 //      (DistributedWalk::run_buckets), writing its contiguous range of the
-//      output at its offset (fixed-size records: by arithmetic; text: an
+//      output through a sink that cuts it into the pieces (piece_sink.hpp),
+//      from its offset (fixed-size records: by arithmetic; text: an
 //      exclusive sum of the ranks' bytes; run_own_buckets);
-//   5. every rank fsyncs, the ranks agree, rank 0 renames (commit).
+//   5. every rank fsyncs, the ranks agree, rank 0 renames every piece and
+//      writes the manifest (distributed_commit.hpp), once the Job's every
+//      dataset is written.
 // A root that is a leaf (N <= L) has no split: rank 0 runs it alone.
 // Between the steps the ranks meet at checkpoints (rank_failure.hpp).
 #include <sys/resource.h>
@@ -21,8 +25,12 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <spdlog/spdlog.h>
 
+#include "distributed_commit.hpp"
 #include "distributed_input.hpp"
+#include "distributed_verify.hpp"
+#include "dry_run_shares.hpp"
 #include "distribution.hpp"
 #include "exchange_budget.hpp"
 #include "exchange_targets.hpp"
@@ -30,7 +38,10 @@
 #include "extshuffle/ioperm/distributed_walk.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "extshuffle/dataset/output_parts.hpp"
+#include "extshuffle/dataset/verification.hpp"
 #include "mapped_memory.hpp"
+#include "piece_sink.hpp"
 #include "rank_output.hpp"
 #include "received_buckets.hpp"
 
@@ -71,16 +82,21 @@ void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
 
 // What the steps of one rank share.
 struct RankRun {
-  const JobOptions& config;
+  JobOptions config;  // -n: the records the pieces take, once planned
   const std::string& output_path;
   State& in;
   Communicator& comm;
   int me = 0;
   RankStats stats;
-  std::unique_ptr<SharedOutput> output;
+  PiecePlan plan;
+  std::unique_ptr<SharedPieces> files;
+  dataset::RecordDigest written;  // --verify: the records this rank wrote
+  std::vector<std::string> warnings;
 };
 
-// 1. The output, after the checks a single-machine run makes first.
+// 1. The output, after the checks a single-machine run makes first: its
+// pieces, planned for the records it takes (-n, or where the last split
+// ends: the walks need not produce the rest).
 void open_shared_output(RankRun& r) {
   const std::uint64_t n = r.in.records;
   checkpoint(r.comm, [&] {
@@ -88,13 +104,49 @@ void open_shared_output(RankRun& r) {
     if (!r.in.text && !r.in.header.empty() && r.config.head_count < n) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
+    r.plan = plan_pieces(r.config, r.output_path, r.in.text ? 0 : r.in.record_size, std::min(r.config.head_count, n));
+    if (r.config.verify && r.plan.records < n) {
+      throw UsageError(r.config.head_count < n
+                           ? "--verify checks whole permutations: it cannot be combined with -n"
+                           : "--verify checks whole permutations: it cannot be combined with a --split that "
+                             "leaves records out");
+    }
     walk_for(r.config, r.in, r.config.memory_bytes, r.config.device).check_budget(r.in.root_facts());
-    if (r.me == 0) r.output = SharedOutput::create(r.output_path);
   });
-  const std::uint64_t inode = r.comm.broadcast(r.me == 0 ? r.output->inode() : 0, 0);
-  checkpoint(r.comm, [&] {
-    if (r.me != 0) r.output = SharedOutput::join(r.output_path, inode);
-  });
+  if (r.me == 0 && r.plan.left_out > 0) {
+    r.warnings.push_back(dataset::left_out_warning(r.plan.left_out, r.plan.records));
+  }
+  r.config.head_count = r.plan.records;
+  std::vector<std::string> paths;
+  for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
+  r.files = SharedPieces::open(paths, r.comm);
+}
+
+// The sink of this rank's output range (piece_sink.hpp).
+void open_sink(RankRun& r, std::optional<PieceSink>& sink, std::uint64_t first_record, std::uint64_t end_record,
+               std::uint64_t first_byte) {
+  const State& in = r.in;
+  PieceForm form{in.text ? 0 : in.record_size, in.syntax, in.header, !in.text && !in.header.empty() && in.records > 0,
+                 r.config.threads, io::scratch_directory(r.config.tmpdir)};
+  sink.emplace(r.plan, form, *r.files, r.me, first_record, end_record, first_byte);
+}
+
+// Hands whole records to `sink`, digested on their way with --verify.
+void write_records(RankRun& r, PieceSink& sink, const std::byte* data, std::size_t bytes) {
+  if (r.config.verify) {
+    if (r.in.text) {
+      dataset::add_text_records(r.written, data, bytes, r.in.syntax);
+    } else {
+      r.written.add_fixed(data, bytes, r.in.record_size);
+    }
+  }
+  sink.write(data, bytes);
+}
+
+// Every rank's spooled part at its place in its piece (piece_sink.hpp).
+void place_parts(RankRun& r, PieceSink& sink) {
+  checkpoint(r.comm, [&] { sink.place(r.comm); });
+  r.stats.output_bytes = sink.bytes_written();
 }
 
 // A root of at most L records is one leaf: rank 0 runs it as extshuffle
@@ -102,11 +154,14 @@ void open_shared_output(RankRun& r) {
 std::uint32_t run_alone(RankRun& r) {
   State& in = r.in;
   std::uint32_t passes = 1;
+  std::optional<PieceSink> pieces;
   checkpoint(r.comm, [&] {
+    open_sink(r, pieces, 0, r.me == 0 ? r.plan.records : 0, 0);
     if (r.me == 0) {
-      RangeWriter writer(*r.output, 0);
-      writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-      const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
+      PieceSink& writer = *pieces;
+      const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
+        write_records(r, writer, data, bytes);
+      };
       const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
       ioperm::WalkStats e;
       if (in.text) {
@@ -117,13 +172,13 @@ std::uint32_t run_alone(RankRun& r) {
         e = ioperm::shuffle_fixed_size(in.source->data(), in.data_offset, in.records, in.source->scratch(),
                                        in.source->scratch_offset(), o.walk, sink);
       }
-      writer.finish();
       add_walk_stats(r.stats, e);
-      r.stats.output_bytes = writer.bytes_written();
       passes = e.passes;
     }
+    pieces->finish();
     in.source->check_unchanged();
   });
+  place_parts(r, *pieces);
   return passes;
 }
 
@@ -247,7 +302,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   const auto t0 = Clock::now();
   State& in = r.in;
   const ioperm::NodeFacts root = in.root_facts();
-  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.config.head_count, in.header.size());
+  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
   auto bucket_facts = [&](std::uint64_t j) {
     const std::uint64_t records = core::bucket_records(in.records, d.buckets, j);
     return ioperm::NodeFacts{records, received.bucket(j).bytes - records * tag_width, routed, root.max_record_bytes,
@@ -259,33 +314,24 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   }
   const std::uint64_t offset = ranges.offset(my_bytes, r.comm);
   std::uint32_t passes = 1;
+  std::optional<PieceSink> pieces;
   checkpoint(r.comm, [&] {
     const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device);
-    RangeWriter writer(*r.output, r.me == 0 ? 0 : offset);
-    if (r.me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
+    open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
+      ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { write_records(r, *pieces, kept, n); });
+    };
     std::uint64_t end = received.first();
     while (end < received.end() && received.kept(end)) ++end;
     ioperm::WalkStats walked;
     passes = walk.run_buckets(store, sink, d.root, d.buckets, received.first(), end, root, routed, received, walked) + 1;
-    writer.finish();
+    pieces->finish();
     add_walk_stats(r.stats, walked);
-    r.stats.output_bytes = writer.bytes_written();
     in.source->check_unchanged();
   });
+  place_parts(r, *pieces);
   r.stats.seconds_buckets = since(t0);
   return passes;
-}
-
-// 5. Commit: every rank syncs its range; once all have, rank 0 renames.
-void commit(RankRun& r) {
-  const auto t0 = Clock::now();
-  checkpoint(r.comm, [&] { r.output->sync(); });
-  checkpoint(r.comm, [&] {
-    if (r.me == 0) r.output->commit();
-  });
-  r.output->forget();
-  r.stats.seconds_committing = since(t0);
 }
 
 // The job's totals from every rank's stats (on every rank; the ranks' own
@@ -311,16 +357,21 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 
 }  // namespace
 
-DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
-                      Communicator& comm) {
+DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                           Communicator& comm, DistributedCommit& commit) {
   const auto start = Clock::now();
-  RankRun r{config, dataset.output, *input.state_, comm, comm.rank(), {}, nullptr};
+  if (config.dry_run) {
+    DistributedResult result;
+    if (comm.rank() == 0) result.dry_run_text = describe_shares(config, *input.state_, comm.size());
+    return result;
+  }
+  RankRun r{config, dataset.output, *input.state_, comm, comm.rank(), {}, {}, nullptr, {}, {}};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.stats.seconds_counting = r.in.seconds_counting;
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, config.constants)) {
+  if (core::is_leaf(r.in.records, r.config.constants)) {
     passes = run_alone(r);
   } else {
     const Distribution d = draw_counts(r);
@@ -331,10 +382,31 @@ DistributedResult run(const JobOptions& config, const JobDataset& dataset, Distr
     const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
-  commit(r);
+  if (config.verify) {
+    dataset::RecordDigest read;
+    checkpoint(comm, [&] { read = digest_held_records(r.in, r.me, config.constants); });
+    check_distributed_digests(read, r.written, comm);
+  }
+  for (const std::string& warning : r.warnings) spdlog::warn("warning: {}", warning);
+  RunResult described;  // what the manifest says of the dataset; its files are the commit's
+  described.inputs.push_back({dataset.inputs.front(), r.in.source->bytes(), r.in.records});
+  described.format = r.in.format_name;
+  described.records_written = r.plan.records;
+  described.stats.records = r.in.records;
+  commit.add(std::move(r.files), std::move(r.plan), std::move(described), dataset.output);
   r.stats.seconds = since(start);
   r.stats.peak_rss_bytes = peak_rss_bytes();
   return gather_result(r, passes, routed);
+}
+
+DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                      Communicator& comm) {
+  DistributedCommit commit(config, comm);
+  DistributedResult result = run_into(config, dataset, std::move(input), comm, commit);
+  const auto t0 = Clock::now();
+  commit.commit();
+  result.stats.seconds += since(t0);
+  return result;
 }
 
 }  // namespace extshuffle::mpi

@@ -50,8 +50,15 @@ class SharedOutput {
   void sync();
   // Rank 0, once every rank has synced: the replaced file's mode (and, for
   // root, its owner and group), then the rename over the destination.
-  // Throws IoError.
-  void commit();
+  // Throws IoError. prepare_commit() then publish(): a job of several files
+  // prepares every one before it renames the first (shared_pieces.hpp).
+  void commit() {
+    prepare_commit();
+    publish();
+  }
+  // What can fail for want of rights, every destination untouched.
+  void prepare_commit();
+  void publish();
   // Every rank, once the commit is agreed: nothing is left to remove.
   void forget();
 

@@ -116,7 +116,8 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   if (options.memory.empty()) config.memory_bytes /= static_cast<std::uint64_t>(neighbours);
   if (options.threads == 0) config.threads = std::max(1, config.threads / neighbours);
   for (const mpi::DistributedResult& result : mpi::run_job(job, comm)) {
-    if (options.stats && comm.rank() == 0) print_stats(result, comm.size());
+    if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
+    if (options.stats && comm.rank() == 0 && !config.dry_run) print_stats(result, comm.size());
   }
   return 0;
 }

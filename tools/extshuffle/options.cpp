@@ -196,15 +196,15 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of one file on the ranks of an MPI job (mpirun -np P extshuffle-mpi IN "
                   "OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name : {"--echo", "--input-range", "--repeat", "--shards", "--shard-size", "--split", "--manifest",
-                           "--skip-empty", "--verify", "--dry-run"}) {
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
   app.footer("INPUT and OUTPUT are files every rank can reach (no standard streams, pipes, devices, directories\n"
-             "or .gz/.zst names); give one -o per INPUT to shuffle aligned files by one permutation.\n"
-             "-e, -i, -r, --shards, --shard-size, --split, --manifest, --skip-empty, --verify and --dry-run are\n"
-             "extshuffle's. The output depends only on the records, the format options and the seed.");
+             "or .gz/.zst inputs); give one -o per INPUT to shuffle aligned files by one permutation. Compressed\n"
+             "pieces (.gz/.zst) are each rank's frames one after another: the same records, other bytes.\n"
+             "-e, -i, -r, --skip-empty and --shard-size on text records are extshuffle's. The output depends\n"
+             "only on the records, the format options and the seed.");
 }
 
 }  // namespace
