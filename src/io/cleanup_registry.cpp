@@ -12,7 +12,11 @@
 namespace extshuffle::io {
 namespace {
 
-constexpr int kSlots = 64;
+// extshuffle-mpi registers every piece of a sharded output (its hidden
+// file is named, so the ranks can share it): thousands of shards. The
+// slots are zero-initialised static storage (32 MiB of address space), and
+// only the pages of slots in use become resident.
+constexpr int kSlots = 8192;
 constexpr std::size_t kPathBytes = 4096;
 
 // Fixed storage so the handler never allocates; a slot is live while its flag is set.

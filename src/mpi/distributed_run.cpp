@@ -39,9 +39,8 @@
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
-#include "extshuffle/dataset/verification.hpp"
 #include "mapped_memory.hpp"
-#include "piece_sink.hpp"
+#include "rank_sink.hpp"
 #include "rank_output.hpp"
 #include "received_buckets.hpp"
 
@@ -117,36 +116,24 @@ void open_shared_output(RankRun& r) {
     r.warnings.push_back(dataset::left_out_warning(r.plan.left_out, r.plan.records));
   }
   r.config.head_count = r.plan.records;
+  if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
   std::vector<std::string> paths;
   for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
   r.files = SharedPieces::open(paths, r.comm);
 }
 
-// The sink of this rank's output range (piece_sink.hpp).
-void open_sink(RankRun& r, std::optional<PieceSink>& sink, std::uint64_t first_record, std::uint64_t end_record,
+// The sink of this rank's output range (rank_sink.hpp).
+void open_sink(RankRun& r, std::optional<RankSink>& sink, std::uint64_t first_record, std::uint64_t end_record,
                std::uint64_t first_byte) {
-  const State& in = r.in;
-  PieceForm form{in.text ? 0 : in.record_size, in.syntax, in.header, !in.text && !in.header.empty() && in.records > 0,
-                 r.config.threads, io::scratch_directory(r.config.tmpdir)};
-  sink.emplace(r.plan, form, *r.files, r.me, first_record, end_record, first_byte);
+  sink.emplace(RankOutputs{r.config, r.output_path, r.in, r.plan, r.files}, r.me, first_record, end_record,
+               first_byte);
 }
 
-// Hands whole records to `sink`, digested on their way with --verify.
-void write_records(RankRun& r, PieceSink& sink, const std::byte* data, std::size_t bytes) {
-  if (r.config.verify) {
-    if (r.in.text) {
-      dataset::add_text_records(r.written, data, bytes, r.in.syntax);
-    } else {
-      r.written.add_fixed(data, bytes, r.in.record_size);
-    }
-  }
-  sink.write(data, bytes);
-}
-
-// Every rank's spooled part at its place in its piece (piece_sink.hpp).
-void place_parts(RankRun& r, PieceSink& sink) {
-  checkpoint(r.comm, [&] { sink.place(r.comm); });
+// Every rank's pieces complete (rank_sink.hpp).
+void place_parts(RankRun& r, RankSink& sink) {
+  sink.place(r.comm);
   r.stats.output_bytes = sink.bytes_written();
+  r.written = sink.written();
 }
 
 // A root of at most L records is one leaf: rank 0 runs it as extshuffle
@@ -154,14 +141,11 @@ void place_parts(RankRun& r, PieceSink& sink) {
 std::uint32_t run_alone(RankRun& r) {
   State& in = r.in;
   std::uint32_t passes = 1;
-  std::optional<PieceSink> pieces;
+  std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
     open_sink(r, pieces, 0, r.me == 0 ? r.plan.records : 0, 0);
     if (r.me == 0) {
-      PieceSink& writer = *pieces;
-      const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
-        write_records(r, writer, data, bytes);
-      };
+      const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
       const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
       ioperm::WalkStats e;
       if (in.text) {
@@ -314,12 +298,12 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   }
   const std::uint64_t offset = ranges.offset(my_bytes, r.comm);
   std::uint32_t passes = 1;
-  std::optional<PieceSink> pieces;
+  std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
     const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device);
     open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
-      ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { write_records(r, *pieces, kept, n); });
+      ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
     };
     std::uint64_t end = received.first();
     while (end < received.end() && received.kept(end)) ++end;

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "extshuffle/dataset/output_parts.hpp"
-#include "extshuffle/errors.hpp"
 
 namespace extshuffle::mpi {
 
@@ -26,14 +25,13 @@ PiecePlan plan_pieces(const JobOptions& config, const std::string& output, std::
     return plan;
   }
   dataset::check_output_pattern(output, config.shard_count, config.shard_bytes, config.splits.size());
-  if (config.shard_count == 0 && config.shard_bytes > 0 && record_size == 0) {
-    throw UsageError("--shard-size: cutting text records by bytes is not supported by extshuffle-mpi (use --shards, "
-                     "or extshuffle)");
-  }
   const std::vector<std::uint64_t> ends =
       config.splits.empty() ? std::vector<std::uint64_t>{records} : dataset::split_ends(config.splits, records);
   plan.records = ends.back();
   plan.left_out = records - ends.back();
+  plan.split_ends = ends;
+  plan.cut_by_bytes = config.shard_count == 0 && config.shard_bytes > 0 && record_size == 0;
+  if (plan.cut_by_bytes) return plan;
   std::uint64_t first = 0;
   for (std::size_t s = 0; s < ends.size(); ++s) {
     const std::string name = config.splits.empty() ? "" : config.splits[s].name;

@@ -27,6 +27,10 @@ struct PiecePlan {
   std::uint64_t records = 0;  // the records the pieces take: -n, or where the last split ends
   std::uint64_t left_out = 0;  // records past the last split's end
   bool several_files = false;  // --shards, --shard-size or --split
+  std::vector<std::uint64_t> split_ends;  // where each split ends (one split: records)
+  // Text cut by --shard-size: `pieces` is empty until the ranks have found
+  // where the shards end (byte_cut_pieces.hpp).
+  bool cut_by_bytes = false;
   // The piece holding output record `record` (< records); pieces of no
   // records are passed over.
   std::size_t piece_of(std::uint64_t record) const;
@@ -34,8 +38,7 @@ struct PiecePlan {
 
 // The pieces of `output` for `records` output records (-n applied) of
 // `record_size` bytes (0: text). Throws UsageError: a bad pattern, --split
-// counts beyond the records, --shard-size on text records (cut by bytes:
-// every earlier record's size decides where a shard ends).
+// counts beyond the records.
 PiecePlan plan_pieces(const JobOptions& config, const std::string& output, std::size_t record_size,
                       std::uint64_t records);
 

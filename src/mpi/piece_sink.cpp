@@ -21,9 +21,10 @@ struct PieceSink::Part {
 };
 
 PieceSink::PieceSink(const PiecePlan& plan, const PieceForm& form, SharedPieces& files, int rank,
-                     std::uint64_t first_record, std::uint64_t end_record, std::uint64_t first_byte)
+                     std::uint64_t first_record, std::uint64_t end_record, std::uint64_t first_byte,
+                     std::uint64_t head_bytes)
     : plan_(plan), form_(form), files_(files), rank_(rank), cursor_(std::min(first_record, plan.records)),
-      end_record_(std::min(end_record, plan.records)), first_byte_(first_byte),
+      end_record_(std::min(end_record, plan.records)), first_byte_(first_byte), head_bytes_(head_bytes),
       cutter_(form.record_size, form.syntax) {}
 
 PieceSink::~PieceSink() = default;
@@ -47,6 +48,8 @@ void PieceSink::begin_part(std::size_t piece) {
       offset = first_byte_, known = true;
     } else if (form_.record_size > 0) {
       offset = piece_header(piece).size() + (cursor_ - p.first_record) * form_.record_size, known = true;
+    } else if (head_bytes_ != kUnknown) {
+      offset = piece_header(piece).size() + head_bytes_, known = true;
     }
   }
   Part* part = part_.get();

@@ -42,9 +42,11 @@ struct PieceForm {
 class PieceSink {
  public:
   // This rank writes output records [first_record, end_record), the first
-  // at byte `first_byte` of the output stream.
+  // at byte `first_byte` of the output stream; `head_bytes`, when known,
+  // are the records' bytes of the piece before the first record.
   PieceSink(const PiecePlan& plan, const PieceForm& form, SharedPieces& files, int rank, std::uint64_t first_record,
-            std::uint64_t end_record, std::uint64_t first_byte);
+            std::uint64_t end_record, std::uint64_t first_byte, std::uint64_t head_bytes = kUnknown);
+  static constexpr std::uint64_t kUnknown = UINT64_MAX;
   ~PieceSink();
   // Bytes of whole records, in output order.
   void write(const std::byte* data, std::size_t bytes);
@@ -65,7 +67,7 @@ class PieceSink {
   PieceForm form_;
   SharedPieces& files_;
   int rank_;
-  std::uint64_t cursor_, end_record_, first_byte_;
+  std::uint64_t cursor_, end_record_, first_byte_, head_bytes_;
   dataset::RecordCutter cutter_;
   std::size_t piece_ = 0;
   std::unique_ptr<Part> part_;

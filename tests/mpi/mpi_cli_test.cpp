@@ -197,8 +197,7 @@ TEST_F(MpiCli, StatsShowTheCapTheLowerBoundAndTheDraws) {
 TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
   const std::string out = (dir_ / "out").string();
   for (const std::string& arguments :
-       {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " -o " + out + "{shard} --shard-size 1K",
-        input("lines.txt") + " " + out + " --skip-empty", input("lines.txt") + " " + out + " -n 3 --verify",
+       {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + " --skip-empty", input("lines.txt") + " " + out + " -n 3 --verify",
         std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option",
         input("lines.txt") + " " + out + " --repeat", input("lines.txt") + " -o " + out + " --shards 2",
         input("lines.txt") + " -o " + out + " --split a=0.5,b=0.5", input("lines.txt") + " " + input("data.jsonl") + " -o " + out,

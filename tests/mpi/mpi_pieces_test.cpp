@@ -100,6 +100,24 @@ TEST_F(MpiPieces, FixedSizeRecordsCutByShardSize) {
   }
 }
 
+// Text cut by bytes: where a shard ends depends on every record before it
+// in its split, found by the ranks in turn (byte_cut_pieces.hpp).
+TEST_F(MpiPieces, TextCutByShardSizeAcrossRanks) {
+  for (const std::string extension : {".jsonl", ".jsonl.gz"}) {
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      expect_same_pieces(input("data.jsonl") + " -o '{split}-{shard}-of-{shards}" + extension +
+                             "' --split a=0.6,b=0.1,c=rest --shard-size 20K --manifest manifest.json --verify" +
+                             kKnobs,
+                         ranks);
+      fs::remove_all(dir_.path());
+      fs::create_directories(dir_.path());
+    }
+  }
+  // Hundreds of pieces of a few CSV records each, quoted newlines whole.
+  expect_same_pieces(input("table.csv") + " -o 'p-{shard}.csv' --shard-size 100B --manifest manifest.json" + kKnobs,
+                     3);
+}
+
 TEST_F(MpiPieces, LeafRootsAndMoreShardsThanRecordsAreWrittenToo) {
   // N <= L: rank 0 alone; shards past the records: empty pieces, headers only.
   const std::string few = (dir_ / "few.csv").string();

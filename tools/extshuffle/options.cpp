@@ -203,8 +203,8 @@ void describe_mpi_program(CLI::App& app) {
   app.footer("INPUT and OUTPUT are files every rank can reach (no standard streams, pipes, devices, directories\n"
              "or .gz/.zst inputs); give one -o per INPUT to shuffle aligned files by one permutation. Compressed\n"
              "pieces (.gz/.zst) are each rank's frames one after another: the same records, other bytes.\n"
-             "-e, -i, -r, --skip-empty and --shard-size on text records are extshuffle's. The output depends\n"
-             "only on the records, the format options and the seed.");
+             "-e, -i, -r and --skip-empty are extshuffle's. The output depends only on the records, the format\n"
+             "options and the seed.");
 }
 
 }  // namespace
