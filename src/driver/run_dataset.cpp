@@ -28,7 +28,7 @@
 #include "modes/empty_run.hpp"
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
-#include "progress_meter.hpp"
+#include "extshuffle/driver/progress_meter.hpp"
 #include "run_notes.hpp"
 #include "walk_options.hpp"
 

@@ -71,29 +71,24 @@ void RangeSpool::finish() {
   if (buffer_.empty()) return;
   file_->write_now(buffer_.data(), bytes_, buffer_.size());
   bytes_ += buffer_.size();
+  pieces_.push_back(buffer_.size());
   buffer_.clear();
 }
 
-void RangeSpool::replay(const dataset::RecordCutter& cutter, std::uint64_t longest_record_bytes,
-                        const std::function<void(const std::byte*, std::size_t)>& sink) const {
-  std::vector<std::byte> block(std::max<std::uint64_t>(kBlockBytes, 2 * longest_record_bytes));
-  std::size_t held = 0;  // bytes of a record cut off at the end of the previous block
-  for (std::uint64_t read = 0; read < bytes_;) {
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block.size() - held, bytes_ - read));
-    file_->read_now(block.data() + held, read, n);
-    read += n;
-    const std::size_t filled = held + n;
-    const std::size_t whole = read == bytes_ ? filled : cutter.take_records(block.data(), filled, UINT64_MAX).bytes;
-    sink(block.data(), whole);
-    held = filled - whole;
-    std::memmove(block.data(), block.data() + whole, held);
+void RangeSpool::replay(const std::function<void(const std::byte*, std::size_t)>& sink) const {
+  // Each piece ends where a write ended: whole records, without finding them.
+  std::vector<std::byte> block(pieces_.empty() ? 0 : *std::max_element(pieces_.begin(), pieces_.end()));
+  std::uint64_t offset = 0;
+  for (const std::uint64_t bytes : pieces_) {
+    file_->read_now(block.data(), offset, static_cast<std::size_t>(bytes));
+    sink(block.data(), static_cast<std::size_t>(bytes));
+    offset += bytes;
   }
 }
 
 std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& config, const std::string& pattern,
                                   const RangeSpool& spool, const dataset::RecordCutter& cutter,
-                                  std::uint64_t longest_record_bytes, std::uint64_t first_record,
-                                  std::uint64_t end_record, Communicator& comm) {
+                                  std::uint64_t first_record, std::uint64_t end_record, Communicator& comm) {
   // The ranks in order: each scans from the state the one before ends with.
   CutState state;
   std::uint64_t head_bytes = 0;
@@ -106,7 +101,7 @@ std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& config, con
         std::uint64_t cursor = first_record;
         if (cursor < end_record && cursor == plan.split_ends[state.split]) head_bytes = 0;
         std::vector<ShardStart> mine;
-        spool.replay(cutter, longest_record_bytes, [&](const std::byte* data, std::size_t bytes) {
+        spool.replay([&](const std::byte* data, std::size_t bytes) {
           scan(state, cursor, plan.split_ends, config.shard_bytes, cutter, data, bytes, mine);
         });
         said = as_bytes(std::vector<CutState>{state}) + as_bytes(mine);

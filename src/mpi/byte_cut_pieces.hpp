@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "extshuffle/dataset/record_cutter.hpp"
 #include "extshuffle/io/block_file.hpp"
@@ -23,21 +24,21 @@
 
 namespace extshuffle::mpi {
 
-// A rank's output range in its scratch space, whole records in order.
+// A rank's output range in its scratch space, whole records in order, in
+// pieces of about 1 MiB that each end where a write of whole records ended.
 class RangeSpool {
  public:
   explicit RangeSpool(const std::string& directory);
   void write(const std::byte* data, std::size_t bytes);
   void finish();  // writes what is buffered
-  // Hands the spooled bytes back in order, in blocks of whole records
-  // (found by `cutter`; a block holds `longest_record_bytes` at least).
-  void replay(const dataset::RecordCutter& cutter, std::uint64_t longest_record_bytes,
-              const std::function<void(const std::byte*, std::size_t)>& sink) const;
+  // Hands the spooled bytes back in order, in those pieces.
+  void replay(const std::function<void(const std::byte*, std::size_t)>& sink) const;
 
  private:
   std::unique_ptr<io::BlockFile> file_;
   std::string buffer_;
   std::uint64_t bytes_ = 0;
+  std::vector<std::uint64_t> pieces_;  // the bytes of each, in order
 };
 
 // Collective: the pieces of `plan` (planned with cut_by_bytes) from every
@@ -46,7 +47,6 @@ class RangeSpool {
 // record (0 when it starts a piece). Throws RankFailure on every rank.
 std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& config, const std::string& pattern,
                                   const RangeSpool& spool, const dataset::RecordCutter& cutter,
-                                  std::uint64_t longest_record_bytes, std::uint64_t first_record,
-                                  std::uint64_t end_record, Communicator& comm);
+                                  std::uint64_t first_record, std::uint64_t end_record, Communicator& comm);
 
 }  // namespace extshuffle::mpi

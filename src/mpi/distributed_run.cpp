@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <spdlog/spdlog.h>
@@ -34,6 +35,7 @@
 #include "distribution.hpp"
 #include "exchange_budget.hpp"
 #include "exchange_targets.hpp"
+#include "extshuffle/driver/progress_meter.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/ioperm/distributed_walk.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
@@ -60,18 +62,19 @@ std::uint64_t peak_rss_bytes() {
 
 // What the walk is told, for an arena of `memory_bytes` on `device`.
 ioperm::TextOptions walk_options(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device) {
+                                 device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
   ioperm::TextOptions o;
   o.walk.shuffle = {in.record_size, config.seed, config.constants, device, config.threads};
   o.walk.memory_bytes = memory_bytes;
   o.walk.output_records = config.head_count;
+  o.walk.progress_bytes = progress;
   o.syntax = in.syntax;
   return o;
 }
 
 ioperm::DistributedWalk walk_for(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device) {
-  return ioperm::DistributedWalk(walk_options(config, in, memory_bytes, device), in.text);
+                                 device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
+  return ioperm::DistributedWalk(walk_options(config, in, memory_bytes, device, progress), in.text);
 }
 
 void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
@@ -91,6 +94,7 @@ struct RankRun {
   std::unique_ptr<SharedPieces> files;
   dataset::RecordDigest written;  // --verify: the records this rank wrote
   std::vector<std::string> warnings;
+  std::atomic<std::uint64_t>* progress = nullptr;  // rank 0 with --progress: its walks' bytes
 };
 
 // 1. The output, after the checks a single-machine run makes first: its
@@ -146,7 +150,7 @@ std::uint32_t run_alone(RankRun& r) {
     open_sink(r, pieces, 0, r.me == 0 ? r.plan.records : 0, 0);
     if (r.me == 0) {
       const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
-      const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
+      const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device, r.progress);
       ioperm::WalkStats e;
       if (in.text) {
         const ioperm::TextInput text{&in.source->data(), in.data_offset, in.source->bytes() - in.data_offset,
@@ -254,7 +258,8 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
     MappedMemory pool, receive;
     checkpoint(r.comm, [&] {
       budget = exchange_budget(r, d, path);
-      scatter.emplace(walk_options(r.config, r.in, budget.scatter_arena_bytes, device::Device::kCpu), r.in.text);
+      scatter.emplace(walk_options(r.config, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
+                      r.in.text);
       tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
       pool = MappedMemory(budget.pool_bytes);
       receive = MappedMemory(budget.receive_bytes);
@@ -300,7 +305,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   std::uint32_t passes = 1;
   std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
-    const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device);
+    const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device, r.progress);
     open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
       ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
@@ -352,6 +357,17 @@ DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, 
   RankRun r{config, dataset.output, *input.state_, comm, comm.rank(), {}, {}, nullptr, {}, {}};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.stats.seconds_counting = r.in.seconds_counting;
+  // --progress, on rank 0: its own walks' bytes read and written, of about
+  // four times its share of the records' bytes (its chunks read and
+  // scattered, its buckets read and written; all of it read and written
+  // once for a root that is one leaf). Shown capped at 100%.
+  std::optional<driver::ProgressMeter> meter;
+  if (r.me == 0 && config.progress) {
+    const std::uint64_t bytes = r.in.data_bytes();
+    const bool leaf = core::is_leaf(r.in.records, config.constants);
+    meter.emplace(leaf ? 2 * bytes : 4 * bytes / static_cast<std::uint64_t>(comm.size()), config.progress);
+    r.progress = meter->counter();
+  }
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
@@ -388,7 +404,7 @@ DistributedResult run(const JobOptions& config, const JobDataset& dataset, Distr
   DistributedCommit commit(config, comm);
   DistributedResult result = run_into(config, dataset, std::move(input), comm, commit);
   const auto t0 = Clock::now();
-  commit.commit();
+  if (!config.dry_run) commit.commit();
   result.stats.seconds += since(t0);
   return result;
 }

@@ -49,15 +49,14 @@ void RankSink::finish() {
 void RankSink::place(Communicator& comm) {
   if (spool_) {
     const dataset::RecordCutter cutter(0, out_.in.syntax);
-    const std::uint64_t longest = out_.in.longest_record_bytes;
-    const std::uint64_t head_bytes = cut_pieces_by_bytes(out_.plan, out_.config, out_.pattern, *spool_, cutter,
-                                                         longest, first_record_, end_record_, comm);
+    const std::uint64_t head_bytes =
+        cut_pieces_by_bytes(out_.plan, out_.config, out_.pattern, *spool_, cutter, first_record_, end_record_, comm);
     std::vector<std::string> paths;
     for (const Piece& piece : out_.plan.pieces) paths.push_back(piece.path);
     out_.files = SharedPieces::open(paths, comm);
     checkpoint(comm, [&] {
       open_pieces(head_bytes);
-      spool_->replay(cutter, longest, [&](const std::byte* data, std::size_t bytes) { pieces_->write(data, bytes); });
+      spool_->replay([&](const std::byte* data, std::size_t bytes) { pieces_->write(data, bytes); });
       spool_.reset();
       pieces_->finish();
     });

@@ -1,5 +1,8 @@
 // mpi::run_job(): a Job's datasets across the ranks (distributed_run.hpp),
 // committed as one (distributed_commit.hpp).
+#include <algorithm>
+#include <chrono>
+
 #include "distributed_commit.hpp"
 #include "extshuffle/driver/job_plan.hpp"
 #include "extshuffle/driver/run_job.hpp"
@@ -38,7 +41,15 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
     results.push_back(run_into(job.options, job.datasets[k], std::move(inputs[k]), comm, commit));
     if (k < plan.datasets.size()) results.back().dry_run_text.insert(0, plan.datasets[k].dry_run_text);
   }
-  if (!job.options.dry_run) commit.commit();
+  if (job.options.dry_run || results.empty()) return results;
+  // The commit is the Job's: its seconds go to the last dataset's RANK lines.
+  const auto t0 = std::chrono::steady_clock::now();
+  commit.commit();
+  const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<double> seconds = comm.all_gather(mine);
+  DistributedResult& last = results.back();
+  for (RankStats& rank : last.ranks) rank.seconds_committing = seconds[rank.rank];
+  last.stats.seconds += *std::max_element(seconds.begin(), seconds.end());
   return results;
 }
 
