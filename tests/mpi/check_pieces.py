@@ -3,7 +3,8 @@ real readers: Python's json and csv modules, numpy's .npy reader, gzip and
 the zstd tool.
 
 usage: check_pieces.py make DIRECTORY
-         writes data.jsonl, table.csv (quoted fields with newlines),
+         writes data.jsonl, long.jsonl (4 MiB: a rank's range of it
+         spans more than one 1 MiB spool piece), table.csv (quoted fields with newlines),
          features.npy and labels.npy (aligned rows)
        check_pieces.py check SINGLE MPI
          SINGLE and MPI each hold one run's pieces and its manifest.json,
@@ -25,6 +26,9 @@ def make(out):
     with open(os.path.join(out, "data.jsonl"), "w") as f:
         for i in range(6000):
             f.write(json.dumps({"id": i, "text": "é" * (i % 17), "nested": {"k": [i, i * i]}}) + "\n")
+    with open(os.path.join(out, "long.jsonl"), "w") as f:
+        for i in range(50000):
+            f.write(json.dumps({"id": i, "text": "w" * (i * 7919 % 97)}) + "\n")
     with open(os.path.join(out, "table.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["id", "comment"])

@@ -113,6 +113,11 @@ TEST_F(MpiPieces, TextCutByShardSizeAcrossRanks) {
       fs::create_directories(dir_.path());
     }
   }
+  // Ranges longer than a spool's 1 MiB pieces (records across their ends).
+  expect_same_pieces(input("long.jsonl") + " -o 'p-{shard}.jsonl' --shard-size 300K --manifest manifest.json" + kKnobs,
+                     3);
+  fs::remove_all(dir_.path());
+  fs::create_directories(dir_.path());
   // Hundreds of pieces of a few CSV records each, quoted newlines whole.
   expect_same_pieces(input("table.csv") + " -o 'p-{shard}.csv' --shard-size 100B --manifest manifest.json" + kKnobs,
                      3);
