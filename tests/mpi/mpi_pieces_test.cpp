@@ -169,6 +169,26 @@ TEST_F(MpiPieces, VerifyComparesEveryRanksDigests) {
   EXPECT_NE(r.err.find("--verify checks whole permutations"), std::string::npos) << r.err;
 }
 
+// What extshuffle warns of, said once by rank 0 in its words: records no
+// split takes, and pieces of an older run (removed with --clean).
+TEST_F(MpiPieces, WarnsOfLeftOutRecordsAndStalePiecesAsExtshuffleDoes) {
+  const std::string out = (dir_ / "p-{shard}.jsonl").string(), seed = " --seed 3 ";
+  const std::string splits = input("data.jsonl") + " -o " + (dir_ / "{split}.jsonl").string() + " --split a=0.3,b=0.2";
+  const auto left = run_mpi(3, splits + seed);
+  const auto single = run_single(splits + seed);
+  ASSERT_EQ(left.exit_code, 0) << left.err;
+  EXPECT_EQ(left.err, "extshuffle-mpi" + single.err.substr(std::string("extshuffle").size()));
+  ASSERT_EQ(run_mpi(3, input("data.jsonl") + " -o " + out + " --shards 3" + seed).exit_code, 0);
+  const auto stale = run_mpi(3, input("data.jsonl") + " -o " + out + " --shards 2" + seed);
+  EXPECT_NE(stale.err.find("extshuffle-mpi: warning: 1 file of -o"), std::string::npos) << stale.err;
+  EXPECT_NE(stale.err.find("p-00002.jsonl"), std::string::npos) << stale.err;
+  EXPECT_TRUE(fs::exists(dir_ / "p-00002.jsonl"));
+  const auto clean = run_mpi(3, input("data.jsonl") + " -o " + out + " --shards 2 --clean" + seed);
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_FALSE(fs::exists(dir_ / "p-00002.jsonl")) << "--clean removes the older run's piece";
+  EXPECT_TRUE(fs::exists(dir_ / "p-00001.jsonl"));
+}
+
 // One rank's scratch write held by the fault shim (tests/reliability/
 // fault_shim.c) while the test kills it with SIGKILL: the job ends, and
 // neither a piece, nor a hidden partial piece, nor the manifest is left.
