@@ -1,4 +1,5 @@
-// The output of a distributed run: one file on the shared file system,
+// One file of a distributed run's output (a piece: shared_pieces.hpp), on
+// the shared file system,
 // written by every rank at its own offset, under a hidden name beside the
 // destination until every rank has written and fsynced its range; then rank
 // 0 renames it over the destination, so the destination never holds a
