@@ -1,9 +1,8 @@
 // One file of a distributed run's output (a piece: shared_pieces.hpp), on
-// the shared file system,
-// written by every rank at its own offset, under a hidden name beside the
-// destination until every rank has written and fsynced its range; then rank
-// 0 renames it over the destination, so the destination never holds a
-// partial file.
+// the shared file system, written by every rank at its own offset, under a
+// hidden name beside the destination until every rank has written and
+// fsynced its range; then rank 0 renames it over the destination, so the
+// destination never holds a partial file.
 //
 // The hidden name is fixed by the destination, ".<name>.extshuffle-mpi-partial"
 // (an anonymous O_TMPFILE cannot be opened from other machines), so a file
