@@ -8,7 +8,7 @@
 #include "tar_input.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
 #include "extshuffle/io/input_set.hpp"
-#include "verification.hpp"
+#include "extshuffle/dataset/verification.hpp"
 
 namespace extshuffle::dataset {
 namespace {

@@ -184,4 +184,9 @@ std::string output_file_name(const std::string& pattern, const std::string& spli
   return name;
 }
 
+std::string left_out_warning(std::uint64_t left_out, std::uint64_t written) {
+  return "--split: " + std::to_string(left_out) + " of the " + std::to_string(written + left_out) +
+         " records are in no split and are not written (a split of size 'rest' takes them)";
+}
+
 }  // namespace extshuffle::dataset

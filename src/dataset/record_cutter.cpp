@@ -1,4 +1,4 @@
-#include "record_cutter.hpp"
+#include "extshuffle/dataset/record_cutter.hpp"
 
 #include <algorithm>
 #include <array>

@@ -7,7 +7,7 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
-#include "stale_pieces.hpp"
+#include "extshuffle/dataset/stale_pieces.hpp"
 
 // Inlined, as in record_digest.cpp: the digest of each file's bytes as they
 // pass to it (xxh64, seed 0: what `xxh64sum` and Python's xxhash print).

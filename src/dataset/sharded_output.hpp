@@ -20,7 +20,7 @@
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/formats/tar.hpp"
-#include "record_cutter.hpp"
+#include "extshuffle/dataset/record_cutter.hpp"
 
 namespace extshuffle::io {
 class CompressingWriter;

@@ -1,4 +1,4 @@
-#include "stale_pieces.hpp"
+#include "extshuffle/dataset/stale_pieces.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -127,6 +127,16 @@ void remove_stale_pieces(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw IoError("cannot remove stale piece", path, errno);
   }
+}
+
+std::string stale_warning(const std::string& pattern, bool cleaned, const std::vector<std::string>& stale) {
+  std::string names;
+  for (std::size_t k = 0; k < stale.size() && k < 5; ++k) names += (k > 0 ? ", '" : "'") + stale[k] + "'";
+  if (stale.size() > 5) names += " and " + std::to_string(stale.size() - 5) + " more";
+  const std::string count = std::to_string(stale.size()) + (stale.size() == 1 ? " file" : " files");
+  if (cleaned) return "removed " + count + " of -o '" + pattern + "' that this run did not write: " + names;
+  return count + " of -o '" + pattern + "' not written by this run (an older run's?): " + names +
+         " (--clean removes them)";
 }
 
 }  // namespace extshuffle::dataset

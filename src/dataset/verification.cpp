@@ -1,4 +1,4 @@
-#include "verification.hpp"
+#include "extshuffle/dataset/verification.hpp"
 
 #include <stdexcept>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "progress_meter.hpp"
+#include "extshuffle/driver/progress_meter.hpp"
 
 #include <chrono>
 #include <utility>

@@ -16,7 +16,8 @@
 
 #include "dataset/dataset_input.hpp"
 #include "dataset/sharded_output.hpp"
-#include "dataset/verification.hpp"
+#include "extshuffle/dataset/stale_pieces.hpp"
+#include "extshuffle/dataset/verification.hpp"
 #include "dry_run_report.hpp"
 #include "job_commit.hpp"
 #include "extshuffle/errors.hpp"
@@ -27,7 +28,7 @@
 #include "modes/empty_run.hpp"
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
-#include "progress_meter.hpp"
+#include "extshuffle/driver/progress_meter.hpp"
 #include "run_notes.hpp"
 #include "walk_options.hpp"
 
@@ -115,7 +116,9 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
                                        layout.format.kind == formats::RecordKind::kNpy && layout.records > 0,
                                        layout.tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
   const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
-  if (output.records_left_out() > 0) result.warnings.push_back(left_out_warning(output.records_left_out(), wanted));
+  if (output.records_left_out() > 0) {
+    result.warnings.push_back(dataset::left_out_warning(output.records_left_out(), wanted));
+  }
   if (options.verify && wanted < layout.records) {
     throw UsageError(options.head_count < layout.records
                          ? "--verify checks whole permutations: it cannot be combined with -n"
@@ -223,7 +226,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   result.stale_pieces = output->stale_pieces();
   if (!result.stale_pieces.empty()) {
     (options.clean ? result.notes : result.warnings)
-        .push_back(stale_warning(output_pattern, options.clean, result.stale_pieces));
+        .push_back(dataset::stale_warning(output_pattern, options.clean, result.stale_pieces));
   }
   result.inputs = dataset.files;
   result.format = dataset::format_name(layout.format);

@@ -12,12 +12,22 @@
 namespace extshuffle::io {
 namespace {
 
-constexpr int kSlots = 64;
+constexpr int kSlots = 64;  // a block's
 constexpr std::size_t kPathBytes = 4096;
 
-// Fixed storage so the handler never allocates; a slot is live while its flag is set.
-std::array<std::array<char, kPathBytes>, kSlots> g_paths;
-std::array<std::atomic<bool>, kSlots> g_live{};
+// Fixed storage so the handler never allocates; a slot is live while its
+// flag is set. The first block is static; extshuffle-mpi registers every
+// piece of a sharded output (its hidden file is named, so that the ranks
+// can share it), and may need hundreds: further blocks are allocated by
+// register_cleanup_path (never by the handler), linked once complete, and
+// never freed, so the handler can walk them at any moment. (A larger static
+// block would take address space from every run, under a tight ulimit -v too.)
+struct Block {
+  std::array<std::array<char, kPathBytes>, kSlots> paths;
+  std::array<std::atomic<bool>, kSlots> live{};
+  std::atomic<Block*> next{nullptr};
+};
+Block g_first;
 std::mutex g_mutex;
 
 void remove_registered_and_reraise(int signal_number) {
@@ -29,8 +39,10 @@ void remove_registered_and_reraise(int signal_number) {
 }  // namespace
 
 void remove_registered_paths() noexcept {
-  for (int k = 0; k < kSlots; ++k) {
-    if (g_live[k].load()) unlink(g_paths[k].data());
+  for (Block* block = &g_first; block != nullptr; block = block->next.load()) {
+    for (int k = 0; k < kSlots; ++k) {
+      if (block->live[k].load()) unlink(block->paths[k].data());
+    }
   }
 }
 
@@ -47,18 +59,24 @@ void install_cleanup_handlers() {
 int register_cleanup_path(const std::string& path) {
   if (path.size() + 1 > kPathBytes) throw std::length_error("path too long: " + path);
   std::lock_guard lock(g_mutex);
-  for (int k = 0; k < kSlots; ++k) {
-    if (!g_live[k].load()) {
-      std::memcpy(g_paths[k].data(), path.c_str(), path.size() + 1);
-      g_live[k].store(true);
-      return k;
+  int first_slot = 0;
+  for (Block* block = &g_first;; block = block->next.load(), first_slot += kSlots) {
+    for (int k = 0; k < kSlots; ++k) {
+      if (!block->live[k].load()) {
+        std::memcpy(block->paths[k].data(), path.c_str(), path.size() + 1);
+        block->live[k].store(true);
+        return first_slot + k;
+      }
     }
+    if (block->next.load() == nullptr) block->next.store(new Block);
   }
-  throw std::runtime_error("too many temporary files registered for cleanup");
 }
 
 void forget_cleanup_path(int slot) {
-  if (slot >= 0 && slot < kSlots) g_live[slot].store(false);
+  if (slot < 0) return;
+  Block* block = &g_first;
+  for (int skip = slot / kSlots; skip > 0 && block != nullptr; --skip) block = block->next.load();
+  if (block != nullptr) block->live[slot % kSlots].store(false);
 }
 
 }  // namespace extshuffle::io

@@ -28,25 +28,19 @@ const char* const kTarReason = "a tar archive's samples are read through an inde
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
-// single-machine implementation has no distributed counterpart yet.
+// single-machine implementation has no distributed counterpart yet. (Shards,
+// splits, compressed pieces and the manifest are the output's:
+// piece_plan.hpp.)
 void check_supported(const JobOptions& config, const JobDataset& dataset) {
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
   if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
   if (config.repeat) refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
-  if (config.shard_count > 0 || config.shard_bytes > 0) refuse("--shards, --shard-size", "not supported by extshuffle-mpi");
-  if (!config.splits.empty()) refuse("--split", "not supported by extshuffle-mpi");
-  if (!config.manifest_path.empty()) refuse("--manifest", "not supported by extshuffle-mpi");
   if (config.format == formats::Format::kTar) refuse("--format tar", kTarReason);
   for (const std::string& input : dataset.inputs) {
     if (input == "-") refuse("standard input", "cannot be split across ranks: give INPUT files");
   }
   if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
-  if (io::codec_for_path(dataset.output) != io::Codec::kNone) {
-    refuse("output '" + dataset.output + "'", "a compressed output cannot be written in parts (compress it afterwards)");
-  }
   if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
-  if (config.verify) refuse("--verify", "not supported by extshuffle-mpi");
-  if (config.dry_run) refuse("--dry-run", "not supported by extshuffle-mpi (extshuffle --dry-run prints the plan)");
 }
 
 // Each of a dataset's files (a directory expanded) must be one every rank
@@ -135,6 +129,13 @@ std::uint64_t DistributedInput::State::scratch_offset() const {
   return (used + kBlock - 1) / kBlock * kBlock;
 }
 
+std::vector<InputFileInfo> DistributedInput::State::file_infos() const {
+  if (!files) return {{source->path(), source->bytes(), records}};
+  std::vector<InputFileInfo> infos;
+  for (const DatasetFile& file : files->files) infos.push_back({file.path, file.stored_bytes, file.layout.records});
+  return infos;
+}
+
 void DistributedInput::State::check_unchanged() const {
   if (source) source->check_unchanged();
   if (!files) return;
@@ -163,6 +164,7 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, input,
                                       head, name);
+    in.format_name = dataset::format_name(detected);
     if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTar) {
       throw UsageError("input " + name + ": " + kTarReason);
     }
@@ -229,9 +231,11 @@ void prepare_dataset(const JobOptions& config, const std::vector<std::string>& p
   in.header = d.header;
   in.longest_record_bytes = d.longest_record_bytes;
   in.input_bytes = d.input_bytes;
+  in.format_name = dataset::format_name(first.layout.format);
   in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
   in.held_begin = held_record_split(in.records, config.constants, comm.size());
   const std::vector<std::uint64_t> held_bytes = record_byte_offsets(*in.files, in.held_begin, comm);
+  in.held_byte_begin = held_bytes;
   in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, false, scratch, comm));
 }
 

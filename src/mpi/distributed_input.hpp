@@ -35,6 +35,7 @@ struct DistributedInput::State {
   std::uint64_t data_offset = 0;   // where the records start: after a .npy header or the header lines
   std::uint64_t records = 0;       // N
   std::string header;              // written on top of the output (by rank 0)
+  std::string format_name;         // as the manifest says it (dataset::format_name)
   formats::RecordSyntax syntax;    // text
   bool add_terminator = false;     // text: the last record gets the terminator it lacks
   std::uint64_t longest_record_bytes = 0;  // text: the longest record, with its terminator (the same on every rank)
@@ -46,8 +47,9 @@ struct DistributedInput::State {
   // held_begin[r + 1]) where it can read them (distribution.hpp,
   // held_record_split).
   std::vector<std::uint64_t> held_begin;
-  // One plain text file: the byte where each rank's held records start
-  // (ranks + 1 entries; text_split.hpp).
+  // Text: the byte where each rank's held records start (ranks + 1
+  // entries): in the one plain file (text_split.hpp), or in a dataset's
+  // data (record_byte_offsets).
   std::vector<std::uint64_t> held_byte_begin;
   double seconds_counting = 0;
 
@@ -69,6 +71,8 @@ struct DistributedInput::State {
   // The run's scratch file on this rank, free from scratch_offset() on.
   io::BlockFile& scratch() const;
   std::uint64_t scratch_offset() const;
+  // Every input file as the manifest lists it (path, bytes stored, records).
+  std::vector<InputFileInfo> file_infos() const;
   // InputSource::check_unchanged for the inputs this rank reads in place.
   void check_unchanged() const;
   // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.

@@ -1,7 +1,8 @@
 // One dataset across the ranks, in order (Gustedt's ParPerm over the root
 // split of the canonical plan; docs/design.md, "Several machines"):
-//   1. the output: rank 0 creates the hidden file beside the destination,
-//      the other ranks open it (open_shared_output);
+//   1. the output: its pieces planned (piece_plan.hpp), rank 0 creates
+//      their hidden files beside their destinations, the other ranks open
+//      them (open_shared_output);
 //   2. the counts: each rank draws the column sums of its chunks' rows, the
 //      ranks exchange them (distribution.hpp; draw_counts);
 //   3. the root's split: each rank's walk reads, shuffles and cuts its
@@ -11,9 +12,12 @@
 //      scatter_and_exchange);
 //   4. each rank runs its buckets through the walk's step 4
 //      (DistributedWalk::run_buckets), writing its contiguous range of the
-//      output at its offset (fixed-size records: by arithmetic; text: an
+//      output through a sink that cuts it into the pieces (piece_sink.hpp),
+//      from its offset (fixed-size records: by arithmetic; text: an
 //      exclusive sum of the ranks' bytes; run_own_buckets);
-//   5. every rank fsyncs, the ranks agree, rank 0 renames (commit).
+//   5. every rank fsyncs, the ranks agree, rank 0 renames every piece and
+//      writes the manifest (distributed_commit.hpp), once the Job's every
+//      dataset is written.
 // A root that is a leaf (N <= L), or of two levels with too few chunks for
 // the ranks (distribution.hpp, spread_root()), is not scattered by whole
 // chunks: the ranks share its shuffles (spread_root.hpp); one rank runs a
@@ -22,18 +26,26 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
+#include <spdlog/spdlog.h>
 
+#include "distributed_commit.hpp"
 #include "distributed_input.hpp"
+#include "distributed_verify.hpp"
+#include "dry_run_shares.hpp"
 #include "distribution.hpp"
 #include "exchange_budget.hpp"
 #include "exchange_targets.hpp"
+#include "extshuffle/driver/progress_meter.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/ioperm/distributed_walk.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "extshuffle/dataset/output_parts.hpp"
 #include "mapped_memory.hpp"
+#include "rank_sink.hpp"
 #include "rank_output.hpp"
 #include "received_buckets.hpp"
 #include "spread_root.hpp"
@@ -54,18 +66,19 @@ std::uint64_t peak_rss_bytes() {
 
 // What the walk is told, for an arena of `memory_bytes` on `device`.
 ioperm::TextOptions walk_options(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device) {
+                                 device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
   ioperm::TextOptions o;
   o.walk.shuffle = {in.record_size, config.seed, config.constants, device, config.threads};
   o.walk.memory_bytes = memory_bytes;
   o.walk.output_records = config.head_count;
+  o.walk.progress_bytes = progress;
   o.syntax = in.syntax;
   return o;
 }
 
 ioperm::DistributedWalk walk_for(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device) {
-  return ioperm::DistributedWalk(walk_options(config, in, memory_bytes, device), in.text);
+                                 device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
+  return ioperm::DistributedWalk(walk_options(config, in, memory_bytes, device, progress), in.text);
 }
 
 void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
@@ -75,17 +88,23 @@ void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
 
 // What the steps of one rank share.
 struct RankRun {
-  const JobOptions& config;
+  JobOptions config;  // -n: the records the pieces take, once planned
   const std::string& output_path;
   const std::string display_name;  // of the input
   State& in;
   Communicator& comm;
   int me = 0;
   RankStats stats;
-  std::unique_ptr<SharedOutput> output;
+  PiecePlan plan;
+  std::unique_ptr<SharedPieces> files;
+  dataset::RecordDigest written;  // --verify: the records this rank wrote
+  std::vector<std::string> warnings;
+  std::atomic<std::uint64_t>* progress = nullptr;  // rank 0 with --progress: its walks' bytes
 };
 
-// 1. The output, after the checks a single-machine run makes first.
+// 1. The output, after the checks a single-machine run makes first: its
+// pieces, planned for the records it takes (-n, or where the last split
+// ends: the walks need not produce the rest).
 void open_shared_output(RankRun& r) {
   const std::uint64_t n = r.in.records;
   checkpoint(r.comm, [&] {
@@ -93,13 +112,37 @@ void open_shared_output(RankRun& r) {
     if (!r.in.text && !r.in.header.empty() && r.config.head_count < n) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
+    r.plan = plan_pieces(r.config, r.output_path, r.in.text ? 0 : r.in.record_size, std::min(r.config.head_count, n));
+    if (r.config.verify && r.plan.records < n) {
+      throw UsageError(r.config.head_count < n
+                           ? "--verify checks whole permutations: it cannot be combined with -n"
+                           : "--verify checks whole permutations: it cannot be combined with a --split that "
+                             "leaves records out");
+    }
     walk_for(r.config, r.in, r.config.memory_bytes, r.config.device).check_budget(r.in.root_facts());
-    if (r.me == 0) r.output = SharedOutput::create(r.output_path);
   });
-  const std::uint64_t inode = r.comm.broadcast(r.me == 0 ? r.output->inode() : 0, 0);
-  checkpoint(r.comm, [&] {
-    if (r.me != 0) r.output = SharedOutput::join(r.output_path, inode);
-  });
+  if (r.me == 0 && r.plan.left_out > 0) {
+    r.warnings.push_back(dataset::left_out_warning(r.plan.left_out, r.plan.records));
+  }
+  r.config.head_count = r.plan.records;
+  if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
+  std::vector<std::string> paths;
+  for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
+  r.files = SharedPieces::open(paths, r.comm);
+}
+
+// The sink of this rank's output range (rank_sink.hpp).
+void open_sink(RankRun& r, std::optional<RankSink>& sink, std::uint64_t first_record, std::uint64_t end_record,
+               std::uint64_t first_byte) {
+  sink.emplace(RankOutputs{r.config, r.output_path, r.in, r.plan, r.files}, r.me, first_record, end_record,
+               first_byte);
+}
+
+// Every rank's pieces complete (rank_sink.hpp).
+void place_parts(RankRun& r, RankSink& sink) {
+  sink.place(r.comm);
+  r.stats.output_bytes = sink.bytes_written();
+  r.written = sink.written();
 }
 
 // A root of at most L records on one rank: run as extshuffle would (the
@@ -108,11 +151,11 @@ void open_shared_output(RankRun& r) {
 std::uint32_t run_alone(RankRun& r) {
   State& in = r.in;
   std::uint32_t passes = 1;
+  std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
-    OutputRange writer(*r.output, 0, 0);
-    writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { writer.write(data, bytes); };
-    const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device);
+    open_sink(r, pieces, 0, r.plan.records, 0);
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
+    const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device, r.progress);
     ioperm::WalkStats e;
     if (in.text) {
       e = ioperm::shuffle_text(in.whole_text(), in.records, in.scratch(), in.scratch_offset(), o, sink);
@@ -120,21 +163,29 @@ std::uint32_t run_alone(RankRun& r) {
       e = ioperm::shuffle_fixed_size(in.whole_file(), in.whole_offset(), in.records, in.scratch(),
                                      in.scratch_offset(), o.walk, sink);
     }
-    writer.finish();
     add_walk_stats(r.stats, e);
     r.stats.input_bytes_read = in.data_bytes();
-    r.stats.output_bytes = writer.bytes_written();
     passes = e.passes;
+    pieces->finish();
     in.check_unchanged();
   });
+  place_parts(r, *pieces);
   return passes;
 }
 
 // A spread root (distribution.hpp, spread_root()): every rank its share
-// (spread_root.hpp).
+// (spread_root.hpp), written through its sink like a rank's buckets.
 std::uint32_t run_spread_root(RankRun& r) {
   const auto t0 = Clock::now();
-  shuffle_spread_root(r.config, r.in, r.display_name, *r.output, r.comm, r.stats);
+  std::optional<RankSink> pieces;
+  const OpenRankSink open = [&](std::uint64_t first_record, std::uint64_t end_record,
+                                std::uint64_t first_byte) -> RankSink& {
+    open_sink(r, pieces, first_record, end_record, first_byte);
+    return *pieces;
+  };
+  shuffle_spread_root(r.config, r.in, r.display_name, open, r.comm, r.stats, r.progress);
+  place_parts(r, *pieces);
+  r.stats.bytes_written += r.stats.output_bytes;
   r.stats.seconds_buckets = since(t0);
   return 1;
 }
@@ -227,7 +278,8 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
     MappedMemory pool, receive;
     checkpoint(r.comm, [&] {
       budget = exchange_budget(r, d, path);
-      scatter.emplace(walk_options(r.config, r.in, budget.scatter_arena_bytes, device::Device::kCpu), r.in.text);
+      scatter.emplace(walk_options(r.config, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
+                      r.in.text);
       tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
       pool = MappedMemory(budget.pool_bytes);
       receive = MappedMemory(budget.receive_bytes);
@@ -259,7 +311,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   const auto t0 = Clock::now();
   State& in = r.in;
   const ioperm::NodeFacts root = in.root_facts();
-  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.config.head_count, in.header.size());
+  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
   auto bucket_facts = [&](std::uint64_t j) {
     const std::uint64_t records = core::bucket_records(in.records, d.buckets, j);
     return ioperm::NodeFacts{records, received.bucket(j).bytes - records * tag_width, routed, root.max_record_bytes,
@@ -271,33 +323,24 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   }
   const std::uint64_t offset = ranges.offset(my_bytes, r.comm);
   std::uint32_t passes = 1;
+  std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
-    const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device);
-    OutputRange writer(*r.output, ranges.first_record(), r.me == 0 ? 0 : offset);
-    if (r.me == 0) writer.write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { ranges.write(writer, data, bytes); };
+    const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device, r.progress);
+    open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
+      ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
+    };
     std::uint64_t end = received.first();
     while (end < received.end() && received.kept(end)) ++end;
     ioperm::WalkStats walked;
     passes = walk.run_buckets(store, sink, d.root, d.buckets, received.first(), end, root, routed, received, walked) + 1;
-    writer.finish();
+    pieces->finish();
     add_walk_stats(r.stats, walked);
-    r.stats.output_bytes = writer.bytes_written();
     in.check_unchanged();
   });
+  place_parts(r, *pieces);
   r.stats.seconds_buckets = since(t0);
   return passes;
-}
-
-// 5. Commit: every rank syncs its range; once all have, rank 0 renames.
-void commit(RankRun& r) {
-  const auto t0 = Clock::now();
-  checkpoint(r.comm, [&] { r.output->sync(); });
-  checkpoint(r.comm, [&] {
-    if (r.me == 0) r.output->commit();
-  });
-  r.output->forget();
-  r.stats.seconds_committing = since(t0);
 }
 
 // The job's totals from every rank's stats (on every rank; the ranks' own
@@ -323,18 +366,39 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 
 }  // namespace
 
-DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
-                      Communicator& comm) {
+DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                           Communicator& comm, DistributedCommit& commit) {
   const auto start = Clock::now();
-  RankRun r{config, dataset.output, "'" + dataset.inputs.front() + "'", *input.state_, comm, comm.rank(), {}, nullptr};
+  if (config.dry_run) {
+    DistributedResult result;
+    if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size());
+    return result;
+  }
+  RankRun r{config, dataset.output, "'" + dataset.inputs.front() + "'", *input.state_, comm, comm.rank(), {}, {},
+            nullptr, {}, {}};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.stats.seconds_counting = r.in.seconds_counting;
+  // --progress, on rank 0: its own walks' bytes read and written, of about
+  // four times its share of the records' bytes (its chunks read and
+  // scattered, its buckets read and written; all of it read and written
+  // once for a root that is one leaf on one rank; a spread root counts the
+  // bytes it writes, about its share). Shown capped at 100%.
+  std::optional<driver::ProgressMeter> meter;
+  if (r.me == 0 && config.progress) {
+    const std::uint64_t bytes = r.in.data_bytes();
+    const auto ranks = static_cast<std::uint64_t>(comm.size());
+    const std::uint64_t expected = ranks == 1 && core::is_leaf(r.in.records, config.constants) ? 2 * bytes
+                                   : spread_root(r.in.records, config.constants, comm.size()) ? bytes / ranks
+                                                                                            : 4 * bytes / ranks;
+    meter.emplace(expected, config.progress);
+    r.progress = meter->counter();
+  }
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, config.constants) && comm.size() == 1) {
+  if (core::is_leaf(r.in.records, r.config.constants) && comm.size() == 1) {
     passes = run_alone(r);
-  } else if (spread_root(r.in.records, config.constants, comm.size())) {
+  } else if (spread_root(r.in.records, r.config.constants, comm.size())) {
     passes = run_spread_root(r);
   } else {
     const Distribution d = draw_counts(r);
@@ -345,10 +409,31 @@ DistributedResult run(const JobOptions& config, const JobDataset& dataset, Distr
     const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
-  commit(r);
+  if (config.verify) {
+    dataset::RecordDigest read;
+    checkpoint(comm, [&] { read = digest_held_records(r.in, r.display_name); });
+    check_distributed_digests(read, r.written, comm);
+  }
+  for (const std::string& warning : r.warnings) spdlog::warn("warning: {}", warning);
+  RunResult described;  // what the manifest says of the dataset; its files are the commit's
+  described.inputs = r.in.file_infos();
+  described.format = r.in.format_name;
+  described.records_written = r.plan.records;
+  described.stats.records = r.in.records;
+  commit.add(std::move(r.files), std::move(r.plan), std::move(described), dataset.output);
   r.stats.seconds = since(start);
   r.stats.peak_rss_bytes = peak_rss_bytes();
   return gather_result(r, passes, routed);
+}
+
+DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                      Communicator& comm) {
+  DistributedCommit commit(config, comm);
+  DistributedResult result = run_into(config, dataset, std::move(input), comm, commit);
+  const auto t0 = Clock::now();
+  if (!config.dry_run) commit.commit();
+  result.stats.seconds += since(t0);
+  return result;
 }
 
 }  // namespace extshuffle::mpi

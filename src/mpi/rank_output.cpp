@@ -12,9 +12,10 @@ RankOutput::RankOutput(const Distribution& d, int rank, std::size_t record_size,
   const std::uint64_t end = std::min(d.end_bucket(rank), d.buckets);
   const std::uint64_t first_position = first < d.buckets ? core::bucket_first(n, d.buckets, first) : n;
   const std::uint64_t end_position = end < d.buckets ? core::bucket_first(n, d.buckets, end) : n;
-  first_position_ = first_position;
   wanted_ = head_count > first_position ? head_count - first_position : 0;
   whole_range_ = wanted_ >= end_position - first_position;
+  first_record_ = std::min(first_position, head_count);
+  end_record_ = std::min(end_position, head_count);
 }
 
 std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm) {
@@ -26,11 +27,7 @@ std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm)
   return header_bytes_ + comm.exclusive_sum(bucket_bytes);
 }
 
-void RankOutput::write(OutputRange& writer, const std::byte* data, std::uint64_t bytes) {
-  if (whole_range_) {
-    writer.write(data, bytes);
-    return;
-  }
+std::uint64_t RankOutput::wanted_bytes(const std::byte* data, std::uint64_t bytes) {
   std::uint64_t take = 0;
   if (record_size_ > 0) {
     const std::uint64_t records = std::min<std::uint64_t>(bytes / record_size_, wanted_);
@@ -48,7 +45,7 @@ void RankOutput::write(OutputRange& writer, const std::byte* data, std::uint64_t
     }
     take = static_cast<std::uint64_t>(p - begin);
   }
-  writer.write(data, take);
+  return take;
 }
 
 }  // namespace extshuffle::mpi

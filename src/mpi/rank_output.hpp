@@ -13,7 +13,6 @@
 
 #include "distribution.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
-#include "output_range.hpp"
 
 namespace extshuffle::mpi {
 
@@ -25,11 +24,15 @@ class RankOutput {
   // Where this rank's buckets start in the output file, given the bytes
   // its kept buckets hold. Collective.
   std::uint64_t offset(std::uint64_t bucket_bytes, Communicator& comm);
-  // Hands on the driver's output (whole records), cut after the first
-  // head_count records of the permutation.
-  void write(OutputRange& writer, const std::byte* data, std::uint64_t bytes);
-  // The output position of this rank's first record.
-  std::uint64_t first_record() const { return first_position_; }
+  // Hands on the driver's output (whole records) to `sink`, cut after the
+  // first head_count records of the permutation.
+  template <class Sink>
+  void write(const std::byte* data, std::uint64_t bytes, Sink&& sink) {
+    sink(data, whole_range_ ? bytes : wanted_bytes(data, bytes));
+  }
+  // This rank's range of the output's records (head_count applied).
+  std::uint64_t first_record() const { return first_record_; }
+  std::uint64_t end_record() const { return end_record_; }
 
  private:
   const Distribution& d_;
@@ -37,7 +40,8 @@ class RankOutput {
   std::size_t record_size_;
   formats::RecordSyntax syntax_;
   std::uint64_t head_count_, header_bytes_;
-  std::uint64_t first_position_ = 0;
+  std::uint64_t wanted_bytes(const std::byte* data, std::uint64_t bytes);
+  std::uint64_t first_record_ = 0, end_record_ = 0;
   bool whole_range_ = true;   // the rank's records are all wanted
   std::uint64_t wanted_ = 0;  // otherwise, how many more are
 };

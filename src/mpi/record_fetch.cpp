@@ -169,17 +169,17 @@ void RecordFetch::exchange(std::uint64_t first, std::uint64_t end) {
   stats_.count_bytes_sent += 4 * (ranks_ - 1);
 }
 
-void RecordFetch::write_window(std::uint64_t first, std::uint64_t end, OutputRange& out) const {
+void RecordFetch::write_window(std::uint64_t first, std::uint64_t end, const ioperm::OutputSink& out) const {
   // Each record the next from its holder.
   std::vector<std::uint64_t> next(receive_at_.begin(), receive_at_.end());
   for (std::uint64_t k = first; k < end; ++k) {
     const int h = holder(wanted_[k]);
-    out.write(receive_.data() + next[h], lengths_[k]);
+    out(receive_.data() + next[h], lengths_[k]);
     next[h] += lengths_[k];
   }
 }
 
-std::exception_ptr RecordFetch::write_all(OutputRange& out, std::uint64_t window_bytes) {
+std::exception_ptr RecordFetch::write_all(const ioperm::OutputSink& out, std::uint64_t window_bytes) {
   const std::vector<std::uint64_t> ends = windows(window_bytes);
   const std::uint64_t rounds = comm_.max(ends.size());
   std::exception_ptr failure;

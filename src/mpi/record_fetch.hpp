@@ -21,7 +21,7 @@
 
 #include "extshuffle/mpi/communicator.hpp"
 #include "held_records.hpp"
-#include "output_range.hpp"
+#include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 
 namespace extshuffle::mpi {
 
@@ -42,11 +42,13 @@ class RecordFetch {
               Communicator& comm, FetchStats& stats);
   // The bytes of the wanted records.
   std::uint64_t wanted_bytes() const { return wanted_bytes_; }
+  // How many records are wanted.
+  std::uint64_t records() const { return wanted_.size(); }
   // Fetches the wanted records, at most `window_bytes` received a round
   // (one record at least), and hands them to `out` in output order.
   // Returns the failure writing them met (the rounds go on to the end
   // without writing: the other ranks wait for this one's turns). Collective.
-  std::exception_ptr write_all(OutputRange& out, std::uint64_t window_bytes);
+  std::exception_ptr write_all(const ioperm::OutputSink& out, std::uint64_t window_bytes);
 
  private:
   int holder(std::uint64_t record) const;
@@ -59,7 +61,7 @@ class RecordFetch {
   // other ranks inside the exchange: it ends the job (abort_job).
   void exchange(std::uint64_t first, std::uint64_t end);
   // Then the window, in output order, to `out`.
-  void write_window(std::uint64_t first, std::uint64_t end, OutputRange& out) const;
+  void write_window(std::uint64_t first, std::uint64_t end, const ioperm::OutputSink& out) const;
 
   std::vector<std::uint64_t> wanted_, lengths_;  // in output order
   const std::vector<std::uint64_t>& held_begin_;

@@ -1,5 +1,11 @@
-// mpi::run_job(): a Job's datasets across the ranks (distributed_run.hpp).
+// mpi::run_job(): a Job's datasets across the ranks (distributed_run.hpp),
+// committed as one (distributed_commit.hpp).
+#include <algorithm>
+#include <chrono>
+
+#include "distributed_commit.hpp"
 #include "extshuffle/driver/job_plan.hpp"
+#include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
@@ -9,6 +15,14 @@ namespace extshuffle::mpi {
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   // Every path read and written, checked before any work, as on one machine.
   checkpoint(comm, [&] { driver::plan_job(job); });
+  // --dry-run: extshuffle's own plan of the Job, from rank 0.
+  JobResult plan;
+  if (job.options.dry_run) {
+    checkpoint(comm, [&] {
+      if (comm.rank() == 0) plan = driver::run_job(job);
+    });
+  }
+  DistributedCommit commit(job.options, comm);
   // Every input prepared (counted) before any output: aligned inputs must
   // hold as many records each.
   std::vector<DistributedInput> inputs;
@@ -24,8 +38,18 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   }
   std::vector<DistributedResult> results;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    results.push_back(run(job.options, job.datasets[k], std::move(inputs[k]), comm));
+    results.push_back(run_into(job.options, job.datasets[k], std::move(inputs[k]), comm, commit));
+    if (k < plan.datasets.size()) results.back().dry_run_text.insert(0, plan.datasets[k].dry_run_text);
   }
+  if (job.options.dry_run || results.empty()) return results;
+  // The commit is the Job's: its seconds go to the last dataset's RANK lines.
+  const auto t0 = std::chrono::steady_clock::now();
+  commit.commit();
+  const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<double> seconds = comm.all_gather(mine);
+  DistributedResult& last = results.back();
+  for (RankStats& rank : last.ranks) rank.seconds_committing = seconds[rank.rank];
+  last.stats.seconds += *std::max_element(seconds.begin(), seconds.end());
   return results;
 }
 

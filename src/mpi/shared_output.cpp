@@ -110,7 +110,7 @@ void SharedOutput::sync() {
   if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
 }
 
-void SharedOutput::commit() {
+void SharedOutput::prepare_commit() {
   file_.reset();
   if (replaced_) {
     if (::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
@@ -121,6 +121,9 @@ void SharedOutput::commit() {
   if (inode_at(hidden_) != inode_) {
     throw IoError("cannot rename output into place (its partial output was replaced meanwhile)", destination_, ESTALE);
   }
+}
+
+void SharedOutput::publish() {
   io::forget_cleanup_path(cleanup_slot_);
   cleanup_slot_ = -1;
   if (::rename(hidden_.c_str(), target_.c_str()) != 0) {

@@ -1,8 +1,8 @@
-// The output of a distributed run: one file on the shared file system,
-// written by every rank at its own offset, under a hidden name beside the
-// destination until every rank has written and fsynced its range; then rank
-// 0 renames it over the destination, so the destination never holds a
-// partial file.
+// One file of a distributed run's output (a piece: shared_pieces.hpp), on
+// the shared file system, written by every rank at its own offset, under a
+// hidden name beside the destination until every rank has written and
+// fsynced its range; then rank 0 renames it over the destination, so the
+// destination never holds a partial file.
 //
 // The hidden name is fixed by the destination, ".<name>.extshuffle-mpi-partial"
 // (an anonymous O_TMPFILE cannot be opened from other machines), so a file
@@ -50,8 +50,15 @@ class SharedOutput {
   void sync();
   // Rank 0, once every rank has synced: the replaced file's mode (and, for
   // root, its owner and group), then the rename over the destination.
-  // Throws IoError.
-  void commit();
+  // Throws IoError. prepare_commit() then publish(): a job of several files
+  // prepares every one before it renames the first (shared_pieces.hpp).
+  void commit() {
+    prepare_commit();
+    publish();
+  }
+  // What can fail for want of rights, every destination untouched.
+  void prepare_commit();
+  void publish();
   // Every rank, once the commit is agreed: nothing is left to remove.
   void forget();
 

@@ -7,7 +7,6 @@
 #include "extshuffle/ioperm/output_sources.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "held_records.hpp"
-#include "output_range.hpp"
 #include "record_fetch.hpp"
 
 namespace extshuffle::mpi {
@@ -31,7 +30,8 @@ std::vector<std::uint64_t> root_range_inputs(std::uint64_t seed, std::uint64_t r
 }
 
 void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, const std::string& display_name,
-                         SharedOutput& output, Communicator& comm, RankStats& stats) {
+                         const OpenRankSink& open_sink, Communicator& comm, RankStats& stats,
+                         std::atomic<std::uint64_t>* progress) {
   const int me = comm.rank(), ranks = comm.size();
   // Met at a checkpoint: the trace allocates a word per record of the share.
   std::vector<std::uint64_t> wanted;
@@ -48,12 +48,13 @@ void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, 
   FetchStats fetched;
   RecordFetch fetch(std::move(wanted), in.held_begin, *held, comm, fetched);
   const std::uint64_t first_byte = in.header.size() + comm.exclusive_sum(fetch.wanted_bytes());
-  std::optional<OutputRange> out;
-  checkpoint(comm, [&] {
-    out.emplace(output, first_record, me == 0 ? 0 : first_byte);
-    if (me == 0) out->write(reinterpret_cast<const std::byte*>(in.header.data()), in.header.size());
-  });
-  std::exception_ptr failure = fetch.write_all(*out, window_bytes(config.memory_bytes, ranks));
+  RankSink* out = nullptr;
+  checkpoint(comm, [&] { out = &open_sink(first_record, first_record + fetch.records(), first_byte); });
+  const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
+    out->write(data, bytes);
+    if (progress) progress->fetch_add(bytes, std::memory_order_relaxed);
+  };
+  std::exception_ptr failure = fetch.write_all(sink, window_bytes(config.memory_bytes, ranks));
   try {
     if (!failure) out->finish();
     in.check_unchanged();
@@ -68,8 +69,6 @@ void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, 
   stats.seconds_exchanging = fetched.seconds_exchanging;
   stats.input_bytes_read = held->input_bytes_read();
   stats.bytes_read += held->input_bytes_read();
-  stats.output_bytes = out->bytes_written();
-  stats.bytes_written += out->bytes_written();
 }
 
 }  // namespace extshuffle::mpi

@@ -23,7 +23,9 @@
 // With -n the ranges are cut at the first K output positions.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,7 +33,7 @@
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
-#include "shared_output.hpp"
+#include "rank_sink.hpp"
 
 namespace extshuffle::mpi {
 
@@ -44,7 +46,14 @@ std::vector<std::uint64_t> root_range_inputs(std::uint64_t seed, std::uint64_t r
 // Shuffles the spread root `in` into `output`, every rank its share; adds
 // what this rank did to `stats`. `display_name` names the input. Throws
 // RankFailure on every rank. Collective.
+// The sink of this rank's range of the output: records [first_record,
+// end_record) from stream byte first_byte (rank_sink.hpp).
+using OpenRankSink =
+    std::function<RankSink&(std::uint64_t first_record, std::uint64_t end_record, std::uint64_t first_byte)>;
+
+// `progress`, when set, counts the bytes this rank writes (--progress on rank 0).
 void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, const std::string& display_name,
-                         SharedOutput& output, Communicator& comm, RankStats& stats);
+                         const OpenRankSink& open_sink, Communicator& comm, RankStats& stats,
+                         std::atomic<std::uint64_t>* progress = nullptr);
 
 }  // namespace extshuffle::mpi

@@ -18,13 +18,13 @@ constexpr int kStageTag = 7;
 
 // Bytes [begin, end) of file `file`'s data; the byte at its
 // file_data_bytes(), when inside, is the terminator it lacks.
-struct Piece {
+struct FileRange {
   std::size_t file = 0;
   std::uint64_t begin = 0, end = 0;
 };
 
-std::vector<Piece> pieces_of(const DatasetFiles& d, std::uint64_t from, std::uint64_t to) {
-  std::vector<Piece> pieces;
+std::vector<FileRange> pieces_of(const DatasetFiles& d, std::uint64_t from, std::uint64_t to) {
+  std::vector<FileRange> pieces;
   for (std::size_t k = 0; k < d.files.size(); ++k) {
     const DatasetFile& f = d.files[k];
     const std::uint64_t lo = std::max(from, f.data_begin), hi = std::min(to, f.data_begin + f.data_bytes());
@@ -40,9 +40,9 @@ class Stager {
     staged_.file = io::BlockFile::create_scratch(scratch_directory);
   }
 
-  // Piece `p` of rank `to`'s bytes: moved, read in place, or copied, as its
+  // FileRange `p` of rank `to`'s bytes: moved, read in place, or copied, as its
   // file and `contiguous` want.
-  void stage(const Piece& p, int to) {
+  void stage(const FileRange& p, int to) {
     const DatasetFile& f = d_.files[p.file];
     const std::uint64_t stored_end = std::min(p.end, f.file_data_bytes());
     const bool moved = f.compressed && f.holder != to;
@@ -133,7 +133,7 @@ StagedInput stage_input(DatasetFiles& files, const std::vector<std::uint64_t>& b
   try {
     // Every rank walks every rank's pieces in the same order, taking its part.
     for (int to = 0; to < comm.size(); ++to) {
-      for (const Piece& p : pieces_of(files, byte_begin[to], byte_begin[to + 1])) stager->stage(p, to);
+      for (const FileRange& p : pieces_of(files, byte_begin[to], byte_begin[to + 1])) stager->stage(p, to);
     }
   } catch (...) {
     abort_job(std::current_exception());

@@ -12,7 +12,7 @@
 
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
-#include "dataset/stale_pieces.hpp"
+#include "extshuffle/dataset/stale_pieces.hpp"
 #include "support/command.hpp"
 
 namespace extshuffle::testing {

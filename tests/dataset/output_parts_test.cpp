@@ -1,5 +1,5 @@
 // The arithmetic of splits and shards (dataset/output_parts.hpp) and the
-// cutting of output bytes at record boundaries (src/dataset/record_cutter.hpp).
+// cutting of output bytes at record boundaries (include/extshuffle/dataset/record_cutter.hpp).
 // Deterministic: no test here depends on chance.
 #include "extshuffle/dataset/output_parts.hpp"
 
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "dataset/record_cutter.hpp"
+#include "extshuffle/dataset/record_cutter.hpp"
 #include "extshuffle/errors.hpp"
 
 namespace extshuffle::dataset {

@@ -184,12 +184,10 @@ TEST_F(MpiCli, StatsShowTheCapTheLowerBoundAndTheDraws) {
 TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
   const std::string out = (dir_ / "out").string();
   for (const std::string& arguments :
-       {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + ".gz",
-        input("lines.txt") + " " + out + " --skip-empty", input("lines.txt") + " " + out + " --verify",
+       {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + " --skip-empty",
+        input("lines.txt") + " " + out + " -n 3 --verify",
         std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option",
-        input("lines.txt") + " " + out + " --repeat", input("lines.txt") + " -o " + out + "{shard} --shards 2",
-        input("lines.txt") + " -o " + out + "{split} --split a=0.5,b=0.5",
-        input("lines.txt") + " " + out + " --format tar"}) {
+        input("lines.txt") + " " + out + " --repeat", input("lines.txt") + " " + out + " --format tar"}) {
     const auto r = run_mpi(2, arguments + " </dev/null");
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << arguments << ": " << r.err;
@@ -201,8 +199,8 @@ TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
 }
 
 // extshuffle-mpi's own --help and --version: not extshuffle's word for
-// word (which advertised -e, --shards, --manifest, --dry-run... that it
-// refuses) and not named extshuffle.
+// word (which advertises -e, -i, --repeat... that it refuses) and not
+// named extshuffle.
 TEST(MpiCliHelp, HelpAndVersionAreItsOwn) {
   const auto version = run_mpi(1, "--version");
   EXPECT_EQ(version.exit_code, 0) << version.err;
@@ -211,7 +209,7 @@ TEST(MpiCliHelp, HelpAndVersionAreItsOwn) {
   EXPECT_EQ(help.exit_code, 0) << help.err;
   EXPECT_NE(help.out.find("MPI"), std::string::npos) << help.out;
   // No option line of its own for what it refuses (the footer names them as extshuffle's).
-  for (const char* refused : {"\n  --shards", "\n  --manifest", "\n  --dry-run", "\n  -i,--input-range", "\n  --verify"}) {
+  for (const char* refused : {"\n  -i,--input-range", "\n  --skip-empty", "\n  -r,--repeat"}) {
     EXPECT_EQ(help.out.find(refused), std::string::npos) << refused;
   }
   EXPECT_NE(run_single("--help").out, help.out);

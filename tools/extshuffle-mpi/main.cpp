@@ -7,6 +7,7 @@
 // with one line naming the rank that failed and why: exit code 0 success,
 // 1 runtime failure, 2 usage error.
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "make_job.hpp"
 #include "options.hpp"
+#include "progress_display.hpp"
 #include "standard_streams.hpp"
 
 namespace {
@@ -115,8 +117,17 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   const int neighbours = comm.ranks_on_this_machine();
   if (options.memory.empty()) config.memory_bytes /= static_cast<std::uint64_t>(neighbours);
   if (options.threads == 0) config.threads = std::max(1, config.threads / neighbours);
-  for (const mpi::DistributedResult& result : mpi::run_job(job, comm)) {
-    if (options.stats && comm.rank() == 0) print_stats(result, comm.size());
+  // Progress on rank 0 alone (its own walks: docs/mpi.md), as extshuffle
+  // draws it: with --progress, or on a terminal, never with -q.
+  cli::ProgressDisplay progress;
+  if (comm.rank() == 0 && !options.quiet && (options.progress || ::isatty(2))) {
+    config.progress = progress.callback();
+  }
+  const std::vector<mpi::DistributedResult> results = mpi::run_job(job, comm);
+  progress.clear();
+  for (const mpi::DistributedResult& result : results) {
+    if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
+    if (options.stats && comm.rank() == 0 && !config.dry_run) print_stats(result, comm.size());
   }
   return 0;
 }

@@ -196,16 +196,15 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
                   "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name : {"--echo", "--input-range", "--repeat", "--shards", "--shard-size", "--split", "--manifest",
-                           "--skip-empty", "--verify", "--dry-run"}) {
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
   app.footer("INPUTs (files, directories, .gz/.zst files) and OUTPUT are on a file system every rank can reach\n"
-             "(no standard streams, pipes, devices or .gz/.zst OUTPUT); give one -o per INPUT to shuffle aligned\n"
-             "files by one permutation.\n"
-             "-e, -i, -r, --shards, --shard-size, --split, --manifest, --skip-empty, --verify and --dry-run are\n"
-             "extshuffle's. The output depends only on the records, the format options and the seed.");
+             "(no standard streams, pipes or devices); give one -o per INPUT to shuffle aligned files by one\n"
+             "permutation. Compressed pieces (.gz/.zst) are each rank's frames one after another: the same\n"
+             "records, other bytes. -e, -i, -r and --skip-empty are extshuffle's. The output depends only on\n"
+             "the records, the format options and the seed.");
 }
 
 }  // namespace

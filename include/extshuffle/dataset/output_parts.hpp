@@ -62,4 +62,8 @@ void check_output_pattern(const std::string& pattern, std::uint64_t shard_count,
 std::string output_file_name(const std::string& pattern, const std::string& split, std::uint64_t shard,
                              std::uint64_t shards);
 
+// The warning for the records that splits adding up to less than the
+// whole leave out.
+std::string left_out_warning(std::uint64_t left_out, std::uint64_t written);
+
 }  // namespace extshuffle::dataset

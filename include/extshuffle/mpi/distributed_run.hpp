@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "extshuffle/job.hpp"
@@ -45,7 +46,12 @@ struct DistributedResult {
   bool routed = false;
   // Every rank's stats on rank 0; this rank's alone on the others.
   std::vector<RankStats> ranks;
+  // With --dry-run, on rank 0: extshuffle's plan and schedule, then one line
+  // a rank with its share of the records and their bytes (nothing is run).
+  std::string dry_run_text;
 };
+
+class DistributedCommit;  // the library's own
 
 // An input opened on every rank, its format detected, its records counted
 // and its top-level chunks split among the ranks. Move-only.
@@ -62,6 +68,8 @@ class DistributedInput {
   explicit DistributedInput(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
   friend DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
+  friend DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                                    Communicator& comm, DistributedCommit& commit);
   friend DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
                                Communicator& comm);
 };

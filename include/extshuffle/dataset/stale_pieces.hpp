@@ -30,4 +30,8 @@ std::vector<std::string> find_stale_pieces(const std::string& pattern, const std
 // Throws IoError naming the first that cannot be removed.
 void remove_stale_pieces(const std::vector<std::string>& paths);
 
+// The warning (or with `cleaned`, the note) that names the files of the
+// output pattern `pattern` that this run did not write.
+std::string stale_warning(const std::string& pattern, bool cleaned, const std::vector<std::string>& stale);
+
 }  // namespace extshuffle::dataset

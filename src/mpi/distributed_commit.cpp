@@ -1,0 +1,100 @@
+#include "distributed_commit.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+#include "extshuffle/dataset/stale_pieces.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/mpi/rank_failure.hpp"
+
+// Inlined, as in the library: the digest of each finished piece.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace extshuffle::mpi {
+namespace {
+
+// xxh64 (seed 0) and size of a finished piece, read back from its hidden
+// file: the ranks wrote its bytes in parts, and xxh64 depends on their order.
+void digest_piece(SharedOutput& file, OutputFileInfo& info) {
+  XXH64_state_t state;
+  XXH64_reset(&state, 0);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  info.bytes = 0;
+  for (;;) {
+    const ssize_t got = ::pread(file.descriptor(), buffer.data(), buffer.size(), static_cast<off_t>(info.bytes));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw IoError("cannot read back output", info.path, errno);
+    if (got == 0) break;
+    XXH64_update(&state, buffer.data(), static_cast<std::size_t>(got));
+    info.bytes += static_cast<std::uint64_t>(got);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH64_digest(&state)));
+  info.xxh64 = hex;
+}
+
+}  // namespace
+
+DistributedCommit::DistributedCommit(const JobOptions& config, Communicator& comm) : config_(config), comm_(comm) {
+  checkpoint(comm_, [&] {
+    if (comm_.rank() == 0 && !config.manifest_path.empty() && !config.dry_run) manifest_.emplace(config);
+  });
+}
+
+DistributedCommit::~DistributedCommit() = default;
+
+void DistributedCommit::add(std::unique_ptr<SharedPieces> files, PiecePlan plan, RunResult result,
+                            std::string pattern) {
+  datasets_.push_back({std::move(files), std::move(plan), std::move(result), std::move(pattern)});
+}
+
+void DistributedCommit::prepare(Dataset& d) {
+  for (std::size_t k = 0; k < d.plan.pieces.size(); ++k) {
+    const Piece& piece = d.plan.pieces[k];
+    OutputFileInfo info{piece.path, piece.split, piece.shard, piece.shards, piece.records, 0, ""};
+    if (manifest_) digest_piece(d.files->file(k), info);
+    d.result.outputs.push_back(info);
+  }
+  if (d.plan.several_files) {
+    std::vector<std::string> names, written;
+    for (const auto& part : config_.splits) names.push_back(part.name);
+    for (const Piece& piece : d.plan.pieces) written.push_back(piece.path);
+    d.result.stale_pieces = dataset::find_stale_pieces(d.pattern, names, written);
+  }
+  d.files->prepare_commit();
+}
+
+void DistributedCommit::commit() {
+  // Every rank's bytes on disk, before any file is prepared.
+  checkpoint(comm_, [&] {
+    for (Dataset& d : datasets_) d.files->sync();
+  });
+  checkpoint(comm_, [&] {
+    if (comm_.rank() != 0) return;
+    for (Dataset& d : datasets_) prepare(d);
+    if (manifest_) {
+      for (const Dataset& d : datasets_) manifest_->add(d.result);
+      manifest_->prepare();
+    }
+  });
+  checkpoint(comm_, [&] {
+    if (comm_.rank() != 0) return;
+    for (Dataset& d : datasets_) d.files->publish();
+    if (manifest_) manifest_->publish();
+    for (const Dataset& d : datasets_) {
+      if (d.result.stale_pieces.empty()) continue;
+      if (config_.clean) dataset::remove_stale_pieces(d.result.stale_pieces);
+      const std::string line = dataset::stale_warning(d.pattern, config_.clean, d.result.stale_pieces);
+      if (config_.clean) {
+        spdlog::debug("{}", line);
+      } else {
+        spdlog::warn("warning: {}", line);
+      }
+    }
+  });
+  for (Dataset& d : datasets_) d.files->forget();
+}
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,58 @@
+// The commit of a distributed Job (docs/mpi.md "The commit"), as
+// extshuffle's (driver/job_commit.hpp): every piece of every aligned
+// dataset is written and fsynced by every rank that wrote into it; once all
+// have, rank 0 prepares every file and the manifest (--manifest: each
+// piece's records, bytes and xxh64, read back from the finished file), and
+// only then renames them into place, the manifest last. A rank that fails
+// or is killed before that leaves no piece and no manifest: rank 0 removes
+// the hidden files (or the next run does, when every rank was killed).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "extshuffle/dataset/manifest.hpp"
+#include "extshuffle/job.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+#include "extshuffle/mpi/distributed_run.hpp"
+#include "extshuffle/run_result.hpp"
+#include "piece_plan.hpp"
+#include "shared_pieces.hpp"
+
+namespace extshuffle::mpi {
+
+class DistributedCommit {
+ public:
+  // Collective: rank 0 opens the manifest's temporary (--manifest), so that
+  // a bad path fails before any work. Throws RankFailure on every rank.
+  DistributedCommit(const JobOptions& config, Communicator& comm);
+  ~DistributedCommit();
+  // A dataset's written pieces; `result` says what the manifest needs of
+  // the dataset but its files (inputs, format, records), filled here.
+  void add(std::unique_ptr<SharedPieces> files, PiecePlan plan, RunResult result, std::string pattern);
+  // Collective: syncs, then commits every dataset's pieces and the
+  // manifest. Throws RankFailure on every rank.
+  void commit();
+
+ private:
+  struct Dataset {
+    std::unique_ptr<SharedPieces> files;
+    PiecePlan plan;
+    RunResult result;
+    std::string pattern;
+  };
+  void prepare(Dataset& dataset);  // rank 0
+  const JobOptions& config_;
+  Communicator& comm_;
+  std::vector<Dataset> datasets_;
+  std::optional<dataset::ManifestWriter> manifest_;
+};
+
+// run() without its commit: the dataset's pieces written, synced by none,
+// handed to `commit` with what the manifest says of them. Collective.
+DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+                           Communicator& comm, DistributedCommit& commit);
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,56 @@
+// The sink behind a rank's walk: its contiguous range of the output stream,
+// from output record `first_record` and stream byte `first_byte`, into the
+// pieces (piece_sink.hpp), each record digested on its way with --verify.
+// Text cut by --shard-size is spooled first: the pieces are known only once
+// every rank has scanned its range (byte_cut_pieces.hpp), and their files
+// are opened then.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "byte_cut_pieces.hpp"
+#include "distributed_input.hpp"
+#include "extshuffle/dataset/record_digest.hpp"
+#include "piece_sink.hpp"
+
+namespace extshuffle::mpi {
+
+// What the ranks' sinks share: the pieces and their files (opened late
+// when the pieces are cut by bytes).
+struct RankOutputs {
+  const JobOptions& config;
+  const std::string& pattern;
+  const DistributedInput::State& in;
+  PiecePlan& plan;
+  std::unique_ptr<SharedPieces>& files;
+};
+
+class RankSink {
+ public:
+  RankSink(RankOutputs outputs, int rank, std::uint64_t first_record, std::uint64_t end_record,
+           std::uint64_t first_byte);
+  // Bytes of whole records, in output order.
+  void write(const std::byte* data, std::size_t bytes);
+  // After the walk, inside its checkpoint.
+  void finish();
+  // Collective, after a checkpoint that every rank's finish() passed: the
+  // pieces cut by bytes written from the spools, then every spooled part at
+  // its place. Throws RankFailure on every rank.
+  void place(Communicator& comm);
+  const dataset::RecordDigest& written() const { return written_; }
+  std::uint64_t bytes_written() const { return pieces_ ? pieces_->bytes_written() : 0; }
+
+ private:
+  void open_pieces(std::uint64_t head_bytes);
+  RankOutputs out_;
+  int rank_;
+  std::uint64_t first_record_, end_record_, first_byte_;
+  std::optional<PieceSink> pieces_;
+  std::unique_ptr<RangeSpool> spool_;  // cut by bytes
+  dataset::RecordDigest written_;
+};
+
+}  // namespace extshuffle::mpi

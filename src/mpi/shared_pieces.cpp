@@ -1,0 +1,50 @@
+#include "shared_pieces.hpp"
+
+#include <cstring>
+
+#include "extshuffle/io/input_set.hpp"
+#include "extshuffle/mpi/rank_failure.hpp"
+
+namespace extshuffle::mpi {
+
+std::unique_ptr<SharedPieces> SharedPieces::open(const std::vector<std::string>& paths, Communicator& comm) {
+  auto pieces = std::make_unique<SharedPieces>();
+  std::string inodes;  // rank 0's, 8 bytes a file: one broadcast for every file
+  checkpoint(comm, [&] {
+    if (paths.size() > 1) io::raise_open_file_limit();  // every piece keeps its descriptors until the commit
+    if (comm.rank() != 0) return;
+    for (const std::string& path : paths) {
+      pieces->files_.push_back(SharedOutput::create(path));
+      const std::uint64_t inode = pieces->files_.back()->inode();
+      inodes.append(reinterpret_cast<const char*>(&inode), sizeof inode);
+    }
+  });
+  inodes = comm.broadcast(inodes, 0);
+  checkpoint(comm, [&] {
+    if (comm.rank() == 0) return;
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      std::uint64_t inode = 0;
+      std::memcpy(&inode, inodes.data() + k * sizeof inode, sizeof inode);
+      pieces->files_.push_back(SharedOutput::join(paths[k], inode));
+    }
+  });
+  return pieces;
+}
+
+void SharedPieces::sync() {
+  for (auto& file : files_) file->sync();
+}
+
+void SharedPieces::prepare_commit() {
+  for (auto& file : files_) file->prepare_commit();
+}
+
+void SharedPieces::publish() {
+  for (auto& file : files_) file->publish();
+}
+
+void SharedPieces::forget() {
+  for (auto& file : files_) file->forget();
+}
+
+}  // namespace extshuffle::mpi

@@ -1,0 +1,37 @@
+// Every file of a distributed dataset's output (shared_output.hpp, one a
+// piece): rank 0 creates each hidden file beside its destination, the other
+// ranks join them, every rank fsyncs what it wrote, and rank 0 renames them
+// all into place only once every rank has synced (distributed_commit.hpp),
+// each prepared before the first is renamed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extshuffle/mpi/communicator.hpp"
+#include "shared_output.hpp"
+
+namespace extshuffle::mpi {
+
+class SharedPieces {
+ public:
+  // Collective, inside no checkpoint: rank 0 creates the hidden files of
+  // `paths`, then the others join them. Throws RankFailure on every rank.
+  static std::unique_ptr<SharedPieces> open(const std::vector<std::string>& paths, Communicator& comm);
+  std::size_t size() const { return files_.size(); }
+  SharedOutput& file(std::size_t k) { return *files_[k]; }
+  // What this rank wrote reaches the disk. Throws IoError.
+  void sync();
+  // Rank 0, once every rank has synced (shared_output.hpp).
+  void prepare_commit();
+  void publish();
+  // Every rank, once the commit is agreed.
+  void forget();
+
+ private:
+  std::vector<std::unique_ptr<SharedOutput>> files_;
+};
+
+}  // namespace extshuffle::mpi
