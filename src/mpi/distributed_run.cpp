@@ -238,8 +238,10 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
   ioperm::WalkStats walked;
   try {
     if (r.stats.chunks > 0) {
-      walk.scatter_chunks(store, d.root, r.in.chunk_data(r.me, r.config.constants), r.in.root_facts(), path,
-                          d.chunk_begin[r.me], d.chunk_begin[r.me + 1], targets, walked);
+      const io::ByteExtents chunks = r.in.chunk_data(r.me, r.config.constants);
+      r.stats.input_bytes_read = chunks.bytes;
+      walk.scatter_chunks(store, d.root, chunks, r.in.root_facts(), path, d.chunk_begin[r.me],
+                          d.chunk_begin[r.me + 1], targets, walked);
     }
   } catch (const PeerFailed&) {
     stopped = true;

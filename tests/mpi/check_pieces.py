@@ -6,12 +6,18 @@ usage: check_pieces.py make DIRECTORY
          writes data.jsonl, long.jsonl (4 MiB: a rank's range of it
          spans more than one 1 MiB spool piece), table.csv (quoted fields with newlines),
          features.npy and labels.npy (aligned rows)
+       check_pieces.py make-datasets DIRECTORY
+         writes datasets of files: mixed/ (JSONL files, plain, .gz and .zst,
+         one lacking its last newline), tfrecord/ (TFRecord files) and
+         features/ + labels/ (aligned .npy files)
        check_pieces.py check SINGLE MPI
          SINGLE and MPI each hold one run's pieces and its manifest.json,
          written under the same relative names; exits 1 naming what differs
 """
 import csv
 import glob
+import random
+import struct
 import gzip
 import io
 import json
@@ -39,6 +45,66 @@ def make(out):
     np.save(os.path.join(out, "labels.npy"), np.arange(5000, dtype=np.float64) * 0.5)
 
 
+def crc32c_masked(data):
+    """TFRecord's checksum: CRC-32C, rotated and offset (the format's mask)."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    crc ^= 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def tfrecord_frame(data):
+    length = struct.pack("<Q", len(data))
+    return length + struct.pack("<I", crc32c_masked(length)) + data + struct.pack("<I", crc32c_masked(data))
+
+
+def read_tfrecords(path, data):
+    """Every frame of a TFRecord file, both CRCs checked, as TensorFlow's reader does."""
+    records, at = [], 0
+    while at < len(data):
+        (length,) = struct.unpack_from("<Q", data, at)
+        (length_crc,) = struct.unpack_from("<I", data, at + 8)
+        assert length_crc == crc32c_masked(data[at : at + 8]), "%s: bad length CRC at %d" % (path, at)
+        payload = data[at + 12 : at + 12 + length]
+        (data_crc,) = struct.unpack_from("<I", data, at + 12 + length)
+        assert data_crc == crc32c_masked(payload), "%s: bad data CRC at %d" % (path, at)
+        records.append(payload)
+        at += 16 + length
+    return records
+
+
+def make_datasets(out):
+    rng = random.Random(5)
+    os.makedirs(os.path.join(out, "mixed"))
+    for k, n in enumerate([900, 70, 1300, 15, 640, 400]):
+        text = "".join(json.dumps({"f": k, "i": i, "s": "x" * int(rng.paretovariate(1.2))}) + "\n" for i in range(n))
+        if k == 3:
+            text = text[:-1]  # its last record lacks its newline
+        path = os.path.join(out, "mixed", "part%d.jsonl" % k)
+        with open(path, "w") as f:
+            f.write(text)
+        if k % 3 == 1:
+            subprocess.run(["gzip", path], check=True)
+        elif k % 3 == 2:
+            subprocess.run(["zstd", "-q", "--rm", path], check=True)
+    os.makedirs(os.path.join(out, "tfrecord"))
+    for k, n in enumerate([500, 90, 800]):
+        with open(os.path.join(out, "tfrecord", "part%d.tfrecord" % k), "wb") as f:
+            for i in range(n):
+                f.write(tfrecord_frame(bytes(rng.randrange(256) for _ in range(rng.randint(0, 64)))))
+    for name in ("features", "labels"):
+        os.makedirs(os.path.join(out, name))
+    first = 0
+    for k, n in enumerate([700, 45, 900]):
+        rows = np.arange(first, first + n)
+        np.save(os.path.join(out, "features", "part%d.npy" % k), np.stack([rows, rows * 3], axis=1).astype(np.int64))
+        np.save(os.path.join(out, "labels", "part%d.npy" % k), rows.astype(np.int32))
+        first += n
+
+
 def decompressed(path):
     if path.endswith(".gz"):
         return gzip.open(path).read()
@@ -59,6 +125,8 @@ def read_records(path, data):
         return rows[1:]
     if name.endswith(".npy"):
         return list(np.load(io.BytesIO(data)))
+    if name.endswith(".tfrecord"):
+        return read_tfrecords(path, data)
     raise SystemExit("unknown format: " + path)
 
 
@@ -108,5 +176,7 @@ def check(single, mpi):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+    elif sys.argv[1] == "make-datasets":
+        make_datasets(sys.argv[2])
     else:
         sys.exit(check(sys.argv[2], sys.argv[3]))

@@ -51,7 +51,8 @@ class MpiPieces : public ::testing::Test {
     const auto s = run_command("cd " + single.string() + " && " + extshuffle_binary() + " " + arguments);
     ASSERT_EQ(s.exit_code, 0) << arguments << ": " << s.err;
     const auto m =
-        run_command("cd " + mpi.string() + " && " + on_ranks(ranks, extshuffle_mpi_binary() + " " + arguments));
+        run_command("cd " + mpi.string() + " && " +
+                    on_ranks(ranks, own_scratch_command(arguments, dir_.path() / ("scratch-" + std::to_string(ranks)))));
     ASSERT_EQ(m.exit_code, 0) << arguments << " on " << ranks << " ranks: " << m.err;
     const auto check = run_command(python() + " check " + single.string() + " " + mpi.string());
     EXPECT_EQ(check.exit_code, 0) << arguments << " on " << ranks << " ranks:\n" << check.out << check.err;

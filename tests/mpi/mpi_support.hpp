@@ -41,15 +41,19 @@ inline std::string on_ranks(int ranks, const std::string& command, bool mpirun_m
          std::to_string(ranks) + " " + command;
 }
 
-// The same with a scratch directory of its own for each rank (-T), as ranks
-// on separate machines have: `scratch_base`/rank-R, made here, given to rank
-// R through the rank number Open MPI sets. `arguments` hold no double quote.
+// The command each rank runs for extshuffle-mpi `arguments` with a scratch
+// directory of its own (-T), as ranks on separate machines have:
+// `scratch_base`/rank-R, made by the rank's shell, R the rank number Open
+// MPI sets. `arguments` hold no double quote.
+inline std::string own_scratch_command(const std::string& arguments, const std::filesystem::path& scratch_base) {
+  const std::string rank_scratch = (scratch_base / "rank-").string() + "\\$OMPI_COMM_WORLD_RANK";
+  return "sh -c \"mkdir -p " + rank_scratch + " && exec " + extshuffle_mpi_binary() + " " + arguments + " -T " +
+         rank_scratch + "\"";
+}
+
 inline CommandResult run_mpi_own_scratch(int ranks, const std::string& arguments,
                                          const std::filesystem::path& scratch_base) {
-  for (int r = 0; r < ranks; ++r) std::filesystem::create_directories(scratch_base / ("rank-" + std::to_string(r)));
-  const std::string rank_scratch = (scratch_base / "rank-").string() + "\\$OMPI_COMM_WORLD_RANK";
-  return run_command(on_ranks(ranks, "sh -c \"exec " + extshuffle_mpi_binary() + " " + arguments + " -T " +
-                                         rank_scratch + "\""));
+  return run_command(on_ranks(ranks, own_scratch_command(arguments, scratch_base)));
 }
 
 // The scratch directories of one test program's ranks, removed when it ends.
