@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <utility>
 #include <vector>
 
 #include "extshuffle/dataset/stale_pieces.hpp"
@@ -15,24 +16,23 @@
 namespace extshuffle::mpi {
 namespace {
 
-// xxh64 (seed 0) and size of a finished piece, read back from its hidden
-// file: the ranks wrote its bytes in parts, and xxh64 depends on their order.
-void digest_piece(SharedOutput& file, OutputFileInfo& info) {
+// The size and xxh64 (seed 0) of a finished piece, read back from its
+// hidden file: the ranks wrote its bytes in parts, and xxh64 depends on
+// their order.
+std::pair<std::uint64_t, std::uint64_t> digest_piece(SharedOutput& file, const std::string& path) {
   XXH64_state_t state;
   XXH64_reset(&state, 0);
   std::vector<char> buffer(std::size_t{1} << 20);
-  info.bytes = 0;
+  std::uint64_t bytes = 0;
   for (;;) {
-    const ssize_t got = ::pread(file.descriptor(), buffer.data(), buffer.size(), static_cast<off_t>(info.bytes));
+    const ssize_t got = ::pread(file.descriptor(), buffer.data(), buffer.size(), static_cast<off_t>(bytes));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw IoError("cannot read back output", info.path, errno);
+    if (got < 0) throw IoError("cannot read back output", path, errno);
     if (got == 0) break;
     XXH64_update(&state, buffer.data(), static_cast<std::size_t>(got));
-    info.bytes += static_cast<std::uint64_t>(got);
+    bytes += static_cast<std::uint64_t>(got);
   }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH64_digest(&state)));
-  info.xxh64 = hex;
+  return {bytes, XXH64_digest(&state)};
 }
 
 }  // namespace
@@ -50,11 +50,45 @@ void DistributedCommit::add(std::unique_ptr<SharedPieces> files, PiecePlan plan,
   datasets_.push_back({std::move(files), std::move(plan), std::move(result), std::move(pattern)});
 }
 
-void DistributedCommit::prepare(Dataset& d) {
+std::vector<std::uint64_t> DistributedCommit::digest_pieces() {
+  std::size_t pieces = 0;
+  for (const Dataset& d : datasets_) pieces += d.plan.pieces.size();
+  std::vector<std::uint64_t> mine(2 * pieces, 0);
+  if (config_.manifest_path.empty()) return mine;
+  // Piece k by rank k mod P: one rank reading every piece back would take as
+  // long as writing the whole output on one machine.
+  checkpoint(comm_, [&] {
+    std::size_t k = 0;
+    for (Dataset& d : datasets_) {
+      for (std::size_t j = 0; j < d.plan.pieces.size(); ++j, ++k) {
+        if (static_cast<int>(k % static_cast<std::size_t>(comm_.size())) != comm_.rank()) continue;
+        const auto [bytes, hash] = digest_piece(d.files->file(j), d.plan.pieces[j].path);
+        mine[2 * k] = bytes;
+        mine[2 * k + 1] = hash;
+      }
+    }
+  });
+  const std::vector<std::uint64_t> all = comm_.all_gather(mine);
+  std::vector<std::uint64_t> digests(2 * pieces, 0);
+  for (std::size_t k = 0; k < pieces; ++k) {
+    const std::size_t owner = k % static_cast<std::size_t>(comm_.size());
+    digests[2 * k] = all[owner * 2 * pieces + 2 * k];
+    digests[2 * k + 1] = all[owner * 2 * pieces + 2 * k + 1];
+  }
+  return digests;
+}
+
+void DistributedCommit::prepare(Dataset& d, std::size_t first_piece, const std::vector<std::uint64_t>& digests) {
   for (std::size_t k = 0; k < d.plan.pieces.size(); ++k) {
     const Piece& piece = d.plan.pieces[k];
     OutputFileInfo info{piece.path, piece.split, piece.shard, piece.shards, piece.records, 0, ""};
-    if (manifest_) digest_piece(d.files->file(k), info);
+    if (manifest_) {
+      const std::size_t at = 2 * (first_piece + k);
+      info.bytes = digests[at];
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digests[at + 1]));
+      info.xxh64 = hex;
+    }
     d.result.outputs.push_back(info);
   }
   if (d.plan.several_files) {
@@ -71,9 +105,14 @@ void DistributedCommit::commit() {
   checkpoint(comm_, [&] {
     for (Dataset& d : datasets_) d.files->sync();
   });
+  const std::vector<std::uint64_t> digests = digest_pieces();
   checkpoint(comm_, [&] {
     if (comm_.rank() != 0) return;
-    for (Dataset& d : datasets_) prepare(d);
+    std::size_t first_piece = 0;
+    for (Dataset& d : datasets_) {
+      prepare(d, first_piece, digests);
+      first_piece += d.plan.pieces.size();
+    }
     if (manifest_) {
       for (const Dataset& d : datasets_) manifest_->add(d.result);
       manifest_->prepare();

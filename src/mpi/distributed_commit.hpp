@@ -2,7 +2,8 @@
 // extshuffle's (driver/job_commit.hpp): every piece of every aligned
 // dataset is written and fsynced by every rank that wrote into it; once all
 // have, rank 0 prepares every file and the manifest (--manifest: each
-// piece's records, bytes and xxh64, read back from the finished file), and
+// piece's records, bytes and xxh64, read back from the finished file by
+// one of the ranks in turn), and
 // only then renames them into place, the manifest last. A rank that fails
 // or is killed before that leaves no piece and no manifest: rank 0 removes
 // the hidden files (or the next run does, when every rank was killed).
@@ -43,7 +44,12 @@ class DistributedCommit {
     RunResult result;
     std::string pattern;
   };
-  void prepare(Dataset& dataset);  // rank 0
+  // Collective, with --manifest: every piece's size and xxh64, [2k] and
+  // [2k + 1] for the job's piece k, each piece read back by one rank.
+  std::vector<std::uint64_t> digest_pieces();
+  // Rank 0: `dataset`'s files and manifest entries; its pieces are the
+  // job's from `first_piece` on in `digests`.
+  void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
   const JobOptions& config_;
   Communicator& comm_;
   std::vector<Dataset> datasets_;

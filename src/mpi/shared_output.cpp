@@ -88,7 +88,9 @@ std::unique_ptr<SharedOutput> SharedOutput::join(const std::string& destination,
   std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
   io::install_cleanup_handlers();
   output->cleanup_slot_ = io::register_cleanup_path(output->hidden_);
-  output->fd_ = ::open(output->hidden_.c_str(), O_WRONLY | O_CLOEXEC);
+  // Read and write: with --manifest, a rank reads some finished pieces back
+  // to digest them (distributed_commit.hpp).
+  output->fd_ = ::open(output->hidden_.c_str(), O_RDWR | O_CLOEXEC);
   if (output->fd_ < 0) throw IoError("cannot open the partial output", output->hidden_, errno);
   output->inode_ = inode_of(output->fd_);
   if (output->inode_ != inode) {

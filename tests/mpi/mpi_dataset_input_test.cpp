@@ -29,8 +29,10 @@ const std::string kKnobs = " --leaf-records 64 --fanout 8 ";
 
 // The inputs: real writers of each format (/usr/bin/python3 has numpy).
 const char* const kMakeInputs = R"(
-import csv, json, os, random, struct, sys
+import csv, json, os, random, sys
 import numpy as np
+sys.path.insert(0, sys.argv[2])
+from check_pieces import tfrecord_frame  # one TFRecord writer for the tests
 root = sys.argv[1]
 rng = random.Random(5)
 def mkdir(name):
@@ -52,21 +54,12 @@ for k, n in enumerate([180, 95, 260]):
 d = mkdir("npy")
 for k, n in enumerate([150, 33, 210]):
     np.save(os.path.join(d, "part%d.npy" % k), np.arange(n * 3, dtype=np.float32).reshape(n, 3) + 1000 * k)
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    crc ^= 0xFFFFFFFF
-    return (((crc >> 15) | (crc << 17)) + 0xa282ead8) & 0xFFFFFFFF
 d = mkdir("tfrecord")
 for k, n in enumerate([120, 60, 200]):
     with open(os.path.join(d, "part%d.tfrecord" % k), "wb") as f:
         for i in range(n):
             data = bytes(rng.randrange(256) for _ in range(rng.randint(1, 48)))
-            length = struct.pack("<Q", len(data))
-            f.write(length + struct.pack("<I", crc32c(length)) + data + struct.pack("<I", crc32c(data)))
+            f.write(tfrecord_frame(data))
 )";
 
 class MpiDatasetInput : public ::testing::Test {
@@ -75,7 +68,7 @@ class MpiDatasetInput : public ::testing::Test {
     inputs_ = new TempDir;
     write_file(inputs_->path() / "make.py", kMakeInputs);
     const auto made = run_command("/usr/bin/python3 " + (inputs_->path() / "make.py").string() + " " +
-                                  inputs_->path().string());
+                                  inputs_->path().string() + " " + extshuffle_source_dir() + "/tests/mpi");
     ASSERT_EQ(made.exit_code, 0) << made.err;
     // Half the JSONL files compressed, by the real tools: the two kinds and plain between them.
     const std::string d = input("jsonl");

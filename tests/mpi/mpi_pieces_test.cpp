@@ -2,9 +2,12 @@
 // manifest") against extshuffle's on 1 to 4 ranks over TCP: JSONL into
 // {split}-{shard} pieces, plain, .gz and .zst, with a manifest; CSV with
 // quoted newlines into shards; aligned .npy arrays into splits; fixed-size
-// records cut by --shard-size; --verify; --dry-run. Every piece is read by
+// records cut by --shard-size; --verify; --dry-run; and the whole dataset
+// workflow, datasets of files in (a directory of JSONL files, plain, .gz
+// and .zst; TFRecord files; aligned .npy files), each rank with its own -T.
+// Every piece is read by
 // its format's real reader (check_pieces.py: Python's json and csv, numpy,
-// gzip, zstd): decompressed bytes equal extshuffle's, manifests equal but
+// a TFRecord reader checking both CRCs, gzip, zstd): decompressed bytes equal extshuffle's, manifests equal but
 // for compressed pieces' sizes and digests. A rank killed mid-run leaves no
 // piece and no manifest. The testing knobs (L = 64, F = 8) give small
 // inputs a deep plan, so every rank writes into several pieces.
@@ -31,7 +34,8 @@ class MpiPieces : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     inputs_ = new TempDir;
-    const auto made = run_command(python() + " make " + inputs_->path().string());
+    const auto made = run_command(python() + " make " + inputs_->path().string() + " && " + python() +
+                                  " make-datasets " + inputs_->path().string());
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
   static void TearDownTestSuite() {
@@ -233,6 +237,37 @@ TEST_F(MpiPieces, ARankKilledMidRunLeavesNoPieceAndNoManifest) {
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(out)) files += entry.path().filename().string()[0] != '.';
   EXPECT_EQ(files, 5u) << "4 pieces and the manifest";
+}
+
+// The whole workflow: a dataset of files in, pieces and a manifest out.
+TEST_F(MpiPieces, MixedCompressedJsonlDirectoryIntoSplitsAndShardsWithAManifest) {
+  for (const std::string extension : {".jsonl", ".jsonl.zst"}) {
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      expect_same_pieces(input("mixed") + " -o '{split}-{shard}" + extension +
+                             "' --split train=0.8,val=0.1,test=rest --shards 3 --manifest manifest.json --verify" +
+                             kKnobs,
+                         ranks);
+    }
+    fs::remove_all(dir_.path());
+    fs::create_directories(dir_.path());
+  }
+}
+
+TEST_F(MpiPieces, TfrecordDirectoryIntoShardsBothCrcsChecked) {
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    expect_same_pieces(input("tfrecord") + " -o 'shard-{shard}-of-{shards}.tfrecord' --shards 4"
+                                           " --manifest manifest.json --verify" + kKnobs,
+                       ranks);
+  }
+}
+
+TEST_F(MpiPieces, AlignedNpyDirectoriesIntoSplits) {
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    expect_same_pieces(input("features") + " " + input("labels") +
+                           " -o 'features-{split}.npy' -o 'labels-{split}.npy' --split train=0.75,val=rest"
+                           " --manifest manifest.json" + kKnobs,
+                       ranks);
+  }
 }
 
 }  // namespace
