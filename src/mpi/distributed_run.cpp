@@ -31,10 +31,10 @@
 #include <optional>
 #include <spdlog/spdlog.h>
 
-#include "distributed_commit.hpp"
-#include "distributed_input.hpp"
-#include "distributed_verify.hpp"
-#include "dry_run_shares.hpp"
+#include "outputs/distributed_commit.hpp"
+#include "inputs/distributed_input.hpp"
+#include "outputs/distributed_verify.hpp"
+#include "outputs/dry_run_shares.hpp"
 #include "distribution.hpp"
 #include "exchange_budget.hpp"
 #include "exchange_targets.hpp"
@@ -45,10 +45,10 @@
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
 #include "mapped_memory.hpp"
-#include "rank_sink.hpp"
-#include "rank_output.hpp"
+#include "outputs/rank_sink.hpp"
+#include "outputs/rank_output.hpp"
 #include "received_buckets.hpp"
-#include "spread_root.hpp"
+#include "spread/spread_root.hpp"
 
 namespace extshuffle::mpi {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "distributed_commit.hpp"
+#include "outputs/distributed_commit.hpp"
 #include "extshuffle/driver/job_plan.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"

@@ -1,4 +1,4 @@
-// A root spread over the ranks (src/mpi/spread_root.hpp): a leaf (at most
+// A root spread over the ranks (src/mpi/spread/spread_root.hpp): a leaf (at most
 // L records), and a root of two levels with fewer than 8 chunks a rank.
 // The output byte for byte extshuffle's on 1 to 4 ranks (JSONL with
 // heavy-tailed lengths, CSV with quoted newlines and a header, .npy, 12-

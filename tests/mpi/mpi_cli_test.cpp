@@ -10,6 +10,7 @@
 // Each mpirun start costs about half a second: a test checks several rank
 // counts of one case.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -179,6 +180,26 @@ TEST_F(MpiCli, StatsShowTheCapTheLowerBoundAndTheDraws) {
   EXPECT_GE(sent, 0.95 * bound);
   EXPECT_LE(sent, 1.05 * bound);
   EXPECT_LT(counts, sent / 1000);
+}
+
+// The commit renames a hidden file over the destination: a device, a pipe
+// or a socket (here a FIFO, and a link to it) is refused before any work,
+// and stays what it was. (A FIFO, not /dev/null: were the refusal missing,
+// this test would replace a node of its own, not the machine's.)
+TEST_F(MpiCli, ADeviceOrPipeAsDestinationIsRefusedAndLeftAlone) {
+  const std::string fifo = (dir_ / "fifo").string(), link = (dir_ / "link").string();
+  ASSERT_EQ(run_command("mkfifo " + fifo + " && ln -s " + fifo + " " + link).exit_code, 0);
+  for (const std::string& destination : {fifo, link}) {
+    for (const std::string& pieces : {std::string(), std::string(" --shards 1")}) {
+      const auto r = run_mpi(2, input("lines.txt") + " -o " + destination + pieces + " --seed 1 </dev/null");
+      EXPECT_EQ(r.exit_code, 2) << destination << pieces << ": " << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find("cannot be written in parts"), std::string::npos) << r.err;
+      struct stat st {};
+      ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+      EXPECT_TRUE(S_ISFIFO(st.st_mode)) << destination << pieces << ": the FIFO was replaced";
+    }
+  }
 }
 
 TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {

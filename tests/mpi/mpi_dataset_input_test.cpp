@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi/dataset_files.hpp"
+#include "mpi/inputs/dataset_files.hpp"
 #include "mpi_support.hpp"
 
 namespace extshuffle::testing {

@@ -1,5 +1,5 @@
 // A dataset's records gathered where each rank holds them
-// (src/mpi/dataset_files.hpp, src/mpi/staged_input.hpp): for every split of
+// (src/mpi/inputs/dataset_files.hpp, src/mpi/inputs/staged_input.hpp): for every split of
 // the records among the ranks that held_record_split gives (L from 1 record
 // to more than all of them), each rank's bytes are exactly those of its
 // records in the files' concatenation, the terminator the one unterminated
@@ -20,9 +20,9 @@
 #include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/mpi/communicator.hpp"
-#include "mpi/dataset_files.hpp"
+#include "mpi/inputs/dataset_files.hpp"
 #include "mpi/distribution.hpp"
-#include "mpi/staged_input.hpp"
+#include "mpi/inputs/staged_input.hpp"
 #include "support/command.hpp"
 
 namespace extshuffle::mpi {

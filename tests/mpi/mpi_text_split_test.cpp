@@ -1,4 +1,4 @@
-// The counting pass split across ranks (src/mpi/text_split.hpp) finds what
+// The counting pass split across ranks (src/mpi/inputs/text_split.hpp) finds what
 // the single-machine counting pass (dataset/text_input.hpp) finds: the same
 // record count, header bytes and missing final terminator, the same error
 // for an unterminated quoted field, and each rank's chunks exactly those
@@ -22,7 +22,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 #include "mpi/distribution.hpp"
-#include "mpi/text_split.hpp"
+#include "mpi/inputs/text_split.hpp"
 #include "support/command.hpp"
 
 namespace extshuffle::mpi {

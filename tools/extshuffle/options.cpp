@@ -190,7 +190,7 @@ void add_report_options(CLI::App& app, Options& o) {
 }
 
 // extshuffle-mpi takes the same command line, but refuses what has no
-// distributed counterpart (src/mpi/distributed_input.cpp): its help leaves
+// distributed counterpart (src/mpi/inputs/distributed_input.cpp): its help leaves
 // those out (they still parse, so that the refusal names them) and says
 // what it is.
 void describe_mpi_program(CLI::App& app) {

@@ -3,7 +3,7 @@
 // while the other's write completes in the background, so that IO overlaps
 // whatever produces the bytes. The output file (output_file.hpp), the bucket
 // store's writers (bucket_store.hpp) and a rank's range of the distributed
-// output (src/mpi/shared_output.hpp) all write through it.
+// output (src/mpi/outputs/shared_output.hpp) all write through it.
 //
 // The stream starts at `offset` and fills [offset, offset + range) in order.
 // Bytes past the range (a bucket outgrowing its region) go where `overflow`

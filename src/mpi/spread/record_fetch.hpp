@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "extshuffle/mpi/communicator.hpp"
-#include "held_records.hpp"
+#include "inputs/held_records.hpp"
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 
 namespace extshuffle::mpi {

@@ -29,11 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "distributed_input.hpp"
+#include "inputs/distributed_input.hpp"
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
-#include "rank_sink.hpp"
+#include "outputs/rank_sink.hpp"
 
 namespace extshuffle::mpi {
 

@@ -5,7 +5,7 @@
 // (record_digest.hpp), so the merges are exact.
 #pragma once
 
-#include "distributed_input.hpp"
+#include "inputs/distributed_input.hpp"
 #include "extshuffle/dataset/record_digest.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "distributed_input.hpp"
+#include "inputs/distributed_input.hpp"
 
 namespace extshuffle::mpi {
 

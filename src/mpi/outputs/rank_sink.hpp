@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "byte_cut_pieces.hpp"
-#include "distributed_input.hpp"
+#include "inputs/distributed_input.hpp"
 #include "extshuffle/dataset/record_digest.hpp"
 #include "piece_sink.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "extshuffle/ioperm/output_sources.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
-#include "held_records.hpp"
+#include "inputs/held_records.hpp"
 #include "record_fetch.hpp"
 
 namespace extshuffle::mpi {

@@ -48,7 +48,13 @@ std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destinatio
   struct stat st {};
   if (::stat(output->target_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
-    if (S_ISREG(st.st_mode)) output->replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+    // The commit renames the hidden file over the destination: over a
+    // device, a pipe or a socket it would replace the node itself.
+    if (!S_ISREG(st.st_mode)) {
+      throw UsageError("-o '" + destination +
+                       "': a device, pipe or socket cannot be written in parts by several ranks (give a file)");
+    }
+    output->replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
   }
   io::install_cleanup_handlers();
   // A new hidden file, exclusively; one already there is either a killed
