@@ -3,15 +3,19 @@
 #include <functional>
 #include <utility>
 
+#include "extshuffle/io/scratch_damage.hpp"
+
 namespace extshuffle::io {
 
 namespace {
 
 // Where bytes past a bucket's region go: `bytes` at the split's overflow
 // top, which moves up by them rounded up to kScratchAlign (so that every
-// extent stays aligned). Empty when the region cannot overflow.
+// extent stays aligned). A region that cannot overflow is exactly the
+// bytes of the records the plan sends to it (fixed-size records): more can
+// only come from position tags damaged in scratch space.
 std::function<std::uint64_t(std::uint64_t)> overflow_at(std::atomic<std::uint64_t>* overflow_top) {
-  if (!overflow_top) return {};
+  if (!overflow_top) return [](std::uint64_t) -> std::uint64_t { throw_scratch_damaged(); };
   return [overflow_top](std::uint64_t bytes) {
     return overflow_top->fetch_add((bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign,
                                    std::memory_order_relaxed);

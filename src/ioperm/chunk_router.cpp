@@ -1,11 +1,10 @@
 #include "chunk_router.hpp"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 #include "executor_support.hpp"
 #include "extshuffle/device/permutation_indices.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 
 namespace extshuffle::ioperm {
 
@@ -34,15 +33,20 @@ ChunkRouter::ChunkRouter(std::uint64_t seed, const core::Node& node, const core:
 std::uint64_t ChunkRouter::open_for(const std::uint64_t* positions, std::uint64_t count) {
   for (std::uint64_t k = 0; k < count; ++k) {
     const std::uint64_t last = positions[k] / c_.leaf_records;
-    if (last < next_chunk_) continue;  // open already
+    if (last < next_chunk_) {
+      // Open already, unless all its records have been routed: a position
+      // seen twice, which only a damaged tag gives.
+      const Slot& slot = slot_of(last);
+      if (!slot.open || slot.chunk != last) io::throw_scratch_damaged();
+      continue;
+    }
     // Chunks open in order, each in slot chunk % max_open, which must be free.
     bool free = last - next_chunk_ < slots_.size();
     for (std::uint64_t i = next_chunk_; free && i <= last; ++i) free = !slot_of(i).open;
     if (!free) {
-      if (k == 0) {
-        throw std::logic_error("record routing: chunk " + std::to_string(last) + " needs more than " +
-                               std::to_string(slots_.size()) + " chunks open at once");
-      }
+      // More chunks in progress than the routing above allows (docs/design.md,
+      // "Large records"): positions out of their order, from damaged tags.
+      if (k == 0) io::throw_scratch_damaged();
       return k;
     }
     while (next_chunk_ <= last) open(next_chunk_++);

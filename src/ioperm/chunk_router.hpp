@@ -46,8 +46,11 @@ class ChunkRouter {
   // longest prefix of them that max_open chunks allow while the chunks of
   // earlier records are still open; returns its length. Route and mark
   // routed that prefix, then call again for the rest. On the driving
-  // thread. Throws std::logic_error if not even one more record can be
-  // routed (more chunks in progress than the plan allows).
+  // thread. `positions` are below the node's records (the record stream
+  // checks tags). Throws Error (io/scratch_damage.hpp) for a position
+  // of a chunk already routed whole, or if not even one more record can be
+  // routed (more chunks in progress than the plan allows): only positions
+  // read from damaged scratch do either.
   std::uint64_t open_for(const std::uint64_t* positions, std::uint64_t count);
 
   struct Destination {

@@ -4,6 +4,7 @@
 
 #include "executor_support.hpp"
 #include "extshuffle/device/permutation_indices.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 #include "extshuffle/ioperm/phase_timer.hpp"
 
 namespace extshuffle::ioperm {
@@ -89,6 +90,13 @@ void LeafOrders::copy_slices(const std::uint64_t* columns, const std::uint64_t* 
     ctx_.stats.bytes_read += 4 * rows[j];
   }
   for (io::ExtentReader& reader : readers) reader.finish();
+  // Read back from scratch: each output position must lie in its leaf
+  // before the router divides it into windows (io/scratch_damage.hpp).
+  for (std::uint64_t j = 0; j < p_; ++j) {
+    const std::uint32_t* slice = to + slices[j];
+    const std::uint64_t leaf_records = firsts_[j + 1] - firsts_[j];
+    if (rows[j] > 0 && *std::max_element(slice, slice + rows[j]) >= leaf_records) io::throw_scratch_damaged();
+  }
 }
 
 void LeafOrders::discard() {

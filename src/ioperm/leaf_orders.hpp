@@ -42,7 +42,8 @@ class LeafOrders {
 
   // For each leaf j with rows[j] > 0: its orders at bucket positions
   // [columns[j], columns[j] + rows[j]) copied to to + slices[j]. The reads
-  // of the scratch copy are all started, then awaited.
+  // of the scratch copy are all started, then awaited; Error if one
+  // read back lies outside its leaf (io/scratch_damage.hpp).
   void copy_slices(const std::uint64_t* columns, const std::uint64_t* rows, const std::uint64_t* slices,
                    std::uint32_t* to);
   // The scratch copy is spent: its space is given back to the disk now.

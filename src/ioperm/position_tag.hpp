@@ -40,4 +40,12 @@ struct PositionTag {
   }
 };
 
+// The sum of positions [0, count) modulo 2^64: what the tags of a node's
+// records add up to when each position came once. A single damaged tag
+// changes the sum (a tag out of range is caught before it is used), so
+// readers of tags compare it at the end (io/scratch_damage.hpp).
+inline std::uint64_t position_sum(std::uint64_t count) {
+  return count % 2 == 0 ? (count / 2) * (count - 1) : count * ((count - 1) / 2);
+}
+
 }  // namespace extshuffle::ioperm

@@ -55,25 +55,24 @@ class ReadAheadSpace {
     begin_ = 0;
     return moved;
   }
-  // After a node's last record: nothing may follow but, when `blank` (text
-  // skipping blank records), blank records. Throws InputError saying the
-  // input no longer holds the `records` records it was counted with.
-  void expect_only_blank_records(const TextScan* blank, std::uint64_t records) {
+  // After a node's last record: nothing may follow but, when `scan` skips
+  // blank records, blank records. Throws InputError saying the input no
+  // longer holds the `records` records it was counted with (Error, read
+  // back from scratch: scratch space is damaged).
+  void expect_only_blank_records(const TextScan& scan, std::uint64_t records) {
     for (;;) {
       finish_read();
       const std::byte* at = space_ + begin_;
       const std::byte* end = space_ + fill_;
       if (at != end) {
-        if (blank == nullptr || !blank->filter_blank || blank->next_record(at, end)) {
-          throw InputError(records_changed_message(records));
-        }
+        if (!scan.filter_blank || scan.next_record(at, end)) scan.throw_records_changed(records);
         begin_ = static_cast<std::uint64_t>(at - space_);  // the blank records passed
       }
       if (reader_.at_end()) {
-        if (begin_ != fill_) throw InputError(records_changed_message(records));
+        if (begin_ != fill_) scan.throw_records_changed(records);
         return;
       }
-      if (begin_ == 0 && full()) throw InputError(records_changed_message(records));
+      if (begin_ == 0 && full()) scan.throw_records_changed(records);
       compact();
       start_read();
     }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "executor_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 
 namespace extshuffle::ioperm {
 
@@ -20,13 +22,17 @@ RecordStream::RecordStream(const io::ByteExtents& data, const RecordFraming& fra
   positions_ = carve<std::uint64_t>(cursor, max_batch);
   offsets_ = carve<std::uint32_t>(cursor, max_batch);
   lengths_ = carve<std::uint32_t>(cursor, max_batch);
+  if (tag_ && first_position != 0) throw std::invalid_argument("a tagged record stream holds its whole node");
   space_.start_read();
 }
 
 bool RecordStream::next(RecordBatch& batch) {
   space_.spend_to(batch_end_);  // the last batch is spent
   if (located_ == records_) {
-    space_.expect_only_blank_records(framing_.text() ? &framing_.scan : nullptr, records_);
+    space_.expect_only_blank_records(framing_.scan, records_);
+    // Tags in range and no two alike leave the positions' sum that of every
+    // position once: one tag damaged into another position changes it.
+    if (tag_ && position_sum_ != position_sum(records_)) io::throw_scratch_damaged();
     return false;
   }
   for (;;) {
@@ -45,9 +51,11 @@ bool RecordStream::next(RecordBatch& batch) {
       batch.offsets = offsets_;
       batch.lengths = lengths_;
       batch.max_position = *std::max_element(positions_, positions_ + found);
+      // Tags read from scratch are used as indices: checked first.
+      if (tag_ && batch.max_position >= records_) io::throw_scratch_damaged();
       return true;
     }
-    if (space_.at_end()) throw InputError(records_changed_message(records_));
+    if (space_.at_end()) framing_.scan.throw_records_changed(records_);
     if (space_.begin() == 0 && space_.full()) throw_record_too_large(space_.capacity(), budget_);
     if (space_.begin() > 0) batch_end_ -= space_.compact();
     space_.start_read();
@@ -66,6 +74,7 @@ std::uint64_t RecordStream::locate(std::uint64_t limit) {
     k = std::min<std::uint64_t>(limit, static_cast<std::uint64_t>(end - at) / frame);
     for (std::uint64_t e = 0; e < k; ++e, at += frame) {
       positions_[e] = tag_ ? tag_->read(at) : next_position_++;
+      position_sum_ += positions_[e];
       offsets_[e] = static_cast<std::uint32_t>(at - space) + tag_bytes;
       lengths_[e] = static_cast<std::uint32_t>(framing_.record_size);
     }
@@ -91,6 +100,7 @@ std::uint64_t RecordStream::locate(std::uint64_t limit) {
       const std::byte* stop = framing_.scan.next_record(record, end);  // passes blank records when filtering
       if (!stop) break;
       positions_[k] = tag_ ? tag_->read(at) : next_position_++;
+      position_sum_ += positions_[k];
       offsets_[k] = static_cast<std::uint32_t>(record - space);
       lengths_[k] = static_cast<std::uint32_t>(stop - record);
       at = stop;

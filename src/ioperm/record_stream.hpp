@@ -41,8 +41,8 @@ class RecordStream {
   // Arrays of a batch of at most `max_batch` records.
   static std::uint64_t arrays_bytes(std::uint64_t max_batch) { return 16 * max_batch + 192; }
 
-  // `records` records in `data`, tagged with `tag` or in plan order from
-  // `first_position`; `space` (space_bytes <= 4 GiB) for reading, `arrays`
+  // `records` records in `data`, tagged with `tag` (the whole node, its
+  // positions [0, records)) or in plan order from `first_position`; `space` (space_bytes <= 4 GiB) for reading, `arrays`
   // (arrays_bytes(max_batch)). `budget` names --memory in the error for a
   // record larger than the space.
   RecordStream(const io::ByteExtents& data, const RecordFraming& framing, std::optional<PositionTag> tag,
@@ -54,7 +54,12 @@ class RecordStream {
   // The next batch; the previous batch's bytes may be reused from now on.
   // False once every record has been handed out (and nothing but what the
   // framing allows follows them). Throws InputError when a record is larger
-  // than the space or the bytes do not hold `records` records.
+  // than the space or the bytes do not hold `records` records (Error when
+  // they come from scratch: io/scratch_damage.hpp); with tags, Error also
+  // when a tag lies outside [0, records) (checked before the batch is handed
+  // out, so that no position read from scratch indexes anything unchecked)
+  // or, after the last batch, when the tags were not every position once
+  // (their sum: any one damaged tag is caught).
   bool next(RecordBatch& batch);
 
  private:
@@ -69,6 +74,7 @@ class RecordStream {
   std::uint32_t* lengths_;
   std::uint64_t max_batch_, budget_;
   std::uint64_t batch_end_ = 0, located_ = 0;
+  std::uint64_t position_sum_ = 0;  // of the positions handed out, modulo 2^64
 };
 
 }  // namespace extshuffle::ioperm

@@ -12,6 +12,7 @@
 
 #include "executor_support.hpp"
 #include "extshuffle/io/byte_sink.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 #include "node_path.hpp"
 #include "position_tag.hpp"
 #include "record_stream.hpp"
@@ -50,7 +51,12 @@ void route_batch(const RecordBatch& batch, std::uint64_t first, std::uint64_t en
     a.destination[k] = static_cast<std::uint32_t>(destination);
   }
   std::fill(a.starts, a.starts + destinations + 1, 0);
-  for (std::int64_t k = from; k < count; ++k) ++a.starts[a.destination[k] + 1];
+  // Positions read from scratch were checked (record_stream.hpp), so every
+  // destination is in range; the compare keeps a damaged one from indexing.
+  for (std::int64_t k = from; k < count; ++k) {
+    if (a.destination[k] >= destinations) [[unlikely]] io::throw_scratch_damaged();
+    ++a.starts[a.destination[k] + 1];
+  }
   for (std::uint64_t d = 0; d < destinations; ++d) a.starts[d + 1] += a.starts[d];
   for (std::int64_t k = from; k < count; ++k) a.order[a.starts[a.destination[k]]++] = static_cast<std::uint32_t>(k);
   for (std::uint64_t d = destinations; d > 0; --d) a.starts[d] = a.starts[d - 1];  // back to the starts

@@ -10,6 +10,7 @@
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/mapped_bytes.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 #include "ioperm/memory_executor.hpp"
 #include "ioperm/tuning.hpp"
 
@@ -321,14 +322,17 @@ void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p
     for (std::uint64_t j = first; j < end; ++j) {
       std::byte* placed = workspace + (core::bucket_first(node.records, p, j) - base) * r_;
       const std::uint64_t records = core::bucket_records(node.records, p, j);
-      if (bucket_bytes[j - first] != records * (tag.width + r_)) {
-        throw InputError("scratch space holds a bucket that is not what was written");
-      }
+      if (bucket_bytes[j - first] != records * (tag.width + r_)) io::throw_scratch_damaged();
+      // Each tag in range, and every place once (their sum: one damaged
+      // tag changes it), as RecordStream checks them.
+      std::uint64_t sum = 0;
       for (std::uint64_t k = 0; k < records; ++k, frame += tag.width + r_) {
         const std::uint64_t at = tag.read(frame);
-        if (at >= records) throw InputError("scratch space holds a bucket that is not what was written");
+        if (at >= records) io::throw_scratch_damaged();
+        sum += at;
         std::memcpy(placed + at * r_, frame + tag.width, r_);
       }
+      if (sum != position_sum(records)) io::throw_scratch_damaged();
     }
     std::swap(input, workspace);
   }

@@ -32,7 +32,7 @@ class FixedRecords final : public RecordLayout {
 
   const WalkOptions& options() const override { return o_; }
   bool text() const override { return false; }
-  RecordFraming framing(bool) const override { return RecordFraming{r_, {}}; }
+  RecordFraming framing(bool root) const override { return RecordFraming{r_, TextScan{{}, false, !root}}; }
 
   // The node once, and the in-RAM plan's workspace (memory_executor.hpp):
   // with the file read in batches for records shuffled in place, with the

@@ -68,10 +68,10 @@ class TextChunkGroups final : public ChunkGroups {
         space_.start_read();
         return group_.size();
       }
-      if (space_.at_end()) throw InputError(records_changed_message(node_.records));
+      if (space_.at_end()) scan_.throw_records_changed(node_.records);
       // A chunk larger than the chunk space: the path is chosen only when
       // L records of the input's longest fit, so the input has changed.
-      if (space_.begin() == 0 && space_.full()) throw InputError(records_changed_message(node_.records));
+      if (space_.begin() == 0 && space_.full()) scan_.throw_records_changed(node_.records);
       if (space_.begin() > 0) space_.compact();
       space_.start_read();
     }
@@ -105,7 +105,7 @@ class TextChunkGroups final : public ChunkGroups {
   // After the node's last record only blank records (when skipped) may follow.
   void finish() override {
     release_group();
-    space_.expect_only_blank_records(&scan_, node_.records);
+    space_.expect_only_blank_records(scan_, node_.records);
   }
 
  private:

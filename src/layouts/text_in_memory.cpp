@@ -104,18 +104,18 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
     offsets[0] = 0;
     const auto* text = reinterpret_cast<const char*>(bytes);
     if (formats::find_record_ends(text, text + size, o.syntax.terminator, n, offsets + 1) < n) {
-      throw InputError(records_changed_message(n));
+      s.throw_records_changed(n);
     }
     at = bytes + offsets[n];
   } else {
     for (std::uint64_t k = 0; k < n; ++k) {
       const std::byte* stop = s.next_record(at, end);
-      if (!stop) throw InputError(records_changed_message(n));
+      if (!stop) s.throw_records_changed(n);
       offsets[k] = static_cast<std::uint64_t>(at - bytes);
       at = stop;
     }
   }
-  if (at != end && (!s.filter_blank || s.next_record(at, end))) throw InputError(records_changed_message(n));
+  if (at != end && (!s.filter_blank || s.next_record(at, end))) s.throw_records_changed(n);
   if (!tagged) offsets[n] = size;
 
   const std::uint64_t staging_capacity = staging_bytes(o.walk.memory_bytes);

@@ -33,7 +33,9 @@ class BucketWriter final : public ByteSink {
  public:
   // `overflow_top` (null when the region cannot overflow) is the first free
   // byte of scratch space, shared by the split's writers. A writer that is
-  // not `kept` discards what it is given (a bucket past -n).
+  // not `kept` discards what it is given (a bucket past -n). Bytes past a
+  // region that cannot overflow throw Error (io/scratch_damage.hpp):
+  // only damaged position tags send a bucket more records than the plan.
   BucketWriter(BlockFile& scratch, std::uint64_t region_offset, std::uint64_t region_bytes,
                std::atomic<std::uint64_t>* overflow_top, std::byte* buffers, std::uint64_t buffer_bytes, bool kept);
 
