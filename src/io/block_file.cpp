@@ -49,9 +49,15 @@ std::mutex submission_mutex;
 
 }  // namespace
 
+// STXXL's logger opens each of these names with std::ofstream (O_CREAT |
+// O_TRUNC; "stxxl.log" and "stxxl.errlog" in the working directory when
+// unset). "/dev/null" created a regular file where the node is missing (a
+// bare container); the empty name cannot be opened at all, so no file is
+// created and the log streams stay closed: STXXL's writes to them are
+// dropped (it also prints its messages on std::cerr, which the CLI mutes).
 void quiet_stxxl() {
-  setenv("STXXLLOGFILE", "/dev/null", 1);
-  setenv("STXXLERRLOGFILE", "/dev/null", 1);
+  setenv("STXXLLOGFILE", "", 1);
+  setenv("STXXLERRLOGFILE", "", 1);
 }
 
 struct PendingIo::State {

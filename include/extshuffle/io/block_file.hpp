@@ -95,7 +95,7 @@ using ConsumePiece = std::function<void(const std::byte* data, std::size_t bytes
 void read_sequentially(BlockFile& file, std::uint64_t offset, std::uint64_t bytes, std::size_t piece,
                        const ConsumePiece& consume);
 
-// Before the first STXXL call: send STXXL's log files to /dev/null so it never
+// Before the first STXXL call: give STXXL's log files an empty name so it never
 // writes stxxl.log into the working directory or prints on stdout.
 void quiet_stxxl();
 
