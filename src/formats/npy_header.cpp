@@ -173,8 +173,11 @@ std::uint64_t item_bytes_of(const PyValue& descr, const std::string& name) {
   return npy_item_bytes(descr.text, name);
 }
 
+// A key's value as NumPy reads the header (ast.literal_eval of a dict
+// literal): a key given twice takes its last value. Taking the first read
+// rows of another size than NumPy's, so records came out cut across rows.
 const PyValue* find(const PyValue& dict, const char* key) {
-  for (std::size_t k = 0; k < dict.keys.size(); ++k) {
+  for (std::size_t k = dict.keys.size(); k-- > 0;) {
     if (dict.keys[k] == key) return &dict.values[k];
   }
   return nullptr;

@@ -41,20 +41,22 @@ std::string npy_header_with_rows(std::string_view header, std::uint64_t rows, co
   const std::size_t prefix = parsed.major_version == 1 ? 10 : 12;
   std::string dict(header.substr(prefix));
   // 1. The shape's first extent: the digits after "'shape': (" (a field of a
-  //    structured dtype named 'shape' is followed by a comma, not a colon).
+  //    structured dtype named 'shape' is followed by a comma, not a colon);
+  //    of the last such key, the one NumPy reads when a header repeats it.
   std::size_t at = std::string::npos;
   for (const char* key : {"'shape'", "\"shape\""}) {
-    for (std::size_t k = dict.find(key); k != std::string::npos && at == std::string::npos; k = dict.find(key, k + 1)) {
+    for (std::size_t k = dict.find(key); k != std::string::npos; k = dict.find(key, k + 1)) {
       std::size_t p = dict.find_first_not_of(" ", k + 7);
       if (p == std::string::npos || dict[p] != ':') continue;
       p = dict.find_first_not_of(" ", p + 1);
       if (p == std::string::npos || dict[p] != '(') continue;
       p = dict.find_first_not_of(" ", p + 1);
-      if (p != std::string::npos && dict[p] >= '0' && dict[p] <= '9') at = p;
+      if (p != std::string::npos && dict[p] >= '0' && dict[p] <= '9' && (at == std::string::npos || p > at)) at = p;
     }
   }
   if (at == std::string::npos) throw InputError(display_name + ": malformed .npy header: no shape to rewrite");
   const std::size_t digits_end = dict.find_first_not_of("0123456789", at);
+  if (dict.compare(at, digits_end - at, std::to_string(rows)) == 0) return std::string(header);
   dict.replace(at, digits_end - at, std::to_string(rows));
   // 2. Padding: strip the old, pad to a multiple of 64 with the newline last.
   while (!dict.empty() && (dict.back() == ' ' || dict.back() == '\n')) dict.pop_back();

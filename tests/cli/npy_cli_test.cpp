@@ -184,5 +184,55 @@ TEST(NpyCli, RoundTripThroughNumpy) {
   EXPECT_EQ(r.out, "ok\n");
 }
 
+// A header with a key given twice, read as NumPy reads it (the last value).
+// The file: shape (20, 1) then (10, 2) of int64, 16-byte rows to
+// NumPy (it came out cut into 8-byte halves of rows, exit 0); and every key
+// repeated (a dtype '<i4' then '<f8', fortran_order True then False).
+// numpy loads each input and output: the output holds the input's rows,
+// whole, in another order, with its dtype and shape. The first 4 rows (-n)
+// and two shards say their own rows in the shape NumPy reads (the last).
+TEST(NpyCli, RepeatedHeaderKeysAreReadAsNumpyReadsThem) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string write =
+      "import numpy as np, struct\n"
+      "def save(path, header, data):\n"
+      "    text = header + ' ' * (63 - (10 + len(header)) % 64) + '\\n'\n"
+      "    open(path, 'wb').write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(text)) + text.encode() + data)\n"
+      "save('" + d + "/shape.npy', \"{'descr': '<i8', 'fortran_order': False, 'shape': (20, 1), 'shape': (10, 2), }\",\n"
+      "     np.arange(20, dtype='<i8').tobytes())\n"
+      "save('" + d + "/all.npy', \"{'descr': '<i4', 'fortran_order': True, 'shape': (400, 3), 'descr': '<f8', \"\n"
+      "     \"'fortran_order': False, }\", np.arange(1200, dtype='<f8').tobytes())\n";
+  write_file(dir / "write.py", write);
+  const auto written = run_command("/usr/bin/python3 " + d + "/write.py");
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  for (const char* name : {"shape", "all"}) {
+    const auto r = run_command(kBinary + " --seed 2 " + d + "/" + name + ".npy -o " + d + "/" + name + "_out.npy");
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+  for (const std::string extra : {"-n 4 -o " + d + "/head.npy", "--shards 2 -o " + d + "/part-{shard}.npy"}) {
+    const auto r = run_command(kBinary + " --seed 2 " + d + "/shape.npy " + extra);
+    ASSERT_EQ(r.exit_code, 0) << extra << ": " << r.err;
+  }
+  const std::string check =
+      "import numpy as np\n"
+      "head = np.load('" + d + "/head.npy'); out = np.load('" + d + "/shape_out.npy')\n"
+      "assert head.shape == (4, 2) and np.array_equal(head, out[:4]), head\n"
+      "parts = [np.load('" + d + "/part-%05d.npy' % k) for k in range(2)]\n"
+      "assert [p.shape for p in parts] == [(5, 2), (5, 2)] and np.array_equal(np.concatenate(parts), out), parts\n"
+      "for name, shape, dtype in (('shape', (10, 2), '<i8'), ('all', (400, 3), '<f8')):\n"
+      "    a = np.load('" + d + "/' + name + '.npy'); b = np.load('" + d + "/' + name + '_out.npy')\n"
+      "    assert a.shape == b.shape == shape and a.dtype == b.dtype == np.dtype(dtype), (name, a.shape, b.shape)\n"
+      "    width = shape[1]\n"
+      "    assert all(r[0] % width == 0 and list(r) == list(range(int(r[0]), int(r[0]) + width)) for r in b), name\n"
+      "    assert sorted(map(tuple, b.tolist())) == sorted(map(tuple, a.tolist())), name\n"
+      "    assert not np.array_equal(a, b), name\n"
+      "print('ok')\n";
+  write_file(dir / "check.py", check);
+  const auto r = run_command("/usr/bin/python3 " + d + "/check.py");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+}
+
 }  // namespace
 }  // namespace extshuffle::testing

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "extshuffle/errors.hpp"
+#include "extshuffle/formats/npy_layout.hpp"
 #include "support/npy_files.hpp"
 
 namespace extshuffle::formats {
@@ -48,6 +49,37 @@ TEST(NpyHeader, OneDimensionalFortranOrderIsCOrder) {
   const NpyHeader h = parse_npy_header(npy_file(1, "{'descr': '<i4', 'fortran_order': True, 'shape': (5,), }", ""), "x");
   EXPECT_EQ(h.rows, 5u);
   EXPECT_EQ(h.row_bytes, 4u);
+}
+
+// NumPy reads the header with ast.literal_eval: a key given twice takes its
+// last value. Shapes (20, 1) then (10, 2) are 16-byte rows to NumPy (they
+// were read as 8-byte rows: records cut across NumPy's rows, exit 0).
+TEST(NpyHeader, RepeatedKeysTakeTheirLastValueAsNumpyDoes) {
+  const NpyHeader h = parse_npy_header(
+      npy_file(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (20, 1), 'shape': (10, 2), }", ""), "x");
+  EXPECT_EQ(h.rows, 10u);
+  EXPECT_EQ(h.row_bytes, 16u);
+  EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{10, 2}));
+  // Every key repeated: the dtype and the order are the last ones too (a
+  // first fortran_order True of a 2-D array would be refused).
+  const NpyHeader g = parse_npy_header(
+      npy_file(1, "{'descr': '<i4', 'fortran_order': True, 'shape': (4, 3), 'descr': '<f8', "
+                  "'fortran_order': False, }", ""),
+      "x");
+  EXPECT_EQ(g.item_bytes, 8u);
+  EXPECT_EQ(g.descr, "<f8");
+  EXPECT_EQ(g.rows, 4u);
+  EXPECT_EQ(g.row_bytes, 24u);
+}
+
+// The header of K rows (-n, shards) sets the shape NumPy reads: the last.
+TEST(NpyHeader, RowsAreSetInTheLastShapeOfARepeatedKey) {
+  const std::string header =
+      npy_file(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (20, 1), 'shape': (10, 2), }", "");
+  const NpyHeader h = parse_npy_header(npy_header_with_rows(header, 4, "x"), "x");
+  EXPECT_EQ(h.rows, 4u);
+  EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{4, 2}));
+  EXPECT_EQ(npy_header_with_rows(header, 10, "x"), header);
 }
 
 TEST(NpyHeader, RejectsWhatCannotBeShuffledWithOneLineReasons) {

@@ -34,11 +34,13 @@ NpyLayout npy_layout(std::string_view head, std::uint64_t input_bytes, std::size
                      const std::string& display_name);
 
 // The .npy header `header` (a whole header, as NpyLayout::header holds it)
-// with its shape's first extent set to `rows`, everything else as written:
-// the header of `rows` rows of the same array (--repeat -n K writes one).
-// Padded with spaces to a multiple of 64 bytes as numpy writes it; version
-// 1.0 becomes 2.0 only if the dict outgrows its 2-byte length. Throws
-// InputError naming `display_name` if the header holds no shape.
+// with its shape's first extent set to `rows` (of the last 'shape' key,
+// the one NumPy reads), everything else as written: the header of `rows`
+// rows of the same array (-n K, a shard, arrays concatenated). Padded with
+// spaces to a multiple of 64 bytes as numpy writes it; version 1.0 becomes
+// 2.0 only if the dict outgrows its 2-byte length; `header` itself when it
+// says `rows` already. Throws InputError naming `display_name` if the
+// header holds no shape.
 std::string npy_header_with_rows(std::string_view header, std::uint64_t rows, const std::string& display_name);
 
 }  // namespace extshuffle::formats
