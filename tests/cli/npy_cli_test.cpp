@@ -20,6 +20,13 @@ std::string rows_of_24_bytes(std::uint64_t rows) {
   return std::string(reinterpret_cast<const char*>(data.data()), data.size());
 }
 
+// Runs `script` with Debian's python3 and its numpy (the python3 on PATH may
+// lack numpy), from a file `name` in `dir`.
+CommandResult run_python(const TempDir& dir, const std::string& name, const std::string& script) {
+  write_file(dir / name, script);
+  return run_command("/usr/bin/python3 " + (dir / name).string());
+}
+
 std::string dict_for(std::uint64_t rows) { return std::regex_replace(kDict, std::regex("%ROWS%"), std::to_string(rows)); }
 
 TEST(NpyCli, ShufflesRowsAndKeepsTheHeaderForEveryVersion) {
@@ -163,8 +170,7 @@ TEST(NpyCli, RoundTripThroughNumpy) {
                             "s['x'] = np.arange(500); s['k'] = -np.arange(500); s['v'][:, 1] = np.arange(500) % 251\n"
                             "np.save('" + d + "/s.npy', s)\n"
                             "np.save('" + d + "/u.npy', np.array([str(i) * (i % 5 + 1) for i in range(300)]))\n";
-  write_file(dir / "write.py", write);
-  ASSERT_EQ(run_command("/usr/bin/python3 " + d + "/write.py").exit_code, 0);
+  ASSERT_EQ(run_python(dir, "write.py", write).exit_code, 0);
   for (const char* name : {"a", "s", "u"}) {
     const auto r = run_command(kBinary + " --seed 5 " + d + "/" + name + ".npy " + d + "/" + name + "_out.npy");
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
@@ -178,8 +184,7 @@ TEST(NpyCli, RoundTripThroughNumpy) {
       "    key = lambda x: sorted(bytes(r) for r in (x.view(np.uint8).reshape(len(x), -1)))\n"
       "    assert key(a) == key(b), name\n"
       "print('ok')\n";
-  write_file(dir / "check.py", check);
-  const auto r = run_command("/usr/bin/python3 " + d + "/check.py");
+  const auto r = run_python(dir, "check.py", check);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "ok\n");
 }
@@ -203,8 +208,7 @@ TEST(NpyCli, RepeatedHeaderKeysAreReadAsNumpyReadsThem) {
       "     np.arange(20, dtype='<i8').tobytes())\n"
       "save('" + d + "/all.npy', \"{'descr': '<i4', 'fortran_order': True, 'shape': (400, 3), 'descr': '<f8', \"\n"
       "     \"'fortran_order': False, }\", np.arange(1200, dtype='<f8').tobytes())\n";
-  write_file(dir / "write.py", write);
-  const auto written = run_command("/usr/bin/python3 " + d + "/write.py");
+  const auto written = run_python(dir, "write.py", write);
   ASSERT_EQ(written.exit_code, 0) << written.err;
   for (const char* name : {"shape", "all"}) {
     const auto r = run_command(kBinary + " --seed 2 " + d + "/" + name + ".npy -o " + d + "/" + name + "_out.npy");
@@ -228,8 +232,7 @@ TEST(NpyCli, RepeatedHeaderKeysAreReadAsNumpyReadsThem) {
       "    assert sorted(map(tuple, b.tolist())) == sorted(map(tuple, a.tolist())), name\n"
       "    assert not np.array_equal(a, b), name\n"
       "print('ok')\n";
-  write_file(dir / "check.py", check);
-  const auto r = run_command("/usr/bin/python3 " + d + "/check.py");
+  const auto r = run_python(dir, "check.py", check);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "ok\n");
 }
