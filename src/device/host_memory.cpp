@@ -4,7 +4,6 @@
 
 #include <new>
 
-#include "extshuffle/device/device_error.hpp"
 
 namespace extshuffle::device {
 
@@ -19,10 +18,7 @@ void HostMemoryDeleter::operator()(std::byte* memory) const {
 }
 
 HostMemory allocate_host_memory(Device device, std::size_t bytes) {
-  // A run on the GPU fails here, before any input is read, when none is usable.
-  if (device == Device::kCuda && !cuda_available()) {
-    throw DeviceError("CUDA device requested: " + cuda_unavailable_reason());
-  }
+  require_usable(device);
   auto* memory = static_cast<std::byte*>(::operator new[](bytes, kAlignment));
   // The shuffles read their chunk (8 MiB and more) at random: with 4 KiB
   // pages nearly every read missed the TLB. Transparent huge pages are often

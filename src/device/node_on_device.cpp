@@ -30,7 +30,7 @@ bool fits(std::uint64_t records, std::size_t record_size, std::uint64_t budget) 
 
 void run(const core::Node& node, std::uint64_t seed, const core::PlanConstants& c, const std::byte* input,
          std::byte* output, std::size_t record_size, const NodeOnDeviceOptions& options) {
-  if (!cuda_available()) throw DeviceError("CUDA device requested: " + cuda_unavailable_reason());
+  require_usable(Device::kCuda);
   if (node.records == 0) return;
   core::check_plan(node.records, c);
   const std::uint64_t budget = cuda::device_memory_budget_bytes();

@@ -190,7 +190,11 @@ Job make_job(const Options& o) {
   set_dataset_options(o, job, config);
 
   set_shuf_habits(o, job);
-  return extshuffle::make_job(std::move(job.options), std::move(job.datasets));
+  Job made = extshuffle::make_job(std::move(job.options), std::move(job.datasets));
+  // --device cuda without a usable GPU fails now, before any input is read
+  // or counted (the first shuffle found it only after the counting pass).
+  device::require_usable(made.options.device);
+  return made;
 }
 
 }  // namespace extshuffle::cli

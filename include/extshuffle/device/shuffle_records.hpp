@@ -47,5 +47,9 @@ int resolve_threads(int requested);
 bool cuda_available();
 // Why cuda_available() is false ("" when it is true).
 std::string cuda_unavailable_reason();
+// Throws DeviceError ("CUDA device requested: <why>") when `device` is the
+// GPU and none is usable. The CLI asks before any input is read (docs/cli.md,
+// --device); the back end's entry points ask again.
+void require_usable(Device device);
 
 }  // namespace extshuffle::device
