@@ -21,6 +21,7 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
+  bool spooled = true;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
     InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? mapping : nullptr);
@@ -63,9 +64,11 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
       npy_rows += formats::parse_npy_header(layout.header, input_display_name(source.path())).rows;
     }
     dataset.bytes += bytes;
+    spooled = spooled && source.spooled();
     dataset.files.push_back({source.path(), source.stored_bytes(), layout.records});
   }
   dataset.layout.records = records;
+  dataset.layout.spooled = spooled && inputs.size() > 0;
   // The .npy header of the whole: the rows of every input (rows of zero
   // bytes count here, though there is nothing of them to move).
   if (dataset.layout.format.kind == formats::RecordKind::kNpy) {

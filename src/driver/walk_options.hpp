@@ -13,7 +13,7 @@ inline ioperm::WalkOptions walk_options(const JobOptions& job, const dataset::In
 }
 
 inline ioperm::TextOptions text_options(const JobOptions& job, const dataset::InputLayout& layout) {
-  return ioperm::TextOptions{walk_options(job, layout), layout.syntax, job.skip_empty};
+  return ioperm::TextOptions{walk_options(job, layout), layout.syntax, job.skip_empty, layout.spooled};
 }
 
 }  // namespace extshuffle::driver

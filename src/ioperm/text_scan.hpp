@@ -23,7 +23,8 @@ inline std::string records_changed_message(std::uint64_t expected) {
 struct TextScan {
   formats::RecordSyntax syntax;
   bool filter_blank = false;  // --skip-empty, at the root only: blank records are not records
-  // The bytes are read back from scratch space (every node below the root):
+  // The bytes are read back from scratch space (every node below the root,
+  // and a root whose inputs are all spooled):
   // records other than the node's count there mean damaged scratch, not a
   // changed input.
   bool from_scratch = false;

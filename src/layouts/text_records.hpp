@@ -62,7 +62,7 @@ class TextRecords final : public RecordLayout {
                              std::span<const std::uint64_t> bucket_bytes, bool tagged, std::byte* input,
                              std::byte* workspace, RunContext& ctx) const override;
 
-  TextScan scan(bool root) const { return TextScan{o_.syntax, root && o_.skip_blank, !root}; }
+  TextScan scan(bool root) const { return TextScan{o_.syntax, root && o_.skip_blank, !root || o_.root_spooled}; }
 
  private:
   const TextOptions& o_;

@@ -11,7 +11,7 @@
 // The knobs force every path that reads tags back: routed splits (chunks
 // larger than memory), leaves placed window by window, buckets routed into
 // their leaves' windows, tagged buckets placed in RAM; text and fixed-size
-// records. Offsets are spread over the bytes each setting reads back, with a
+// records; and standard input, spooled to scratch and read from there. Offsets are spread over the bytes each setting reads back, with a
 // deterministic jitter so that they fall on tags as well as on records.
 #include <gtest/gtest.h>
 
@@ -30,6 +30,7 @@ struct Setting {
   std::string name;
   std::vector<std::string> args;     // before the input
   std::uint64_t scratch_read_bytes;  // about what the run reads back from scratch
+  bool standard_input = false;       // the input spooled to scratch, then counted and read from there
 };
 
 struct Tally {
@@ -49,11 +50,11 @@ std::string text_lines(std::uint64_t n) {
 enum class Outcome { kUnused, kScratchLine, kVerifyLine };
 
 // One damaged run: its outcome checked and returned.
-Outcome damaged_run(const Workspace& w, const std::vector<std::string>& args, const std::string& reference,
-                    std::uint64_t offset) {
+Outcome damaged_run(const Workspace& w, const std::vector<std::string>& args, const std::string& stdin_path,
+                    const std::string& reference, std::uint64_t offset) {
   SCOPED_TRACE("byte " + std::to_string(offset) + " of what is read back from scratch flipped");
   std::filesystem::remove(w.marker());
-  const auto r = run_binary(args, fault_environment("corrupt", w.tmp_dir.string() + "/", offset, w));
+  const auto r = run_binary(args, fault_environment("corrupt", w.tmp_dir.string() + "/", offset, w), stdin_path);
   EXPECT_GE(r.exit_code, 0) << "timed out";
   EXPECT_LT(r.exit_code, 128) << "killed by signal " << r.exit_code - 128 << ": " << r.err;
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{}) << "scratch left behind";
@@ -81,10 +82,11 @@ Tally sweep(const Workspace& w, const std::vector<Setting>& settings, int offset
     SCOPED_TRACE(s.name);
     std::vector<std::string> args{"-q", "--seed", "3", "-T", w.tmp_dir.string()};
     args.insert(args.end(), s.args.begin(), s.args.end());
-    args.insert(args.end(), {w.input(), "-o", w.output()});
+    args.insert(args.end(), {s.standard_input ? "-" : w.input(), "-o", w.output()});
+    const std::string stdin_path = s.standard_input ? w.input() : "/dev/null";
     std::vector<std::string> verified = args;
     verified.insert(verified.begin(), "--verify");
-    const auto clean = run_binary(verified);
+    const auto clean = run_binary(verified, {}, stdin_path);
     EXPECT_EQ(clean.exit_code, 0) << clean.err;
     const std::string reference = read_file(w.output());
     std::filesystem::remove(w.output());
@@ -93,7 +95,7 @@ Tally sweep(const Workspace& w, const std::vector<Setting>& settings, int offset
     for (int k = 0; k < offsets_per_setting; ++k) offsets.push_back(k * step + jitter() % step);
     std::optional<std::uint64_t> caught;  // an offset the checks caught
     for (const std::uint64_t offset : offsets) {
-      switch (damaged_run(w, verified, reference, offset)) {
+      switch (damaged_run(w, verified, stdin_path, reference, offset)) {
         case Outcome::kUnused: ++tally.unused; break;
         case Outcome::kScratchLine:
           ++tally.scratch;
@@ -108,7 +110,8 @@ Tally sweep(const Workspace& w, const std::vector<Setting>& settings, int offset
     if (caught) {
       SCOPED_TRACE("without --verify, byte " + std::to_string(*caught));
       std::filesystem::remove(w.marker());
-      const auto r = run_binary(args, fault_environment("corrupt", w.tmp_dir.string() + "/", *caught, w));
+      const auto r =
+          run_binary(args, fault_environment("corrupt", w.tmp_dir.string() + "/", *caught, w), stdin_path);
       EXPECT_EQ(r.exit_code, 1) << r.err;
       EXPECT_TRUE(is_one_line_error(r.err, kScratchLine)) << r.err;
       EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{});
@@ -162,6 +165,9 @@ TEST(ScratchDamage, TextRecordsNeverCrashAndFailWithOneLine) {
   const std::vector<Setting> settings = {
       {"routed into the leaves' windows", {"--leaf-records", "16384", "--fanout", "4", "-S", "512K"}, 8000000},
       {"routed, tagged buckets in RAM", {"--leaf-records", "4096", "--fanout", "8", "-S", "256K"}, 8000000},
+      // The spool is read twice (counted, then shuffled): a count that
+      // differs is damaged scratch, not a changed input.
+      {"standard input spooled", {"--leaf-records", "4096", "--fanout", "8", "-S", "1M"}, 12000000, true},
   };
   const Tally tally = sweep(w, settings, offsets_per_setting());
   EXPECT_GT(tally.scratch, 0) << "no damaged tag or terminator was caught by the checks";

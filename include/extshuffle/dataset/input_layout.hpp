@@ -37,6 +37,10 @@ struct InputLayout {
   // The input's records were mapped where read_input_layout was told (text:
   // and counted there).
   bool loaded = false;
+  // Every input is read from its spool in scratch space (standard input, a
+  // pipe, a compressed file): a record count that differs when it is read
+  // again is damaged scratch, not a changed input.
+  bool spooled = false;
   std::shared_ptr<const formats::TarIndex> tar;  // tar: where its samples lie (tar_input.hpp)
 };
 

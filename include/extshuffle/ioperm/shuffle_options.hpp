@@ -38,6 +38,9 @@ struct TextOptions {
   formats::RecordSyntax syntax;
   // --skip-empty: blank records of the input are not records (N counts the others).
   bool skip_blank = false;
+  // The root's bytes are spools in scratch space, read back (the counting
+  // pass read them first): a count that differs is damaged scratch.
+  bool root_spooled = false;
 };
 
 }  // namespace extshuffle::ioperm
