@@ -211,18 +211,27 @@ void ShardedOutput::finish() {
     }
     infos_[k].path = file_name(split_of_[k], infos_[k].shard, infos_[k].shards);
   }
-  // Pieces of an older run under the same pattern, found before the commit.
-  if (several_files()) {
-    std::vector<std::string> names, written;
-    for (const Split& s : splits_) names.push_back(s.name);
-    for (const OutputFileInfo& info : infos_) written.push_back(info.path);
-    stale_ = find_stale_pieces(spec_.pattern, spec_.splits.empty() ? std::vector<std::string>{} : names, written);
-  }
 }
 
-void ShardedOutput::commit() {
-  prepare_commit();
-  publish();
+void ShardedOutput::find_stale() {
+  if (!several_files()) return;
+  std::vector<std::string> names, written;
+  for (const Split& s : splits_) names.push_back(s.name);
+  for (const OutputFileInfo& info : infos_) written.push_back(info.path);
+  stale_ = find_stale_pieces(spec_.pattern, spec_.splits.empty() ? std::vector<std::string>{} : names, written);
+}
+
+void ShardedOutput::start_stream() {
+  form_ = OutputRecordForm{};
+  splits_.push_back(Split{"", UINT64_MAX, 1, 0});
+  begin_part();
+}
+
+void ShardedOutput::write_stream(const void* data, std::size_t bytes) { writer_->write(data, bytes); }
+
+void ShardedOutput::finish_stream(std::uint64_t records) {
+  part_records_ = records;
+  end_part();
 }
 
 void ShardedOutput::prepare_commit() {
@@ -235,7 +244,6 @@ void ShardedOutput::prepare_commit() {
 
 void ShardedOutput::publish() {
   for (auto& file : finished_) file->publish();
-  if (spec_.clean) remove_stale_pieces(stale_);
 }
 
 }  // namespace extshuffle::dataset

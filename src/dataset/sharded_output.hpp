@@ -5,8 +5,8 @@
 // a whole stream). The walk's output (bytes of whole records, in output
 // order) is cut at record boundaries as it arrives, while the last level
 // runs: no second pass. Every file is written under a temporary name and
-// fsynced; commit() renames them into place only once all are complete, so
-// a failed run leaves none of them.
+// fsynced; the Job's commit renames them into place only once all are
+// complete, so a failed run leaves none of them.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +37,7 @@ struct OutputSpec {
   std::uint64_t shard_bytes = 0;   // --shard-size: bytes of a shard's records at most; 0: not given
   int threads = 1;                 // compression workers
   bool read_back = false;          // --verify: each file's bytes are read back and digested before commit
-  bool clean = false;              // --clean: remove stale pieces (stale_pieces.hpp) once the files are in place
+  bool clean = false;              // --clean: the Job's commit removes stale pieces (stale_pieces.hpp) once the files are in place
 };
 
 // How the output's records look.
@@ -70,19 +70,27 @@ class ShardedOutput {
   // with read_back, checks their bytes. Throws Error when the files did not
   // get the records planned.
   void finish();
-  // Fsyncs every file, then renames each into place, in order:
-  // prepare_commit(), then publish(); with spec.clean, publish() then
-  // removes the stale pieces.
-  void commit();
+  // A stream of bytes instead of records cut into files (shuf's -r, -e,
+  // -i, -n 0): one file, not sharded, no header; write_stream() the bytes
+  // (compressed here as the name says), finish_stream() with the records
+  // they hold. Then committed as any output.
+  void start_stream();
+  void write_stream(const void* data, std::size_t bytes);
+  void finish_stream(std::uint64_t records);
+  // After finish(), under the commit's lock: finds the pattern's files this
+  // run does not write (stale_pieces()).
+  void find_stale();
   // Everything of the commit that can fail for want of space or rights
   // (fsync, modes, the temporaries' names); every destination is untouched.
   void prepare_commit();
   // The renames, in order, after prepare_commit(). A run with several
-  // outputs prepares them all before it publishes the first (DESIGN.md 2.6).
+  // outputs prepares them all before it publishes the first
+  // (driver/commit_sequence.hpp).
   void publish();
+  const OutputSpec& spec() const { return spec_; }
   // Records past the last split's end, not written (after start()).
   std::uint64_t records_left_out() const { return records_left_out_; }
-  // After finish(): the pattern's files this run does not write.
+  // After find_stale(): the pattern's files this run does not write.
   const std::vector<std::string>& stale_pieces() const { return stale_; }
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }

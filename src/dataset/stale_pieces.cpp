@@ -1,15 +1,18 @@
 #include "extshuffle/dataset/stale_pieces.hpp"
 
-#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <set>
 
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/destination_directory.hpp"
 
 namespace extshuffle::dataset {
 namespace {
@@ -92,6 +95,13 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash + 1);
 }
 
+bool is_input(const std::pair<dev_t, ino_t>& key, const std::vector<std::pair<dev_t, ino_t>>& inputs) {
+  return key.second != 0 && std::find(inputs.begin(), inputs.end(), key) != inputs.end();
+}
+
+constexpr const char* kTemporaryMark = ".extshuffle-";
+constexpr const char* kPartialMark = ".extshuffle-mpi-partial";
+
 }  // namespace
 
 bool matches_output_pattern(const std::string& pattern, const std::vector<std::string>& split_names,
@@ -108,25 +118,81 @@ std::vector<std::string> find_stale_pieces(const std::string& pattern, const std
   for (const std::string& path : written) directories.insert(directory_of(path));
   std::vector<std::string> stale;
   for (const std::string& directory : directories) {
-    DIR* dir = ::opendir(directory.empty() ? "." : directory.c_str());
-    if (dir == nullptr) throw IoError("cannot list the output directory", directory.empty() ? "." : directory, errno);
-    while (const dirent* entry = ::readdir(dir)) {
-      const std::string path = directory + entry->d_name;
-      if (entry->d_name[0] == '.' || ours.count(path) || !matches_output_pattern(pattern, split_names, path)) continue;
+    // Listed through the descriptor the run writes through (io/destination_directory.hpp).
+    const std::string shown = directory.empty() ? "." : directory;
+    const int fd = io::directory_descriptor(shown, pattern);
+    for (const std::string& name : io::names_in(fd, shown)) {
+      const std::string path = directory + name;
+      if (name[0] == '.' || ours.count(path) || !matches_output_pattern(pattern, split_names, path)) continue;
       struct stat st;
-      if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
+      if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+        continue;
+      }
       stale.push_back(path);
     }
-    ::closedir(dir);
   }
   std::sort(stale.begin(), stale.end());
   return stale;
 }
 
-void remove_stale_pieces(const std::vector<std::string>& paths) {
+void remove_stale_pieces(const std::vector<std::string>& paths, const std::vector<std::pair<dev_t, ino_t>>& inputs) {
   for (const std::string& path : paths) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw IoError("cannot remove stale piece", path, errno);
+    const int directory = io::directory_descriptor(io::directory_part(path), path);
+    const std::string name = io::name_part(path);
+    if (is_input(io::file_key_in(directory, name), inputs)) {
+      throw Error("internal error: stale piece '" + path + "' is an input of the run: not removed");
+    }
+    io::remove_in(directory, name, "cannot remove stale piece");
   }
+}
+
+std::string leftover_of(const std::string& name) {
+  if (name.size() < 2 || name[0] != '.') return "";
+  if (name.ends_with(kPartialMark) && name.size() > 1 + std::strlen(kPartialMark)) {
+    return name.substr(1, name.size() - 1 - std::strlen(kPartialMark));
+  }
+  const std::size_t mark = name.rfind(kTemporaryMark);
+  const std::size_t suffix = mark + std::strlen(kTemporaryMark);
+  if (mark == std::string::npos || mark < 2 || name.size() != suffix + 16) return "";
+  if (name.find_first_not_of("0123456789abcdef", suffix) != std::string::npos) return "";
+  return name.substr(1, mark - 1);
+}
+
+std::vector<std::string> find_leftovers(const std::string& pattern, const std::vector<std::string>& split_names,
+                                        const std::vector<std::string>& directories) {
+  std::vector<std::string> found;
+  for (const std::string& directory : std::set<std::string>(directories.begin(), directories.end())) {
+    const std::string shown = directory.empty() ? "." : directory;
+    const int fd = io::directory_descriptor(shown, pattern);
+    for (const std::string& name : io::names_in(fd, shown)) {
+      const std::string destination = leftover_of(name);
+      if (destination.empty() || !matches_output_pattern(pattern, split_names, directory + destination)) continue;
+      struct stat st;
+      if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+      found.push_back(directory + name);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<std::string> remove_leftovers(const std::vector<std::string>& paths,
+                                          const std::vector<std::pair<dev_t, ino_t>>& inputs) {
+  std::vector<std::string> removed;
+  for (const std::string& path : paths) {
+    const int directory = io::directory_descriptor(io::directory_part(path), path);
+    const std::string name = io::name_part(path);
+    const int fd = ::openat(directory, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    // A running job's partial output or temporary is locked by its owner.
+    const bool unused = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    struct stat st {};
+    const bool ours = ::fstat(fd, &st) == 0 && !is_input({st.st_dev, st.st_ino}, inputs) &&
+                      io::file_key_in(directory, name) == std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
+    if (unused && ours && ::unlinkat(directory, name.c_str(), 0) == 0) removed.push_back(path);
+    ::close(fd);
+  }
+  return removed;
 }
 
 std::string stale_warning(const std::string& pattern, bool cleaned, const std::vector<std::string>& stale) {

@@ -1,19 +1,23 @@
-// The commit of a Job (DESIGN.md 2.6): every output of every aligned
-// dataset and the manifest are committed as one. Each dataset's run
-// finishes its files (complete, under temporary names) and hands them here;
-// commit() then fsyncs and names every temporary (where a full disk or a
-// missing right shows), and only then renames them into place, the manifest
-// last. A failure before the first rename, a signal included, leaves every
-// destination as it was; the renames themselves are the one window no
-// ordering closes (docs/cli.md "The commit").
+// The commit of a Job (docs/cli.md "The commit"): every output of every
+// aligned dataset (every shuf mode's too) and the manifest are committed as
+// one. Each dataset's run finishes its files (complete, under temporary
+// names) and hands them here; commit() then goes through the one commit of
+// both tools (driver/commit_sequence.hpp): under the destinations' lock,
+// leftovers of interrupted runs removed, the pieces of older runs found,
+// every temporary fsynced and named, and only then, signals held, the
+// renames, the manifest last.
 #pragma once
+
+#include <sys/types.h>
 
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "dataset/sharded_output.hpp"
 #include "extshuffle/dataset/manifest.hpp"
+#include "extshuffle/driver/job_plan.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
 
@@ -22,15 +26,22 @@ namespace extshuffle::driver {
 class JobCommit {
  public:
   // Opens the manifest's temporary (--manifest, not with --dry-run), so that
-  // a bad path fails before any work.
-  explicit JobCommit(const JobOptions& options);
-  // A dataset's finished output, committed with the others.
+  // a bad path fails before any work. `plan`: the inputs, never removed.
+  JobCommit(const JobOptions& options, const JobPlan& plan);
+  // A dataset's finished output, committed with the others, in the Job's
+  // order of datasets.
   void add(std::unique_ptr<dataset::ShardedOutput> output);
-  // Prepares every output and the manifest (describing `result`), then
-  // renames them into place.
-  void commit(const JobResult& result);
+  // Commits every output and the manifest (describing `result`); fills each
+  // dataset's stale pieces (found under the lock) and its warnings, a
+  // signal that came while publishing included.
+  void commit(JobResult& result);
 
  private:
+  void prepare(JobResult& result);
+  void publish();
+  const JobOptions& options_;
+  std::vector<std::pair<dev_t, ino_t>> inputs_;
+  std::vector<CommitDestination> destinations_;
   std::vector<std::unique_ptr<dataset::ShardedOutput>> outputs_;
   std::optional<dataset::ManifestWriter> manifest_;
 };

@@ -17,6 +17,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "destination_checks.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -63,6 +64,14 @@ std::string directory_of(const std::string& path) {
 // a name too long for its file system are refused (refuse_name).
 void resolve_write(Write& write) {
   struct stat st {};
+  // /dev/stdout, /dev/fd/N: the open file, written into (io/output_file.hpp).
+  if (const int fd = io::named_descriptor(write.path); fd >= 0) {
+    if (::fstat(fd, &st) != 0) refuse_name(write.path, errno);
+    write.key = {st.st_dev, st.st_ino, ""};
+    write.special = true;
+    write.character_device = !S_ISREG(st.st_mode);
+    return;
+  }
   if (::stat(write.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     write.key = {st.st_dev, st.st_ino, ""};
     write.special = true;
@@ -223,6 +232,19 @@ JobPlan plan_job(const Job& job) {
   std::vector<Write> writes = planned_writes(job);
   check_writes(writes, reads);
   for (const Write& write : writes) plan.writes.push_back(write.path);
+  // Each destination directory opened now; every name it can be given,
+  // leftovers' included, checked against the inputs.
+  InputFiles inputs;
+  for (const auto& [key, name] : reads.files) {
+    inputs.emplace(std::pair<dev_t, ino_t>{key.device, key.inode}, name);
+    plan.read_files.emplace_back(key.device, key.inode);
+  }
+  std::vector<std::vector<std::string>> known;
+  for (const JobDataset& dataset : job.datasets) known.push_back(output_names(job.options, dataset));
+  plan.destinations = commit_destinations(job, known);
+  check_destination_names(job, plan.destinations, inputs);
+  check_standard_output(job, inputs);
+  plan.leftovers = find_leftovers(plan.destinations);
   return plan;
 }
 

@@ -189,8 +189,7 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
 
 // Steps 4-6 of a dataset's run: plan, shuffle the prepared dataset into
 // `output` (digesting both sides with --verify), check, commit.
-RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prepared, const std::string& output_pattern,
-                           ShardedOutput* output) {
+RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prepared, ShardedOutput* output) {
   const auto start = std::chrono::steady_clock::now();
   const DatasetInput& dataset = prepared.dataset;
   const InputLayout& layout = dataset.layout;
@@ -222,12 +221,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   // 6. Check; the commit is the Job's: every file of every dataset is complete and fsynced before the first is renamed.
   prepared.inputs.check_unchanged();
   if (options.verify) dataset::check_digests(layout.digest, written);
-  output->finish();  // committed with the Job's other outputs (JobCommit)
-  result.stale_pieces = output->stale_pieces();
-  if (!result.stale_pieces.empty()) {
-    (options.clean ? result.notes : result.warnings)
-        .push_back(dataset::stale_warning(output_pattern, options.clean, result.stale_pieces));
-  }
+  output->finish();  // committed with the Job's other outputs (JobCommit), which finds the stale pieces
   result.inputs = dataset.files;
   result.format = dataset::format_name(layout.format);
   for (std::string& note : tar_notes(dataset)) result.notes.push_back(std::move(note));
@@ -238,9 +232,19 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   return result;
 }
 
-// Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i.
-// A dry run of them writes nothing either.
-std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset) {
+// The records a mode writes: -r's K draws, -e's or -i's items (all, or
+// the first K), none for -n 0.
+std::uint64_t mode_records(const JobOptions& options, bool empty) {
+  if (options.repeat || empty) return options.repeat ? options.head_count : 0;
+  if (modes::ItemPrinter::empty(options)) return 0;
+  const std::uint64_t last = modes::ItemPrinter::last_index(options);
+  return options.head_count <= last ? options.head_count : last + 1;
+}
+
+// Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i,
+// written into a stream output the Job commits as any other. A dry run of
+// them writes nothing either.
+std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
   const bool repeat = options.repeat, empty = !repeat && modes::outputs_nothing_of_input(options, dataset);
   if (!repeat && !empty && !options.echo && !options.integer_range) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
@@ -249,9 +253,15 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
     result.dry_run_text = describe_mode(options);
     return result;
   }
-  result.stats = repeat  ? modes::run_repeat(options, dataset)
-                 : empty ? modes::run_empty(options, dataset)
-                         : modes::run_generated(options, dataset);
+  auto output = open_output(options, dataset);
+  output->start_stream();
+  result.stats = repeat  ? modes::run_repeat(options, dataset, *output)
+                 : empty ? RunStats{}
+                         : modes::run_generated(options, *output);
+  result.records_written = mode_records(options, empty);
+  output->finish_stream(result.records_written);
+  result.outputs = output->files();
+  commit.add(std::move(output));
   result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.stats.peak_rss_bytes = peak_rss_bytes();
   return result;
@@ -272,18 +282,18 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
 
 RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit) {
   auto output = open_output(options, dataset);
-  RunResult result = shuffle_prepared(options, *input.state_, dataset.output, output.get());
+  RunResult result = shuffle_prepared(options, *input.state_, output.get());
   if (output) commit.add(std::move(output));
   return result;
 }
 
 RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
-  if (auto result = run_mode(options, dataset)) return std::move(*result);
+  if (auto result = run_mode(options, dataset, commit)) return std::move(*result);
   // 1. The output first, so that a bad destination fails before any work.
   auto output = open_output(options, dataset);
   // 2-3. The input and its records.
   PreparedInput input = prepare_input(options, dataset);
-  RunResult result = shuffle_prepared(options, *input.state_, dataset.output, output.get());
+  RunResult result = shuffle_prepared(options, *input.state_, output.get());
   if (output) commit.add(std::move(output));
   return result;
 }

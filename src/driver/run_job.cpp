@@ -31,6 +31,13 @@ std::vector<PreparedInput> prepare_aligned(const Job& job) {
 
 }  // namespace
 
+std::string leftovers_line(const std::vector<std::string>& leftovers) {
+  std::string line = "leftovers: " + std::to_string(leftovers.size()) +
+                     " file(s) an interrupted run left, removed by this run's commit:";
+  for (const std::string& path : leftovers) line += " '" + path + "'";
+  return line + "\n";
+}
+
 JobResult run_job(const Job& job) {
   // Every path read and written, checked before any work (DESIGN.md 2.6).
   const JobPlan plan = plan_job(job);
@@ -38,7 +45,7 @@ JobResult run_job(const Job& job) {
                 plan.reads.size(), plan.writes.size(), plan.descriptors);
   // --manifest: opened first, so that a bad path fails before any work;
   // written last, with every output (JobCommit).
-  JobCommit commit(job.options);
+  JobCommit commit(job.options, plan);
   JobResult result;
   if (job.datasets.size() == 1) {
     result.datasets.push_back(run_dataset(job.options, job.datasets[0], commit));
@@ -52,6 +59,9 @@ JobResult run_job(const Job& job) {
     result.datasets.back().dry_run_text += "descriptors: up to " + std::to_string(plan.descriptors) +
                                            " open files (" + std::to_string(plan.output_files) +
                                            " output files held until the commit)\n";
+  }
+  if (job.options.dry_run && !result.datasets.empty() && !plan.leftovers.empty()) {
+    result.datasets.back().dry_run_text += leftovers_line(plan.leftovers);
   }
   if (!job.options.dry_run) {
     spdlog::debug("commit: {} dataset output(s){}", result.datasets.size(),

@@ -29,8 +29,16 @@ struct Block {
 };
 Block g_first;
 std::mutex g_mutex;
+// While a commit publishes (SignalHold), a signal is noted, not acted on:
+// the renames complete and the run says the signal came late.
+std::atomic<bool> g_publishing{false};
+std::atomic<int> g_late_signal{0};
 
 void remove_registered_and_reraise(int signal_number) {
+  if (g_publishing.load()) {
+    g_late_signal.store(signal_number);
+    return;
+  }
   remove_registered_paths();
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
@@ -54,6 +62,38 @@ void install_cleanup_handlers() {
     sigemptyset(&action.sa_mask);
     for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
   });
+}
+
+namespace {
+
+sigset_t held_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  return set;
+}
+
+}  // namespace
+
+SignalHold::SignalHold() {
+  install_cleanup_handlers();
+  g_late_signal.store(0);
+  g_publishing.store(true);
+  const sigset_t set = held_signals();
+  ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+
+int SignalHold::release() {
+  if (!held_) return 0;
+  held_ = false;
+  // A signal sent to this thread meanwhile is pending: taken here, so that
+  // unblocking does not act on it.
+  const sigset_t set = held_signals();
+  const timespec now{0, 0};
+  for (int s; (s = ::sigtimedwait(&set, nullptr, &now)) > 0;) g_late_signal.store(s);
+  g_publishing.store(false);
+  ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  return g_late_signal.exchange(0);
 }
 
 int register_cleanup_path(const std::string& path) {

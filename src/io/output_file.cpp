@@ -1,6 +1,7 @@
 #include "extshuffle/io/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
+#include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::io {
@@ -23,20 +25,54 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The hidden name of the temporary beside `target`: ".NAME.extshuffle-SUFFIX",
-// NAME cut short where the whole would not fit the file system's name
-// length, so that any name the destination may have works.
-std::string hidden_name(const std::string& directory, const std::string& target) {
+// The hidden name of the temporary beside `target`, in `directory`:
+// ".NAME.extshuffle-SUFFIX" (a name the next run into the same destination
+// recognises as a leftover: dataset/stale_pieces.hpp), NAME cut short where
+// the whole would not fit the file system's name length, so that any name
+// the destination may have works.
+std::string hidden_name(int directory, const std::string& target) {
   static constexpr std::size_t kExtra = 1 + 12 + 16;  // ".", ".extshuffle-", the suffix
-  std::string base = std::filesystem::path(target).filename().string();
-  const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
+  std::string base = name_part(target);
+  const long name_max = ::fpathconf(directory, _PC_NAME_MAX);
   const std::size_t room = name_max > 0 ? static_cast<std::size_t>(name_max) : 255;
   if (base.size() + kExtra > room) base.resize(room > kExtra ? room - kExtra : 0);
   std::random_device entropy;
   char suffix[17];
   std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
-  return directory + "/." + base + ".extshuffle-" + suffix;
+  return "." + base + ".extshuffle-" + suffix;
 }
+
+}  // namespace
+
+// The descriptor a destination names, as the kernel opens it: /dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N (or our own /proc/PID/fd/N),
+// reached directly or through symbolic links; -1 when it names none.
+// Written into where it is, as shuf does: renaming a file over such a name
+// would replace the file the descriptor holds with a new inode.
+int named_descriptor(const std::string& path) {
+  std::string current = path;
+  const std::string own = "/proc/" + std::to_string(::getpid()) + "/fd/";
+  for (int hops = 0; hops < 40; ++hops) {
+    if (current == "/dev/stdout") return 1;
+    if (current == "/dev/stderr") return 2;
+    for (const std::string& prefix : {std::string("/dev/fd/"), std::string("/proc/self/fd/"), own}) {
+      if (current.size() > prefix.size() && current.compare(0, prefix.size(), prefix) == 0 &&
+          current.find_first_not_of("0123456789", prefix.size()) == std::string::npos && current.size() - prefix.size() < 9) {
+        return std::stoi(current.substr(prefix.size()));
+      }
+    }
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return -1;
+    std::string target(PATH_MAX, '\0');
+    const ssize_t length = ::readlink(current.c_str(), target.data(), target.size());
+    if (length <= 0) return -1;
+    target.resize(static_cast<std::size_t>(length));
+    current = target.front() == '/' ? target : (std::filesystem::path(directory_of(current)) / target).string();
+  }
+  return -1;
+}
+
+namespace {
 
 // Whether `st` is the file behind descriptor `fd`.
 bool same_file(const struct stat& st, int fd) {
@@ -101,6 +137,7 @@ void OutputFile::resolve_target(const std::string& destination) {
   if (stat(directory.c_str(), &st) != 0) throw IoError("cannot write output", destination, errno);
   if (!S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, ENOTDIR);
   directory_ = directory;
+  directory_fd_ = directory_descriptor(directory_, destination);
 }
 
 OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
@@ -108,6 +145,12 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   if (destination == "-") {
     fd_ = 1;
     direct_ = true;
+    return;
+  }
+  if (const int named = named_descriptor(destination); named >= 0) {
+    fd_ = ::fcntl(named, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw IoError("cannot write output", destination, errno);
+    direct_ = special_ = true;
     return;
   }
   resolve_target(destination);
@@ -120,16 +163,19 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   // name until commit() links it, so not even kill -9 leaves a partial file.
   // File systems without O_TMPFILE get a hidden name, removed on failure and
   // on signals, which only kill -9 can leave behind. Read-write, for read_back().
-  fd_ = ::open(directory_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+  fd_ = ::openat(directory_fd_, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
   if (fd_ >= 0) {
     open_writer("/proc/self/fd/" + std::to_string(fd_));
     return;
   }
-  // A hidden name in the same directory, so rename() is atomic.
+  // A hidden name in the same directory, so the rename is atomic; locked
+  // while this run holds it, so that another run's sweep of leftovers
+  // (dataset/stale_pieces.hpp) leaves it alone.
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    temporary_ = hidden_name(directory_, target_);
-    cleanup_slot_ = register_cleanup_path(temporary_);
-    fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    temporary_ = hidden_name(directory_fd_, target_);
+    cleanup_slot_ = register_cleanup_path(directory_ + "/" + temporary_);
+    fd_ = ::openat(directory_fd_, temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ >= 0) (void)::flock(fd_, LOCK_EX | LOCK_NB);
     if (fd_ < 0) {
       const int error = errno;
       forget_cleanup_path(cleanup_slot_);
@@ -138,7 +184,7 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
     }
   }
   if (fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
-  open_writer(temporary_);
+  open_writer("/proc/self/fd/" + std::to_string(fd_));
 }
 
 // The temporary file at `path` (fd_'s) opened for the writes, and its writer.
@@ -175,7 +221,7 @@ OutputFile::~OutputFile() {
   writer_.reset();  // waits for writes in flight before the file goes
   file_.reset();
   if (fd_ >= 0 && !is_stdout()) ::close(fd_);
-  if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+  if (!committed_ && !temporary_.empty()) ::unlinkat(directory_fd_, temporary_.c_str(), 0);
   forget_cleanup_path(cleanup_slot_);
 }
 
@@ -267,9 +313,9 @@ void OutputFile::name_temporary() {
     // the destination (atomic); a name taken meanwhile means try another.
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
-      const std::string name = hidden_name(directory_, target_);
-      cleanup_slot_ = register_cleanup_path(name);
-      if (::linkat(AT_FDCWD, descriptor.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      const std::string name = hidden_name(directory_fd_, target_);
+      cleanup_slot_ = register_cleanup_path(directory_ + "/" + name);
+      if (::linkat(AT_FDCWD, descriptor.c_str(), directory_fd_, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temporary_ = name;
       } else {
         const int error = errno;
@@ -291,9 +337,7 @@ void OutputFile::publish() {
   if (direct_ || committed_) return;
   if (!prepared_) prepare_commit();
   name_temporary();
-  if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
-    throw IoError("cannot rename output into place", destination_, errno);
-  }
+  rename_in(directory_fd_, temporary_, name_part(target_), destination_);
   committed_ = true;
   // Its name is the destination's now: nothing to remove on a signal, and
   // the registry's slot is free for the next file (a run may write many).

@@ -1,8 +1,6 @@
 #include "empty_run.hpp"
 
 #include "extshuffle/formats/format_detection.hpp"
-#include "extshuffle/io/compression.hpp"
-#include "extshuffle/io/output_file.hpp"
 
 namespace extshuffle::modes {
 
@@ -15,13 +13,6 @@ bool outputs_nothing_of_input(const JobOptions& config, const JobDataset& datase
   return formats::default_header_records(format) == 0 && format != formats::Format::kTar;
 }
 
-RunStats run_empty(const JobOptions& config, const JobDataset& dataset) {
-  io::OutputFile output(dataset.output);
-  io::CompressingWriter writer(io::codec_for_path(dataset.output),
-                               [&output](const void* data, std::size_t n) { output.write(data, n); }, config.threads);
-  writer.finish();
-  output.commit();
-  return RunStats{};
-}
+
 
 }  // namespace extshuffle::modes

@@ -17,6 +17,6 @@ bool outputs_nothing_of_input(const JobOptions& config, const JobDataset& datase
 
 // Writes an empty output (a valid empty stream for .gz and .zst) and opens
 // no input. Throws IoError for a bad destination.
-RunStats run_empty(const JobOptions& config, const JobDataset& dataset);
+
 
 }  // namespace extshuffle::modes

@@ -10,7 +10,6 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/io/scratch_space.hpp"
-#include "extshuffle/io/output_file.hpp"
 #include "permutation_prefix.hpp"
 
 namespace extshuffle::modes {
@@ -96,7 +95,7 @@ void sample_range(const JobOptions& config, std::uint64_t last_index, ItemPrinte
 
 }  // namespace
 
-RunStats run_generated(const JobOptions& config, const JobDataset& dataset) {
+RunStats run_generated(const JobOptions& config, dataset::ShardedOutput& output) {
   const bool empty = ItemPrinter::empty(config);
   const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
   const bool planned = empty || plan_addresses(last_index, config.constants);
@@ -105,11 +104,7 @@ RunStats run_generated(const JobOptions& config, const JobDataset& dataset) {
                      " holds more than 2^52 numbers, beyond what permutation version " +
                      std::to_string(core::kPermutationVersion) + " orders: give -n K for a sample of K of them");
   }
-  io::OutputFile output(dataset.output);
-  io::CompressingWriter writer(io::codec_for_path(dataset.output),
-                               [&output](const void* data, std::size_t n) { output.write(data, n); },
-                               config.threads);
-  ItemPrinter printer(config, writer);
+  ItemPrinter printer(config, output);
   RunStats stats;
   const std::uint64_t n = empty ? 0 : last_index + 1;  // 0 also for 2^64 (not planned)
   if (!planned) {
@@ -127,8 +122,6 @@ RunStats run_generated(const JobOptions& config, const JobDataset& dataset) {
     stats.bytes_written = e.bytes_written;
   }
   printer.flush();
-  writer.finish();
-  output.commit();
   stats.records = n;
   stats.bytes = n * 8;
   stats.levels = planned ? core::plan_levels(n, config.constants) : 0;

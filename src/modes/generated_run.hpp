@@ -3,20 +3,22 @@
 // that a file of N records takes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
-#include "extshuffle/io/compression.hpp"
+#include "dataset/sharded_output.hpp"
 
 namespace extshuffle::modes {
 
-// The items of -e or -i, printed by index into the output's writer, each
-// ended by -z's NUL or a newline; staged in pieces of about 1 MiB.
+// The items of -e or -i, printed by index into the output, each ended by
+// -z's NUL or a newline; staged in pieces of about 1 MiB.
 class ItemPrinter {
  public:
-  ItemPrinter(const JobOptions& config, io::CompressingWriter& writer) : config_(config), writer_(writer) {}
+  ItemPrinter(const JobOptions& config, dataset::ShardedOutput& output) : config_(config), output_(output) {}
   ~ItemPrinter() = default;  // unflushed items are dropped: the run failed
 
   // The items' count minus one (2^64 - 1 for -i 0-18446744073709551615,
@@ -38,19 +40,20 @@ class ItemPrinter {
     if (text_.size() >= kFlushBytes) flush();
   }
   void flush() {
-    writer_.write(text_.data(), text_.size());
+    output_.write_stream(text_.data(), text_.size());
     text_.clear();
   }
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
   const JobOptions& config_;
-  io::CompressingWriter& writer_;
+  dataset::ShardedOutput& output_;
   std::string text_;
 };
 
 // Shuffles config.echo_items or the integers config.range_low..range_high
-// into dataset.output, or with -n K only the first K of them:
+// into `output` (a stream: ShardedOutput::start_stream(), finished and
+// committed by the caller), or with -n K only the first K of them:
 // - when the plan addresses N (N <= 2^52 with the shipped constants) and
 //   tracing K positions back through the plan (permutation_prefix.hpp) costs
 //   less than shuffling all N, the first K of P(seed, N) are computed alone;
@@ -63,6 +66,6 @@ class ItemPrinter {
 // but seconds and peak_rss_bytes, which the caller measures. Throws
 // UsageError (a range beyond the plan without -n), BudgetError (its -n too
 // large for --memory), IoError.
-RunStats run_generated(const JobOptions& config, const JobDataset& dataset);
+RunStats run_generated(const JobOptions& config, dataset::ShardedOutput& output);
 
 }  // namespace extshuffle::modes

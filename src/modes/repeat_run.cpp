@@ -23,37 +23,27 @@ using dataset::InputLayout;
 using dataset::read_input_layout;
 namespace {
 
-// The output of a repeat run: the file (or standard output), its codec, and
+// The output of a repeat run (a stream: ShardedOutput::start_stream()),
 // small records staged into pieces of about 1 MiB.
 class RepeatOutput {
  public:
-  RepeatOutput(const JobOptions& config, const std::string& output)
-      : file_(output),
-        writer_(io::codec_for_path(output), [this](const void* data, std::size_t n) { file_.write(data, n); },
-                config.threads) {}
-  io::CompressingWriter& writer() { return writer_; }
+  explicit RepeatOutput(dataset::ShardedOutput& output) : output_(output) {}
   void write(const char* data, std::size_t bytes) {
     if (staged_.size() + bytes > kStageBytes) flush();
     if (bytes >= kStageBytes) {
-      writer_.write(data, bytes);
+      output_.write_stream(data, bytes);
     } else {
       staged_.append(data, bytes);
     }
   }
   void flush() {
-    writer_.write(staged_.data(), staged_.size());
+    output_.write_stream(staged_.data(), staged_.size());
     staged_.clear();
-  }
-  void commit() {
-    flush();
-    writer_.finish();
-    file_.commit();
   }
 
  private:
   static constexpr std::size_t kStageBytes = std::size_t{1} << 20;
-  io::OutputFile file_;
-  io::CompressingWriter writer_;
+  dataset::ShardedOutput& output_;
   std::string staged_;
 };
 
@@ -133,19 +123,17 @@ class RecordFetcher {
 };
 
 // -e ARG... and -i LO-HI: draw j prints the item repeat_draw() names.
-RunStats repeat_generated(const JobOptions& config, const std::string& output) {
+RunStats repeat_generated(const JobOptions& config, dataset::ShardedOutput& output) {
   const bool empty = ItemPrinter::empty(config);
   if (empty && config.head_count > 0) {
     throw InputError(config.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
   }
-  RepeatOutput out(config, output);
-  ItemPrinter printer(config, out.writer());
+  ItemPrinter printer(config, output);
   const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
   for (std::uint64_t j = 0; endless(config) || j < config.head_count; ++j) {
     printer.print(repeat_draw(config.seed, j, last_index));
   }
   printer.flush();
-  out.commit();
   RunStats stats;
   stats.records = empty ? 0 : last_index + 1;
   return stats;
@@ -158,11 +146,11 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
   return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
 }
 
-RunStats run_repeat(const JobOptions& config, const JobDataset& dataset) {
-  if (config.echo || config.integer_range) return repeat_generated(config, dataset.output);
-  // 1. The output first, so that a bad destination fails before any work;
-  //    then the input, its format and its records.
-  RepeatOutput out(config, dataset.output);
+RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset::ShardedOutput& output) {
+  if (config.echo || config.integer_range) return repeat_generated(config, output);
+  // 1. The output is open (the caller's, so that a bad destination failed
+  //    before any work); the input, its format and its records.
+  RepeatOutput out(output);
   io::InputSource source(dataset.inputs.front(), io::scratch_directory(config.tmpdir));
   const InputLayout layout = read_input_layout(config, source);
   const std::string name = dataset.inputs.front() == "-" ? "standard input" : "'" + dataset.inputs.front() + "'";
@@ -181,9 +169,9 @@ RunStats run_repeat(const JobOptions& config, const JobDataset& dataset) {
       records.emit(repeat_draw(config.seed, j, layout.records - 1), out);
     }
   }
-  // 3. Check, then commit.
+  // 3. Check; the caller commits.
+  out.flush();
   source.check_unchanged();
-  out.commit();
   RunStats stats;
   stats.records = layout.records;
   stats.bytes = source.bytes();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "dataset/sharded_output.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
 
@@ -25,6 +26,6 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
 // header of CSV/TSV once on top. Records stay in RAM when they fit in half
 // of --memory, else each draw is one read. An input with no records is an
 // InputError ("no records to repeat") unless -n 0. Throws like run().
-RunStats run_repeat(const JobOptions& config, const JobDataset& dataset);
+RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset::ShardedOutput& output);
 
 }  // namespace extshuffle::modes

@@ -428,14 +428,4 @@ DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, 
   return gather_result(r, passes, routed);
 }
 
-DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
-                      Communicator& comm) {
-  DistributedCommit commit(config, comm);
-  DistributedResult result = run_into(config, dataset, std::move(input), comm, commit);
-  const auto t0 = Clock::now();
-  if (!config.dry_run) commit.commit();
-  result.stats.seconds += since(t0);
-  return result;
-}
-
 }  // namespace extshuffle::mpi

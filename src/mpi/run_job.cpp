@@ -14,7 +14,8 @@ namespace extshuffle::mpi {
 
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   // Every path read and written, checked before any work, as on one machine.
-  checkpoint(comm, [&] { driver::plan_job(job); });
+  driver::JobPlan job_plan;
+  checkpoint(comm, [&] { job_plan = driver::plan_job(job); });
   // --dry-run: extshuffle's own plan of the Job, from rank 0.
   JobResult plan;
   if (job.options.dry_run) {
@@ -22,7 +23,7 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
       if (comm.rank() == 0) plan = driver::run_job(job);
     });
   }
-  DistributedCommit commit(job.options, comm);
+  DistributedCommit commit(job.options, job_plan, comm);
   // Every input prepared (counted) before any output: aligned inputs must
   // hold as many records each.
   std::vector<DistributedInput> inputs;

@@ -37,7 +37,8 @@ class ManifestTest : public ::testing::Test {
     const std::string bytes = "x\ny\nz\n";
     out.write(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
     out.finish();
-    out.commit();
+    out.prepare_commit();
+    out.publish();
     RunResult run;
     run.inputs = {InputFileInfo{"in.txt", 6, 3}};
     run.format = "lines";

@@ -69,7 +69,8 @@ TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) 
     ShardedOutput out(spec);
     EXPECT_EQ(out.start(fixed(4), 10), 10u);
     write_in_steps(out, records, step);
-    out.commit();
+    out.prepare_commit();
+    out.publish();
     // 10 records in 3 shards: the first 10 mod 3 shards get one more.
     EXPECT_EQ(read(path("part-00000-of-00003.bin")), records.substr(0, 16)) << step;
     EXPECT_EQ(read(path("part-00001-of-00003.bin")), records.substr(16, 12)) << step;
@@ -102,7 +103,8 @@ TEST_F(ShardedOutputTest, SplitsAndShardsOfTextEachCarryTheHeader) {
     begin = end;
   }
   out.finish();
-  out.commit();
+  out.prepare_commit();
+  out.publish();
   EXPECT_EQ(read(path("train-00000.csv")), "id\nrow0\nrow1\nrow2\n");
   EXPECT_EQ(read(path("train-00001.csv")), "id\nrow3\nrow4\nrow5\n");
   EXPECT_EQ(read(path("val-00000.csv")), "id\nrow6\nrow7\n");
@@ -120,7 +122,8 @@ TEST_F(ShardedOutputTest, SplitsThatLeaveRecordsOutTakeOnlyTheirs) {
   // The walk need not produce the records past the last split.
   EXPECT_EQ(out.start(lines(), 10), 5u);
   write_in_steps(out, "0\n1\n2\n3\n4\n", 4);
-  out.commit();
+  out.prepare_commit();
+  out.publish();
   EXPECT_EQ(read(path("a.txt")), "0\n1\n2\n");
   EXPECT_EQ(read(path("b.txt")), "3\n4\n");
   OutputSpec too_many = spec;
@@ -139,7 +142,8 @@ TEST_F(ShardedOutputTest, EachNpyPieceHeaderGivesItsOwnRows) {
   ShardedOutput out(spec);
   out.start(OutputRecordForm{4, {}, header, true}, 5);
   write_in_steps(out, std::string(20, '\x01'), 4);
-  out.commit();
+  out.prepare_commit();
+  out.publish();
   const std::string first = read(path("x-00000.npy")), second = read(path("x-00001.npy"));
   EXPECT_NE(first.find("'shape': (3,)"), std::string::npos) << first.substr(0, 64);
   EXPECT_NE(second.find("'shape': (2,)"), std::string::npos) << second.substr(0, 64);

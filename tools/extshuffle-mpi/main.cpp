@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <string>
 #include <vector>
@@ -25,6 +24,7 @@
 #include "make_job.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
+#include "run_report.hpp"
 #include "standard_streams.hpp"
 
 namespace {
@@ -33,10 +33,10 @@ using namespace extshuffle;
 
 constexpr const char* kProgram = "extshuffle-mpi";
 
-// key=value pairs on one line, for --stats.
+// key=value pairs appended to a line, for --stats.
 class StatsLine {
  public:
-  explicit StatsLine(const char* kind) : line_(kind) {}
+  explicit StatsLine(std::string start) : line_(std::move(start)) {}
   StatsLine& add(const char* key, std::uint64_t value) { return put(key, std::to_string(value)); }
   StatsLine& add(const char* key, double seconds) {
     char text[32];
@@ -62,10 +62,7 @@ void print_stats(const mpi::DistributedResult& result, int ranks) {
     sent += r.bytes_sent;
     counts += r.count_bytes_sent;
   }
-  StatsLine job("RESULT");
-  job.add("records", s.records).add("bytes", s.bytes).add("levels", std::uint64_t{s.levels});
-  job.add("passes", std::uint64_t{s.passes}).add("seconds", s.seconds).add("bytes_read", s.bytes_read);
-  job.add("bytes_written", s.bytes_written).add("peak_rss_bytes", s.peak_rss_bytes);
+  StatsLine job(cli::result_line(s));  // extshuffle's fields, then the job's own
   job.add("routed", std::uint64_t{result.routed});
   job.add("ranks", static_cast<std::uint64_t>(ranks)).add("bytes_sent", sent).add("count_bytes_sent", counts);
   std::fprintf(stderr, "%s\n", job.str().c_str());
@@ -83,18 +80,6 @@ void print_stats(const mpi::DistributedResult& result, int ranks) {
   }
 }
 
-// Logging on stderr through spdlog (rank 0 alone below errors, so that -v
-// is read once); std::cerr, which only STXXL writes to, muted unless -v.
-void set_up_logging(const cli::Options& options, int rank) {
-  auto logger = spdlog::stderr_color_mt("extshuffle");
-  logger->set_pattern(std::string(kProgram) + ": %v");
-  logger->set_level(options.quiet || rank != 0 ? spdlog::level::err
-                    : options.verbose          ? spdlog::level::debug
-                                               : spdlog::level::warn);
-  spdlog::set_default_logger(logger);
-  if (!options.verbose) std::cerr.rdbuf(nullptr);
-}
-
 int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   // 1. Rank 0 parses alone first: help, the version and parse errors are
   // printed once; the others then parse the same words, silently.
@@ -106,7 +91,7 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   verdict = comm.broadcast(verdict, 0);
   if (verdict != 0) return static_cast<int>(verdict - 1);
   if (comm.rank() != 0) cli::parse_options(argc, argv, options, kProgram);
-  set_up_logging(options, comm.rank());
+  cli::set_up_logging(options, kProgram, comm.rank() != 0);  // rank 0 alone below errors: -v is read once
 
   Job job;
   mpi::checkpoint(comm, [&] { job = cli::make_job(options); });

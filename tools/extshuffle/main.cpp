@@ -11,7 +11,6 @@
 #include <iostream>
 #include <new>
 #include <system_error>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <optional>
@@ -24,6 +23,7 @@
 #include "standard_streams.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
+#include "run_report.hpp"
 
 namespace {
 
@@ -43,37 +43,10 @@ void print_error(const std::string& message, const char* what) {
   std::fprintf(stderr, "extshuffle: %s\n", line.c_str());
 }
 
-// --stats: one line of key=value pairs.
-std::string result_line(const RunStats& s) {
-  char line[768];
-  std::snprintf(line, sizeof line,
-                "RESULT records=%llu bytes=%llu levels=%u passes=%u seconds=%.3f bytes_read=%llu "
-                "bytes_written=%llu peak_rss_bytes=%llu seconds_reading=%.3f seconds_shuffling=%.3f "
-                "seconds_scattering=%.3f seconds_writing=%.3f",
-                static_cast<unsigned long long>(s.records), static_cast<unsigned long long>(s.bytes), s.levels,
-                s.passes, s.seconds, static_cast<unsigned long long>(s.bytes_read),
-                static_cast<unsigned long long>(s.bytes_written), static_cast<unsigned long long>(s.peak_rss_bytes),
-                s.seconds_reading, s.seconds_shuffling, s.seconds_scattering, s.seconds_writing);
-  return line;
-}
-
-void set_up_logging(const cli::Options& options) {
-  auto logger = spdlog::stderr_color_mt("extshuffle");
-  logger->set_pattern("extshuffle: %v");
-  logger->set_level(options.quiet     ? spdlog::level::err
-                    : options.verbose ? spdlog::level::debug
-                                      : spdlog::level::warn);
-  spdlog::set_default_logger(logger);
-  // STXXL prints its warnings on std::cerr; our own messages go through
-  // stdio and spdlog, so std::cerr carries nothing but STXXL: mute it unless
-  // -v, and even then drop its chatter about buffer alignment.
-  cli::filter_library_chatter(options.verbose);
-}
-
 int run_cli(int argc, char** argv) {
   cli::Options options;
   if (const auto exit_code = cli::parse_options(argc, argv, options)) return *exit_code;
-  set_up_logging(options);
+  cli::set_up_logging(options, "extshuffle");
   Job job = cli::make_job(options);
   // OpenMP's worker threads, started now while memory is plentiful: libgomp
   // ends the process with a message of its own when one cannot start.
@@ -88,7 +61,7 @@ int run_cli(int argc, char** argv) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
     for (const std::string& note : dataset.notes) spdlog::debug("{}", note);
     for (const std::string& warning : dataset.warnings) spdlog::warn("warning: {}", warning);
-    if (options.stats) std::fprintf(stderr, "%s\n", result_line(dataset.stats).c_str());
+    if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats).c_str());
   }
   return 0;
 }

@@ -7,7 +7,10 @@
 // --clean once this run's pieces are in place.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace extshuffle::dataset {
@@ -26,9 +29,27 @@ bool matches_output_pattern(const std::string& pattern, const std::vector<std::s
 std::vector<std::string> find_stale_pieces(const std::string& pattern, const std::vector<std::string>& split_names,
                                            const std::vector<std::string>& written);
 
-// Removes `paths` (unlink; a symbolic link itself, never its target).
+// Removes `paths` (unlinkat through the directory's descriptor,
+// io/destination_directory.hpp; a symbolic link itself, never its target).
+// One that is among `inputs` (device, inode) is never removed: Error.
 // Throws IoError naming the first that cannot be removed.
-void remove_stale_pieces(const std::vector<std::string>& paths);
+void remove_stale_pieces(const std::vector<std::string>& paths, const std::vector<std::pair<dev_t, ino_t>>& inputs);
+
+// Leftovers of a run that was killed (kill -9, a lost node) inside its
+// commit: a hidden temporary ".NAME.extshuffle-<16 hex digits>"
+// (io/output_file.hpp) or extshuffle-mpi's partial output
+// ".NAME.extshuffle-mpi-partial". leftover_of() gives the NAME a leftover
+// stands for (empty: not a leftover's name). Pure.
+std::string leftover_of(const std::string& name);
+// The leftovers in `directories` (each "" or ending in '/', as the
+// pattern's expansions spell them) whose NAME `pattern` gives; regular
+// files only, sorted.
+std::vector<std::string> find_leftovers(const std::string& pattern, const std::vector<std::string>& split_names,
+                                        const std::vector<std::string>& directories);
+// Removes those of `paths` that no running process holds (its owner keeps
+// a lock on it: flock) and that are none of `inputs`; returns the removed.
+std::vector<std::string> remove_leftovers(const std::vector<std::string>& paths,
+                                          const std::vector<std::pair<dev_t, ino_t>>& inputs);
 
 // The warning (or with `cleaned`, the note) that names the files of the
 // output pattern `pattern` that this run did not write.

@@ -4,6 +4,9 @@
 // progress from JobOptions::progress.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
 
@@ -18,5 +21,9 @@ namespace extshuffle::driver {
 // renamed into place once complete. Throws the typed errors of
 // extshuffle/errors.hpp.
 JobResult run_job(const Job& job);
+
+// --dry-run's line naming the leftovers of interrupted runs (hidden
+// temporaries, extshuffle-mpi's partial outputs) that the commit removes.
+std::string leftovers_line(const std::vector<std::string>& leftovers);
 
 }  // namespace extshuffle::driver

@@ -25,8 +25,9 @@ class WriteBehind;
 class OutputFile {
  public:
   // "-" writes to standard output directly (sequential writes, nothing to
-  // rename); so is a destination that is a character or block device, a
-  // FIFO, a socket or a terminal (written into, as shuf -o does). Otherwise follows the destination's symbolic links to the file
+  // rename); so is a destination that names an open descriptor
+  // (/dev/stdout, /dev/fd/N: named_descriptor()) or is a character or block
+  // device, a FIFO, a socket or a terminal (written into, as shuf -o does). Otherwise follows the destination's symbolic links to the file
   // they name (created if missing), checks its directory and creates the
   // temporary file there; commit() gives it the replaced file's mode (and,
   // for root, owner and group). `buffers`: the write buffers of an earlier
@@ -103,6 +104,7 @@ class OutputFile {
   std::string target_;       // what is replaced: the destination with its symbolic links followed
   std::optional<ReplacedFile> replaced_;
   std::string directory_;  // of the target
+  int directory_fd_ = -1;  // its descriptor (io/destination_directory.hpp): every name is made relative to it
   std::string temporary_;  // the hidden name, once the output has one
   int fd_ = -1;  // standard output, or our descriptor of the temporary file (for fsync)
   std::unique_ptr<BlockFile> file_;
@@ -126,6 +128,11 @@ class OutputFile {
 // owned by neither the caller nor the directory's owner is not followed.
 // Throws IoError (ELOOP, EACCES).
 std::string final_target(const std::string& path);
+
+// The descriptor `path` names (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N, directly or through symbolic links), or -1. Such a
+// destination is written into through the descriptor, never replaced.
+int named_descriptor(const std::string& path);
 
 // Thrown when standard output is a pipe whose reader has gone (head -n):
 // the run ends quietly.

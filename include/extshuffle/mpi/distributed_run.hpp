@@ -70,8 +70,6 @@ class DistributedInput {
   friend DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
   friend DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
                                     Communicator& comm, DistributedCommit& commit);
-  friend DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
-                               Communicator& comm);
 };
 
 // Checks what extshuffle-mpi supports (UsageError for standard input or
@@ -81,15 +79,12 @@ class DistributedInput {
 // rank (rank_failure.hpp).
 DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
 
-// Shuffles `input` into dataset.output. The destination is untouched
-// unless every rank succeeds. Throws RankFailure on every rank.
-DistributedResult run(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
-                      Communicator& comm);
-
 // Runs a Job (extshuffle/job.hpp) across the ranks of `comm`, every rank
 // calling it with the same Job: each dataset's input prepared (opened,
 // counted) before any output, aligned datasets' counts compared, then each
-// shuffled into its output as run() does. One result a dataset, in order.
+// shuffled into its output, and every output committed as one: the
+// destinations are untouched unless every rank succeeds. One result a
+// dataset, in order.
 // Throws RankFailure, agreed on by every rank.
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "extshuffle/dataset/stale_pieces.hpp"
+#include "extshuffle/driver/commit_sequence.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 
@@ -37,7 +38,8 @@ std::pair<std::uint64_t, std::uint64_t> digest_piece(SharedOutput& file, const s
 
 }  // namespace
 
-DistributedCommit::DistributedCommit(const JobOptions& config, Communicator& comm) : config_(config), comm_(comm) {
+DistributedCommit::DistributedCommit(const JobOptions& config, const driver::JobPlan& plan, Communicator& comm)
+    : config_(config), plan_(plan), comm_(comm) {
   checkpoint(comm_, [&] {
     if (comm_.rank() == 0 && !config.manifest_path.empty() && !config.dry_run) manifest_.emplace(config);
   });
@@ -100,39 +102,47 @@ void DistributedCommit::prepare(Dataset& d, std::size_t first_piece, const std::
   d.files->prepare_commit();
 }
 
+// Rank 0, signals held: the renames, the stale pieces (--clean), the manifest last.
+void DistributedCommit::publish() {
+  for (Dataset& d : datasets_) d.files->publish();
+  if (config_.clean) {
+    for (const Dataset& d : datasets_) dataset::remove_stale_pieces(d.result.stale_pieces, plan_.read_files);
+  }
+  if (manifest_) manifest_->publish();
+}
+
 void DistributedCommit::commit() {
   // Every rank's bytes on disk, before any file is prepared.
   checkpoint(comm_, [&] {
     for (Dataset& d : datasets_) d.files->sync();
   });
   const std::vector<std::uint64_t> digests = digest_pieces();
+  int late = 0;
   checkpoint(comm_, [&] {
     if (comm_.rank() != 0) return;
-    std::size_t first_piece = 0;
-    for (Dataset& d : datasets_) {
-      prepare(d, first_piece, digests);
-      first_piece += d.plan.pieces.size();
-    }
-    if (manifest_) {
-      for (const Dataset& d : datasets_) manifest_->add(d.result);
-      manifest_->prepare();
-    }
-  });
-  checkpoint(comm_, [&] {
-    if (comm_.rank() != 0) return;
-    for (Dataset& d : datasets_) d.files->publish();
-    if (manifest_) manifest_->publish();
-    for (const Dataset& d : datasets_) {
-      if (d.result.stale_pieces.empty()) continue;
-      if (config_.clean) dataset::remove_stale_pieces(d.result.stale_pieces);
-      const std::string line = dataset::stale_warning(d.pattern, config_.clean, d.result.stale_pieces);
-      if (config_.clean) {
-        spdlog::debug("{}", line);
-      } else {
-        spdlog::warn("warning: {}", line);
+    const auto prepare_all = [&] {
+      std::size_t first_piece = 0;
+      for (Dataset& d : datasets_) {
+        prepare(d, first_piece, digests);
+        first_piece += d.plan.pieces.size();
       }
-    }
+      if (manifest_) {
+        for (const Dataset& d : datasets_) manifest_->add(d.result);
+        manifest_->prepare();
+      }
+    };
+    late = driver::commit_in_order(plan_.destinations, plan_.read_files, prepare_all, [&] { publish(); });
   });
+  for (const Dataset& d : datasets_) {
+    if (comm_.rank() != 0 || d.result.stale_pieces.empty()) continue;
+    const std::string line = dataset::stale_warning(d.pattern, config_.clean, d.result.stale_pieces);
+    if (config_.clean) {
+      spdlog::debug("{}", line);
+    } else {
+      spdlog::warn("warning: {}", line);
+    }
+  }
+  if (late != 0) spdlog::warn("warning: {}", driver::late_signal_warning(late));
   for (Dataset& d : datasets_) d.files->forget();
 }
 

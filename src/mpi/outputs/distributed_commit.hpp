@@ -1,10 +1,10 @@
-// The commit of a distributed Job (docs/mpi.md "The commit"), as
-// extshuffle's (driver/job_commit.hpp): every piece of every aligned
-// dataset is written and fsynced by every rank that wrote into it; once all
-// have, rank 0 prepares every file and the manifest (--manifest: each
-// piece's records, bytes and xxh64, read back from the finished file by
-// one of the ranks in turn), and
-// only then renames them into place, the manifest last. A rank that fails
+// The commit of a distributed Job (docs/mpi.md "The commit"): every piece
+// of every aligned dataset is written and fsynced by every rank that wrote
+// into it; once all have, rank 0 publishes through extshuffle's one commit
+// (driver/commit_sequence.hpp: the destinations' lock, leftovers removed,
+// every file and the manifest prepared, then the renames with signals
+// held, the manifest last). With --manifest, each piece's bytes and xxh64
+// are read back from the finished file by one of the ranks in turn. A rank that fails
 // or is killed before that leaves no piece and no manifest: rank 0 removes
 // the hidden files (or the next run does, when every rank was killed).
 #pragma once
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "extshuffle/dataset/manifest.hpp"
+#include "extshuffle/driver/job_plan.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
@@ -28,7 +29,9 @@ class DistributedCommit {
  public:
   // Collective: rank 0 opens the manifest's temporary (--manifest), so that
   // a bad path fails before any work. Throws RankFailure on every rank.
-  DistributedCommit(const JobOptions& config, Communicator& comm);
+  // `plan`: the Job's (driver/job_plan.hpp): its inputs, never removed,
+  // and its destinations.
+  DistributedCommit(const JobOptions& config, const driver::JobPlan& plan, Communicator& comm);
   ~DistributedCommit();
   // A dataset's written pieces; `result` says what the manifest needs of
   // the dataset but its files (inputs, format, records), filled here.
@@ -50,7 +53,9 @@ class DistributedCommit {
   // Rank 0: `dataset`'s files and manifest entries; its pieces are the
   // job's from `first_piece` on in `digests`.
   void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
+  void publish();
   const JobOptions& config_;
+  const driver::JobPlan& plan_;
   Communicator& comm_;
   std::vector<Dataset> datasets_;
   std::optional<dataset::ManifestWriter> manifest_;

@@ -7,7 +7,10 @@
 // The hidden name is fixed by the destination, ".<name>.extshuffle-mpi-partial"
 // (an anonymous O_TMPFILE cannot be opened from other machines), so a file
 // left behind by a job whose every rank was killed (SIGKILL, a lost node) is
-// removed by the next run that writes the same destination. Rank 0 holds an
+// removed by the next run that writes the same destination (and by the
+// commit of any later run into the same pattern: dataset/stale_pieces.hpp's
+// leftovers). It is created 0600, as it holds records of inputs that may
+// be private, and gets its final mode at the commit. Rank 0 holds an
 // flock on it while the job runs: a second job writing the same destination
 // at the same time is refused rather than allowed to take over the first
 // one's file. SIGINT, SIGTERM and SIGHUP remove it on every rank
@@ -71,7 +74,9 @@ class SharedOutput {
   explicit SharedOutput(const std::string& destination);
   std::string destination_;  // as the user named it (messages)
   std::string target_;       // its symbolic links followed: what the rename replaces
-  std::string hidden_;
+  std::string hidden_;       // beside the target (messages, the signal handlers)
+  std::string hidden_name_;  // its name in directory_
+  int directory_ = -1;       // the target's directory (io/destination_directory.hpp): every name made relative to it
   std::optional<ReplacedFile> replaced_;
   int fd_ = -1;  // rank 0: holds the lock; every rank: for fsync
   bool owner_ = false;  // rank 0

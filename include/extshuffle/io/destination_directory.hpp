@@ -1,0 +1,60 @@
+// The directories a run writes into, by descriptor (docs/cli.md "The
+// commit"): each is opened once, when the Job's plan is made, and every
+// create, rename and unlink of the run happens relative to that descriptor
+// (openat, linkat, renameat, unlinkat), so a directory swapped for another
+// or for a symbolic link meanwhile redirects nothing. The commit takes a
+// lock on each (flock), so that two runs into the same files commit one
+// after the other, each its whole dataset, never interleaved.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace extshuffle::io {
+
+// The descriptor of `directory` (a path; "" is "."), opened on first use
+// and kept for the life of the process; two names of one directory share
+// one descriptor. `destination` names the output in messages. Throws
+// IoError.
+int directory_descriptor(const std::string& directory, const std::string& destination);
+
+// The directory part of `path` ("." when it has none).
+std::string directory_part(const std::string& path);
+// The last component of `path`.
+std::string name_part(const std::string& path);
+
+// The commit's lock: an exclusive flock on every directory opened so far,
+// taken in (device, inode) order and waited for, so that a second run into
+// the same directory publishes only once the first's commit has ended.
+// Released by the destructor. A file system without flock, or a directory
+// that cannot be opened for reading, is not locked.
+class CommitLock {
+ public:
+  CommitLock();
+  ~CommitLock();
+  CommitLock(const CommitLock&) = delete;
+  CommitLock& operator=(const CommitLock&) = delete;
+
+ private:
+  std::vector<int> held_;
+};
+
+// The commit's one rename: `from` over `to`, both in `directory`
+// (renameat). Throws IoError naming `destination`.
+void rename_in(int directory, const std::string& from, const std::string& to, const std::string& destination);
+
+// Removes `name` in `directory` (unlinkat; gone already is fine). Throws
+// IoError naming `what` and `name`.
+void remove_in(int directory, const std::string& name, const std::string& what);
+
+// Device and inode of `name` in `directory`, its link not followed;
+// {0, 0} when it cannot be looked at.
+std::pair<dev_t, ino_t> file_key_in(int directory, const std::string& name);
+
+// The names in `directory`, "." and ".." left out. Throws IoError.
+std::vector<std::string> names_in(int directory, const std::string& shown_as);
+
+}  // namespace extshuffle::io

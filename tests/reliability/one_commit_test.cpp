@@ -1,0 +1,239 @@
+// The one commit (docs/cli.md "The commit", docs/reliability.md): nothing a
+// run reads is removed or replaced (pieces, the manifest, --clean's stale
+// pieces, leftovers and standard output checked against the inputs by
+// device and inode, and every name a pattern can give, --shard-size's
+// included, before any work); the commit works by directory descriptors,
+// under a lock, deaf to signals while it publishes; leftovers of a killed
+// commit are found and removed; shuf's modes commit as any run. Each case
+// runs its reproduction and a variant. Signals inside the publish are
+// delivered by strace's syscall fault injection at the chosen rename.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/command.hpp"
+
+namespace extshuffle::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = extshuffle_binary();
+
+std::string lines(int first, int count) {
+  std::string text;
+  for (int i = first; i < first + count; ++i) text += std::to_string(i) + "\n";
+  return text;
+}
+
+bool has_strace() { return run_command("command -v strace").exit_code == 0; }
+
+class OneCommit : public ::testing::Test {
+ protected:
+  void SetUp() override { write_file(dir_ / "in.txt", lines(1, 1000)); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  CommandResult run(const std::string& arguments) { return run_command("cd " + dir_.path().string() + " && " + kBinary + " " + arguments); }
+  // The names in the directory, hidden ones included, sorted.
+  std::string listing() { return run_command("ls -A " + dir_.path().string()).out; }
+  // Runs `script` with Python in the directory (the command line is quoted
+  // by run_command: the script goes through a file).
+  CommandResult python(const std::string& script) {
+    write_file(dir_ / "check.py", script);
+    const auto r = run_command("cd " + dir_.path().string() + " && python3 check.py");
+    fs::remove(dir_ / "check.py");
+    return r;
+  }
+  std::string checksums(const std::string& names) { return run_command("cd " + dir_.path().string() + " && md5sum " + names).out; }
+  TempDir dir_;
+};
+
+// Case 1: --clean never removes an input named like a stale piece.
+TEST_F(OneCommit, CleanRefusesAnInputNamedLikeAPiece) {
+  fs::create_directories(dir_ / "out");
+  write_file(dir_ / "out" / "p-00009.txt", lines(1, 1000));
+  const auto r = run("-n 10 out/p-00009.txt -o \"out/p-{shard}.txt\" --shards 2 --clean");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the input 'out/p-00009.txt'"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "p-00000.txt"));
+  // Variant: the input is a hard link to a stale piece, under another name.
+  fs::create_hard_link(dir_ / "out" / "p-00009.txt", dir_ / "data.txt");
+  const auto linked = run("data.txt -o \"out/p-{shard}.txt\" --shards 2 --clean");
+  EXPECT_EQ(linked.exit_code, 2) << linked.err;
+  EXPECT_EQ(read_file(dir_ / "data.txt"), lines(1, 1000));
+}
+
+// Case 2: --shard-size's piece count is known only at the end: every name
+// of the pattern is refused to the manifest and to the inputs.
+TEST_F(OneCommit, ShardSizeNamesAreCheckedBeforeAnyWork) {
+  const auto r = run("in.txt -o \"p-{shard}.txt\" --shard-size 1K --manifest p-00003.txt --verify");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--manifest 'p-00003.txt'"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(), "in.txt\n");
+  // Variant: the manifest under another spelling of the directory.
+  fs::create_directories(dir_ / "d");
+  const auto spelled = run("in.txt -o \"d/p-{shard}.txt\" --shard-size 1K --manifest ./d/../d/p-00042.txt");
+  EXPECT_EQ(spelled.exit_code, 2) << spelled.err;
+  // Variant: an input that a piece would replace.
+  write_file(dir_ / "p-00003.txt", lines(5, 100));
+  const auto input = run("p-00003.txt -o \"p-{shard}.txt\" --shard-size 100");
+  EXPECT_EQ(input.exit_code, 2) << input.err;
+  EXPECT_EQ(read_file(dir_ / "p-00003.txt"), lines(5, 100));
+  EXPECT_FALSE(fs::exists(dir_ / "p-00000.txt"));
+}
+
+// Case 3: a signal inside the publish: the publish completes, exit 0, a
+// warning; a signal before it: every old file as it was, exit 128 + n.
+TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
+  if (!has_strace()) GTEST_SKIP() << "strace is not installed";
+  const std::string job = "in.txt -o \"p-{shard}.txt\" --shards 4 --manifest m.json --seed ";
+  ASSERT_EQ(run(job + "1").exit_code, 0);
+  const std::string names = "p-00000.txt p-00001.txt p-00002.txt p-00003.txt m.json";
+  const std::string old = checksums(names);
+  fs::create_directories(dir_ / "new");
+  ASSERT_EQ(run("in.txt -o \"new/p-{shard}.txt\" --shards 4 --seed 2").exit_code, 0);
+  const std::string fresh = run_command("cd " + path("new") + " && md5sum p-0000*").out;
+  for (const std::string& signal : {"INT", "TERM", "HUP"}) {
+    for (const int at : {1, 3, 5}) {
+      ASSERT_EQ(run(job + "1").exit_code, 0);
+      const auto r = run_command("cd " + dir_.path().string() +
+                                 " && strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=" + signal +
+                                 ":when=" + std::to_string(at) + " " + kBinary + " " + job + "2");
+      EXPECT_EQ(r.exit_code, 0) << signal << " at rename " << at << ": " << r.err;
+      EXPECT_NE(r.err.find("signal SIG" + signal + " came while the output was being published"), std::string::npos)
+          << r.err;
+      EXPECT_EQ(run_command("cd " + dir_.path().string() + " && md5sum p-0000*").out, fresh) << signal << " " << at;
+      const auto seed = python("import json; print(json.load(open('m.json'))['seed'])");
+      EXPECT_EQ(seed.out, "2\n") << "the manifest is not the new run's";
+      EXPECT_EQ(listing(), "in.txt\nm.json\nnew\np-00000.txt\np-00001.txt\np-00002.txt\np-00003.txt\n");
+    }
+  }
+  // Before the publish (the first fsync of the commit): nothing changes.
+  ASSERT_EQ(run(job + "1").exit_code, 0);
+  const auto early = run_command("cd " + dir_.path().string() +
+                                 " && strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:signal=TERM:when=1 " +
+                                 kBinary + " " + job + "2");
+  EXPECT_EQ(early.exit_code, 143) << early.err;
+  EXPECT_EQ(checksums(names), old);
+  EXPECT_EQ(listing(), "in.txt\nm.json\nnew\np-00000.txt\np-00001.txt\np-00002.txt\np-00003.txt\n");
+}
+
+// Case 4: kill -9 inside the commit leaves a hidden temporary; the next run
+// into the destination lists it (--dry-run) and removes it, and nothing else.
+TEST_F(OneCommit, LeftoversOfAKilledCommitAreRemovedByTheNextRun) {
+  if (!has_strace()) GTEST_SKIP() << "strace is not installed";
+  const std::string job = "in.txt -o \"p-{shard}.txt\" --shards 4 --manifest m.json --seed 2";
+  const auto killed = run_command("cd " + dir_.path().string() +
+                                  " && strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=KILL:when=2 " +
+                                  kBinary + " " + job);
+  EXPECT_EQ(killed.exit_code, 137) << killed.err;
+  const std::string after_kill = listing();
+  ASSERT_NE(after_kill.find(".p-00001.txt.extshuffle-"), std::string::npos) << after_kill;
+  write_file(dir_ / ".other.txt.extshuffle-0123456789abcdef", "not ours\n");
+  const auto dry = run(job + " --dry-run");
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("leftovers: 1 file(s)"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find(".p-00001.txt.extshuffle-"), std::string::npos) << dry.out;
+  const auto r = run(job);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(listing(), ".other.txt.extshuffle-0123456789abcdef\nin.txt\nm.json\np-00000.txt\np-00001.txt\np-00002.txt\n"
+                       "p-00003.txt\n");
+  // Variant: an input that bears a leftover's name is refused, never removed.
+  write_file(dir_ / ".o.txt.extshuffle-00000000deadbeef", lines(1, 10));
+  const auto input = run(".o.txt.extshuffle-00000000deadbeef -o o.txt");
+  EXPECT_EQ(input.exit_code, 2) << input.err;
+  EXPECT_EQ(read_file(dir_ / ".o.txt.extshuffle-00000000deadbeef"), lines(1, 10));
+}
+
+// Case 5: the commit takes the destination directory's lock and waits for
+// it; two runs at once leave one whole dataset.
+TEST_F(OneCommit, TheCommitWaitsForTheDestinationsLock) {
+  const auto r = run_command("cd " + dir_.path().string() + " && (flock . sleep 2 &) && sleep 0.3 && start=$(date +%s%N) && " +
+                             kBinary + " in.txt -o out.txt && echo $(( ($(date +%s%N) - start) / 1000000 ))");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(std::stoll(r.out), 1200) << "the run published while another held the lock";
+  // Two runs into one pattern at once, with other seeds and shard counts:
+  // the manifest names exactly the pieces there, holding every record once.
+  const auto both = run_command("cd " + dir_.path().string() + " && for s in 1 2 3 4; do " + kBinary +
+                                " in.txt -o \"q-{shard}.txt\" --shards $((s + 1)) --clean --manifest q.json --seed $s -q & "
+                                "done; wait");
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  const auto check = python("import json, glob, os\n"
+                                 "m = json.load(open('q.json'))\n"
+                                 "names = sorted(o['path'] for o in m['outputs'])\n"
+                                 "assert names == sorted(glob.glob('q-*.txt')), (names, glob.glob('q-*.txt'))\n"
+                                 "for o in m['outputs']: assert os.path.getsize(o['path']) == o['bytes']\n"
+                                 "rows = sorted(int(l) for n in names for l in open(n))\n"
+                                 "assert rows == list(range(1, 1001))\n");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+// Case 6: a destination directory swapped for a symbolic link mid-run
+// redirects nothing: every piece lands in the directory the plan opened.
+TEST_F(OneCommit, ADirectorySwappedMidRunRedirectsNothing) {
+  fs::create_directories(dir_ / "out");
+  fs::create_directories(dir_ / "elsewhere");
+  write_file(dir_ / "out" / "p-00007.txt", "stale\n");
+  const auto r = run_command("cd " + dir_.path().string() + " && (cat in.txt; sleep 1) | " + kBinary +
+                             " -o \"out/p-{shard}.txt\" --shards 2 --clean & cd " + dir_.path().string() +
+                             " && sleep 0.5 && mv out moved && ln -s elsewhere out && wait");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "moved" / "p-00000.txt"));
+  EXPECT_TRUE(fs::exists(dir_ / "moved" / "p-00001.txt"));
+  EXPECT_FALSE(fs::exists(dir_ / "moved" / "p-00007.txt"));  // --clean, in the directory it listed
+  EXPECT_TRUE(fs::is_empty(dir_ / "elsewhere"));
+}
+
+// Case 10: -o /dev/stdout and /dev/fd/N write into the open file, as shuf.
+TEST_F(OneCommit, NamedDescriptorsAreWrittenIntoNeverReplaced) {
+  write_file(dir_ / "f.txt", "old\n");
+  const auto r = run_command("cd " + dir_.path().string() + " && a=$(stat -c %i f.txt) && " + kBinary +
+                             " in.txt --seed 5 -o /dev/stdout > f.txt && b=$(stat -c %i f.txt) && test $a = $b");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir_ / "f.txt").size(), lines(1, 1000).size());
+  const auto fd = run_command("cd " + dir_.path().string() + " && : > g.txt && a=$(stat -c %i g.txt) && " + kBinary +
+                              " in.txt --seed 5 -o /dev/fd/7 7>>g.txt && b=$(stat -c %i g.txt) && test $a = $b && ls -A");
+  EXPECT_EQ(fd.exit_code, 0) << fd.err;
+  EXPECT_EQ(fd.out, "f.txt\ng.txt\nin.txt\n");
+  EXPECT_EQ(read_file(dir_ / "g.txt"), read_file(dir_ / "f.txt"));  // the same run, into the same kind of file
+}
+
+// Case 11: standard output appended to an input is refused before any write.
+TEST_F(OneCommit, StandardOutputOntoAnInputIsRefused) {
+  const auto r = run_command("cd " + dir_.path().string() + " && " + kBinary + " in.txt >> in.txt");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("input file is output file"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir_ / "in.txt"), lines(1, 1000));
+  const auto named = run_command("cd " + dir_.path().string() + " && ln in.txt twin.txt && " + kBinary +
+                                 " twin.txt -o /dev/stdout >> in.txt");
+  EXPECT_EQ(named.exit_code, 2) << named.err;
+  EXPECT_EQ(read_file(dir_ / "in.txt"), lines(1, 1000));
+  EXPECT_EQ(run("in.txt -o in.txt").exit_code, 0);  // the documented in-place form stays
+}
+
+// Case 13: shuf's modes commit through the Job: the manifest has their file.
+TEST_F(OneCommit, ModesCommitWithTheManifest) {
+  const auto manifest = [&](const std::string& arguments, const std::string& expect) {
+    const auto r = run(arguments + " --manifest m.json -o out.txt --seed 4");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto check = python("import json, os\n"
+                                   "m = json.load(open('m.json'))\n"
+                                   "o = m['outputs']\n"
+                                   "assert len(o) == 1 and o[0]['path'] == 'out.txt', o\n"
+                                   "assert o[0]['bytes'] == os.path.getsize('out.txt'), o\n"
+                                   "assert o[0]['records'] == m['records_written'] == len(open('out.txt').readlines())\n"
+                                   "print(m['records_written'])\n");
+    EXPECT_EQ(check.exit_code, 0) << arguments << ": " << check.err;
+    EXPECT_EQ(check.out, expect) << arguments;
+  };
+  manifest("-r -n 2 in.txt", "2\n");
+  manifest("-n 0 in.txt", "0\n");
+  manifest("-r -n 1500 in.txt", "1500\n");  // more draws than records
+  // -e and -i take no manifest (a documented refusal), before any work.
+  EXPECT_EQ(run("-i 1-50 -n 7 --manifest m2.json -o out2.txt").exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "out2.txt"));
+}
+
+}  // namespace
+}  // namespace extshuffle::testing

@@ -1,0 +1,22 @@
+// What both tools print of a run, in one place: the logging set-up (spdlog
+// on stderr, "PROGRAM: <message>") and the RESULT line of --stats, whose
+// fields extshuffle-mpi prints too, adding its own after them.
+#pragma once
+
+#include <string>
+
+#include "extshuffle/run_result.hpp"
+#include "options.hpp"
+
+namespace extshuffle::cli {
+
+// Logging on stderr through spdlog: errors only with -q (or `errors_only`:
+// extshuffle-mpi's ranks but 0, so that -v is read once), everything with
+// -v, else warnings; std::cerr, which only STXXL writes to, muted unless -v.
+void set_up_logging(const Options& options, const char* program, bool errors_only = false);
+
+// --stats: "RESULT key=value ..." of a run's measured facts, without a
+// newline.
+std::string result_line(const RunStats& stats);
+
+}  // namespace extshuffle::cli
