@@ -189,4 +189,18 @@ std::string left_out_warning(std::uint64_t left_out, std::uint64_t written) {
          " records are in no split and are not written (a split of size 'rest' takes them)";
 }
 
+void check_verify_takes_all(bool verify, std::uint64_t head_count, std::uint64_t records, std::uint64_t taken) {
+  if (!verify || taken >= records) return;
+  throw UsageError(head_count < records ? "--verify checks whole permutations: it cannot be combined with -n"
+                                        : "--verify checks whole permutations: it cannot be combined with a --split "
+                                          "that leaves records out");
+}
+
+void check_aligned_count(const std::string& first, std::uint64_t first_records, const std::string& other,
+                         std::uint64_t other_records) {
+  if (first_records == other_records) return;
+  throw InputError("inputs differ in record count: '" + first + "' has " + std::to_string(first_records) + ", '" +
+                   other + "' has " + std::to_string(other_records));
+}
+
 }  // namespace extshuffle::dataset

@@ -119,12 +119,7 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
   if (output.records_left_out() > 0) {
     result.warnings.push_back(dataset::left_out_warning(output.records_left_out(), wanted));
   }
-  if (options.verify && wanted < layout.records) {
-    throw UsageError(options.head_count < layout.records
-                         ? "--verify checks whole permutations: it cannot be combined with -n"
-                         : "--verify checks whole permutations: it cannot be combined with a --split that leaves "
-                           "records out");
-  }
+  dataset::check_verify_takes_all(options.verify, options.head_count, layout.records, wanted);
   return wanted;
 }
 

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
 #include "job_commit.hpp"
 #include "extshuffle/driver/job_plan.hpp"
@@ -20,11 +21,8 @@ std::vector<PreparedInput> prepare_aligned(const Job& job) {
   std::vector<PreparedInput> inputs;
   for (const JobDataset& dataset : job.datasets) {
     inputs.push_back(prepare_input(job.options, dataset));
-    if (inputs.back().records() != inputs.front().records()) {
-      throw InputError("inputs differ in record count: '" + job.datasets[0].inputs[0] + "' has " +
-                       std::to_string(inputs.front().records()) + ", '" + dataset.inputs[0] + "' has " +
-                       std::to_string(inputs.back().records()));
-    }
+    dataset::check_aligned_count(job.datasets[0].inputs[0], inputs.front().records(), dataset.inputs[0],
+                                 inputs.back().records());
   }
   return inputs;
 }

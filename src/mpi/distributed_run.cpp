@@ -113,12 +113,7 @@ void open_shared_output(RankRun& r) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
     r.plan = plan_pieces(r.config, r.output_path, r.in.text ? 0 : r.in.record_size, std::min(r.config.head_count, n));
-    if (r.config.verify && r.plan.records < n) {
-      throw UsageError(r.config.head_count < n
-                           ? "--verify checks whole permutations: it cannot be combined with -n"
-                           : "--verify checks whole permutations: it cannot be combined with a --split that "
-                             "leaves records out");
-    }
+    dataset::check_verify_takes_all(r.config.verify, r.config.head_count, n, r.plan.records);
     walk_for(r.config, r.in, r.config.memory_bytes, r.config.device).check_budget(r.in.root_facts());
   });
   if (r.me == 0 && r.plan.left_out > 0) {

@@ -6,6 +6,7 @@
 #include "outputs/distributed_commit.hpp"
 #include "extshuffle/driver/job_plan.hpp"
 #include "extshuffle/driver/run_job.hpp"
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
@@ -31,9 +32,8 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
     inputs.push_back(prepare_input(job.options, dataset, comm));
     if (inputs.back().records() != inputs.front().records()) {
       checkpoint(comm, [&] {
-        throw InputError("inputs differ in record count: '" + job.datasets[0].inputs[0] + "' has " +
-                         std::to_string(inputs.front().records()) + ", '" + dataset.inputs[0] + "' has " +
-                         std::to_string(inputs.back().records()));
+        dataset::check_aligned_count(job.datasets[0].inputs[0], inputs.front().records(), dataset.inputs[0],
+                                     inputs.back().records());
       });
     }
   }

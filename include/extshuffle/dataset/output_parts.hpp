@@ -64,6 +64,15 @@ std::string output_file_name(const std::string& pattern, const std::string& spli
 
 // The warning for the records that splits adding up to less than the
 // whole leave out.
+// Rules of a Job both tools apply alike, in the same words:
+// --verify checks whole permutations: UsageError when the files take fewer
+// than the input's `records` (-n, or a --split that leaves records out).
+void check_verify_takes_all(bool verify, std::uint64_t head_count, std::uint64_t records, std::uint64_t taken);
+// Aligned datasets hold as many records each: InputError naming both
+// inputs and their counts.
+void check_aligned_count(const std::string& first, std::uint64_t first_records, const std::string& other,
+                         std::uint64_t other_records);
+
 std::string left_out_warning(std::uint64_t left_out, std::uint64_t written);
 
 }  // namespace extshuffle::dataset
