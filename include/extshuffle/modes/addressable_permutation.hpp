@@ -105,3 +105,24 @@ class AddressablePermutation {
 std::uint64_t bucket_of_position(std::uint64_t n, std::uint64_t p, std::uint64_t position);
 
 }  // namespace extshuffle::modes
+
+namespace extshuffle::modes {
+
+// The seed of epoch `epoch` of a run seeded `seed`, for data loaders that
+// reshuffle every epoch: SplitMix64's output function applied twice,
+// mix(mix(seed) ^ epoch) with mix(x) = SplitMix64's finaliser of
+// x + 0x9E3779B97F4A7C15. Each mix is a bijection of the 64-bit words, so
+// distinct epochs of one seed (and one epoch of distinct seeds) never share
+// a seed, and every bit of both inputs reaches every bit of the result.
+// docs/python.md states the formula; changing it changes every loader's order.
+constexpr std::uint64_t splitmix64_mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+constexpr std::uint64_t epoch_seed(std::uint64_t seed, std::uint64_t epoch) {
+  return splitmix64_mix(splitmix64_mix(seed) ^ epoch);
+}
+
+}  // namespace extshuffle::modes
