@@ -11,6 +11,7 @@
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/io/scratch_space.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "order_npy.hpp"
 #include "permutation_prefix.hpp"
 
 namespace extshuffle::modes {
@@ -109,9 +110,14 @@ RunStats run_generated(const JobOptions& config, const JobDataset& dataset) {
   io::CompressingWriter writer(io::codec_for_path(dataset.output),
                                [&output](const void* data, std::size_t n) { output.write(data, n); },
                                config.threads);
-  ItemPrinter printer(config, writer);
-  RunStats stats;
   const std::uint64_t n = empty ? 0 : last_index + 1;  // 0 also for 2^64 (not planned)
+  const bool npy = writes_order_npy(config, dataset.output);
+  if (npy) {
+    const std::string header = order_npy_header(std::min(n == 0 && !empty ? UINT64_MAX : n, config.head_count));
+    writer.write(header.data(), header.size());
+  }
+  ItemPrinter printer(config, writer, npy);
+  RunStats stats;
   if (!planned) {
     sample_range(config, last_index, printer);
   } else if (config.head_count < n && permutation_prefix_draws(n, config.head_count, config.constants) *
