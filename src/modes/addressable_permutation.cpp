@@ -8,6 +8,7 @@
 
 #include "extshuffle/core/recursive_matrix.hpp"
 #include "extshuffle/core/variable_philox_inverse.hpp"
+#include "extshuffle/device/permutation_indices.hpp"
 
 namespace extshuffle::modes {
 namespace {
@@ -183,10 +184,17 @@ const std::vector<std::uint64_t>& AddressablePermutation::compaction(const Compa
     compactions_.erase(oldest);
   }
   std::vector<std::uint64_t> order;
-  order.reserve(m);
-  for (std::uint64_t i = 0; order.size() < m; ++i) {
-    const std::uint64_t image = f(i);
-    if (image < m) order.push_back(image);
+  if (m <= UINT32_MAX) {
+    // The vectorised evaluation the executors use (device/permutation_indices.hpp), on this thread.
+    std::vector<std::uint32_t> order32(m);
+    device::shuffle_permutation(f, m, order32.data(), 1);
+    order.assign(order32.begin(), order32.end());
+  } else {
+    order.reserve(m);
+    for (std::uint64_t i = 0; order.size() < m; ++i) {
+      const std::uint64_t image = f(i);
+      if (image < m) order.push_back(image);
+    }
   }
   return compactions_.emplace(key, std::make_pair(uses_, std::move(order))).first->second.second;
 }

@@ -3,13 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "extshuffle/core/variable_philox_inverse.hpp"
-
 namespace permlab {
-
-std::uint64_t variable_philox_inverse(const extshuffle::core::VariablePhilox& f, std::uint64_t value) {
-  return extshuffle::core::variable_philox_inverse(f, value);
-}
 
 void order_by_inverse(const extshuffle::core::VariablePhilox& f, std::span<std::uint32_t> order) {
   constexpr std::size_t kMaxRecords = 64;
