@@ -28,6 +28,9 @@ AddressablePermutation::AddressablePermutation(std::uint64_t seed, std::uint64_t
                                                const core::PlanConstants& constants)
     : seed_(seed), n_(n), constants_(constants) {
   core::check_plan(n, constants);
+  if (constants.leaf_records > UINT32_MAX) {
+    throw std::invalid_argument("addressable permutation: leaf_records above 2^32");
+  }
 }
 
 void AddressablePermutation::positions(std::uint64_t first, std::uint64_t step, std::span<std::uint64_t> out) {
@@ -170,7 +173,7 @@ void AddressablePermutation::keep_matrix(LevelCache& level, const core::Node& no
   level.has_matrix = true;
 }
 
-const std::vector<std::uint64_t>& AddressablePermutation::compaction(const CompactionKey& key,
+const std::vector<std::uint32_t>& AddressablePermutation::compaction(const CompactionKey& key,
                                                                      const core::VariablePhilox& f, std::uint64_t m) {
   ++uses_;
   auto found = compactions_.find(key);
@@ -183,19 +186,9 @@ const std::vector<std::uint64_t>& AddressablePermutation::compaction(const Compa
                                    [](const auto& x, const auto& y) { return x.second.first < y.second.first; });
     compactions_.erase(oldest);
   }
-  std::vector<std::uint64_t> order;
-  if (m <= UINT32_MAX) {
-    // The vectorised evaluation the executors use (device/permutation_indices.hpp), on this thread.
-    std::vector<std::uint32_t> order32(m);
-    device::shuffle_permutation(f, m, order32.data(), 1);
-    order.assign(order32.begin(), order32.end());
-  } else {
-    order.reserve(m);
-    for (std::uint64_t i = 0; order.size() < m; ++i) {
-      const std::uint64_t image = f(i);
-      if (image < m) order.push_back(image);
-    }
-  }
+  // The vectorised evaluation the executors use (device/permutation_indices.hpp), on this thread.
+  std::vector<std::uint32_t> order(m);
+  device::shuffle_permutation(f, m, order.data(), 1);
   return compactions_.emplace(key, std::make_pair(uses_, std::move(order))).first->second.second;
 }
 

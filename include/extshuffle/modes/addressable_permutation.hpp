@@ -30,7 +30,9 @@ namespace extshuffle::modes {
 
 class AddressablePermutation {
  public:
-  // Throws std::invalid_argument if check_plan() rejects n or the constants.
+  // Throws std::invalid_argument if check_plan() rejects n or the constants,
+  // or leaf_records exceeds 2^32 (a leaf's order is held as 32-bit indices,
+  // as the executors hold it).
   AddressablePermutation(std::uint64_t seed, std::uint64_t n, const core::PlanConstants& constants = core::kPlanV2);
 
   std::uint64_t size() const { return n_; }
@@ -49,7 +51,7 @@ class AddressablePermutation {
   // the node's chunks. A leaf or chunk whose domain is wider than its
   // records is compacted once (its records' order, a word a record, at most
   // L). Memory: kept matrices and columns (at most 8 MiB a level at
-  // N <= 2^30), at most kKeptCompactions compactions (8 MiB each at L =
+  // N <= 2^30), at most kKeptCompactions compactions (4 MiB each at L =
   // 2^20), and O(out.size()) words.
   void positions(std::uint64_t first, std::uint64_t step, std::span<std::uint64_t> out);
   std::uint64_t at(std::uint64_t position);
@@ -87,7 +89,7 @@ class AddressablePermutation {
   const LevelCache& column(const core::Node& node, std::uint64_t p, std::uint64_t b);
   void keep_matrix(LevelCache& level, const core::Node& node, std::uint64_t p);
   // The records a shuffle of m records on a wider domain gives, in output order.
-  const std::vector<std::uint64_t>& compaction(const CompactionKey& key, const core::VariablePhilox& f,
+  const std::vector<std::uint32_t>& compaction(const CompactionKey& key, const core::VariablePhilox& f,
                                                std::uint64_t m);
   std::uint64_t shuffled_position(const core::VariablePhilox& f, std::uint64_t m, std::uint64_t input) const;
 
@@ -96,7 +98,7 @@ class AddressablePermutation {
   core::PlanConstants constants_;
   std::mutex mutex_;
   std::vector<LevelCache> levels_;
-  std::map<CompactionKey, std::pair<std::uint64_t, std::vector<std::uint64_t>>> compactions_;  // key -> (use, order)
+  std::map<CompactionKey, std::pair<std::uint64_t, std::vector<std::uint32_t>>> compactions_;  // key -> (use, order)
   std::uint64_t uses_ = 0;
 };
 
