@@ -4,6 +4,8 @@
 #   lib/    every shared library they need beyond glibc, libstdc++/libgcc and
 #           the NVIDIA driver, as the dynamic linker itself resolves them (ldd)
 #   tests/  the test executables, their manifest and run_tests.sh
+#   python/ the Python package extshuffle (when the build made it), whose
+#           tests (tests/python) run_tests.sh runs as python_package_tests
 #   share/extshuffle/  README.md and data/ (the README examples' inputs)
 #   gpu_check.sh  everything a GPU machine should run, from the bundle
 #   REQUIREMENTS  the newest glibc and libstdc++ symbol versions used
@@ -55,10 +57,22 @@ while IFS=$'\t' read -r test labels path; do
   printf '%s\t%s\n' "$test" "$labels" >> "$stage/tests/tests.manifest"
 done < "$build/bundle/tests.manifest"
 install -m 755 scripts/bundle/run_tests.sh "$stage/tests/run_tests.sh"
+install -m 644 scripts/bundle/test_requirements.tsv "$stage/tests/test_requirements.tsv"
+# The Python package and its tests (docs/python.md), when the build made it.
+modules=("$build"/python/extshuffle/_native*.so)
+if [ -f "${modules[0]}" ]; then
+  mkdir -p "$stage/python/extshuffle" "$stage/tests/python"
+  install -m 644 "$build"/python/extshuffle/*.py "$stage/python/extshuffle/"
+  install -m 755 "${modules[0]}" "$stage/python/extshuffle/"
+  install -m 644 tests/python/*.py "$stage/tests/python/"
+  install -m 755 scripts/bundle/python_package_tests "$stage/tests/python_package_tests"
+  printf 'python_package_tests\tpython\n' >> "$stage/tests/tests.manifest"
+fi
+shopt -s nullglob
 install -m 755 scripts/gpu_check.sh "$stage/gpu_check.sh"
 cp README.md "$stage/share/extshuffle/"
 cp -r data "$stage/share/extshuffle/"
-ours=("$stage"/bin/* "$stage"/lib/*.so "$stage"/tests/*_test)
+ours=("$stage"/bin/* "$stage"/lib/*.so "$stage"/tests/*_test "$stage"/python/extshuffle/*.so)
 strip --strip-unneeded "${ours[@]}"
 
 # 2. Their shared libraries, as the dynamic linker resolves them here. Left
@@ -86,9 +100,10 @@ done
 # 3. Run paths relative to each file, so that the bundle works from anywhere.
 for file in "$stage"/bin/* "$stage"/tests/*_test; do patchelf --set-rpath '$ORIGIN/../lib' "$file"; done
 for file in "$stage"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$file"; done
+for file in "$stage"/python/extshuffle/*.so; do patchelf --set-rpath '$ORIGIN/../../lib' "$file"; done
 
 # 4. Every library of every file must now resolve inside the bundle.
-for file in "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so*; do
+for file in "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so* "$stage"/python/extshuffle/*.so; do
   while read -r soname arrow path _; do
     [ "$arrow" = "=>" ] || continue
     [[ "$soname" =~ $system_libraries ]] && continue
@@ -100,7 +115,7 @@ for file in "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so*; do
 done
 
 # 5. The newest glibc and libstdc++ symbol versions any file uses.
-newest() { objdump -T "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so* 2>/dev/null |
+newest() { objdump -T "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so* "$stage"/python/extshuffle/*.so 2>/dev/null |
              grep -o "$1_[0-9][0-9.]*" | sed "s/^$1_//" | sort -V | tail -n 1; }
 {
   echo "glibc $(newest GLIBC)"

@@ -15,6 +15,13 @@ packages=(
   # (scripts/fuzz.sh), chattr for the unwritable-directory test run as root,
   # strace for shuf.sh's getrandom check (tests/cli/shuf_compat_test.cpp).
   clang libclang-rt-14-dev e2fsprogs strace
+  # The Python package (python/, docs/python.md): built with pybind11 for
+  # Debian's python3; its tests run pytest, torch's DataLoader, tqdm and
+  # scipy's chi-square; `pip install .` offline uses setuptools and wheel.
+  python3-dev pybind11-dev python3-pytest python3-torch python3-tqdm python3-scipy
+  python3-setuptools python3-wheel python3-pip
+  # The bundle's suite on a bare Debian 12 (scripts/bare_debian_test.sh).
+  debootstrap
   # The relocatable bundle (scripts/bundle.sh): run paths set with patchelf.
   patchelf
   # extshuffle-mpi (EXTSHUFFLE_MPI) and its tests: Open MPI and mpirun.

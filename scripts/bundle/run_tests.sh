@@ -62,6 +62,24 @@ done < "$here/tests.manifest"
 [ "$list" = 1 ] && exit 0
 [ ${#selected[@]} -gt 0 ] || { echo "run_tests.sh: no test carries the labels asked for" >&2; exit 2; }
 
+# A requirement of scripts/bundle/test_requirements.tsv that this machine
+# lacks: the reason, empty when present.
+missing_requirement() {
+  case "$1" in
+    python3-numpy) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || echo "/usr/bin/python3 with numpy is not installed" ;;
+    zstd) command -v zstd >/dev/null 2>&1 || echo "the zstd tool is not installed" ;;
+  esac
+}
+skip_reason() {  # skip_reason NAME: why NAME cannot run here, or nothing
+  local requirements reasons="" reason
+  requirements=$(awk -F'\t' -v name="$1" '$1 == name {print $2}' "$here/test_requirements.tsv" 2>/dev/null)
+  for requirement in ${requirements//,/ }; do
+    reason=$(missing_requirement "$requirement")
+    [ -z "$reason" ] || reasons="${reasons:+$reasons; }$reason"
+  done
+  echo "$reasons"
+}
+
 [ -n "$log_dir" ] || log_dir=$(mktemp -d "${TMPDIR:-/tmp}/extshuffle-tests-XXXXXX")
 mkdir -p "$log_dir"
 log_dir=$(cd "$log_dir" && pwd)
@@ -70,6 +88,13 @@ results="$log_dir/results.tsv"
 
 run_one() {
   local name="$1"
+  local reason
+  reason=$(skip_reason "$name")
+  if [ -n "$reason" ]; then
+    printf 'SKIP\t%s\t0\t0\n' "$name" >> "$results"
+    echo "SKIP $name ($reason)"
+    return
+  fi
   local cwd
   cwd=$(mktemp -d "${TMPDIR:-/tmp}/extshuffle-test-cwd-XXXXXX")
   local start=$SECONDS
@@ -104,5 +129,6 @@ wait || true
 
 passed=$(grep -c '^PASS' "$results" || true)
 failed=$(grep -c '^FAIL' "$results" || true)
-echo "run_tests.sh: $passed passed, $failed failed, of ${#selected[@]} test executables (logs: $log_dir)"
+skipped=$(grep -c '^SKIP' "$results" || true)
+echo "run_tests.sh: $passed passed, $failed failed, $skipped skipped for want of a tool, of ${#selected[@]} test executables (logs: $log_dir)"
 [ "$failed" = 0 ]

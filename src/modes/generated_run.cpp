@@ -10,6 +10,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/io/scratch_space.hpp"
+#include "order_npy.hpp"
 #include "permutation_prefix.hpp"
 
 namespace extshuffle::modes {
@@ -104,9 +105,14 @@ RunStats run_generated(const JobOptions& config, dataset::ShardedOutput& output)
                      " holds more than 2^52 numbers, beyond what permutation version " +
                      std::to_string(core::kPermutationVersion) + " orders: give -n K for a sample of K of them");
   }
-  ItemPrinter printer(config, output);
-  RunStats stats;
   const std::uint64_t n = empty ? 0 : last_index + 1;  // 0 also for 2^64 (not planned)
+  const bool npy = writes_order_npy(config, output.spec().pattern);
+  if (npy) {
+    const std::string header = order_npy_header(std::min(n == 0 && !empty ? UINT64_MAX : n, config.head_count));
+    output.write_stream(header.data(), header.size());
+  }
+  ItemPrinter printer(config, output, npy);
+  RunStats stats;
   if (!planned) {
     sample_range(config, last_index, printer);
   } else if (config.head_count < n && permutation_prefix_draws(n, config.head_count, config.constants) *

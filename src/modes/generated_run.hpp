@@ -15,10 +15,13 @@
 namespace extshuffle::modes {
 
 // The items of -e or -i, printed by index into the output, each ended by
-// -z's NUL or a newline; staged in pieces of about 1 MiB.
+// -z's NUL or a newline; staged in pieces of about 1 MiB. With `npy`, -i's
+// numbers as little-endian uint64 instead (the rows of a .npy whose header
+// the caller writes: order_npy.hpp).
 class ItemPrinter {
  public:
-  ItemPrinter(const JobOptions& config, dataset::ShardedOutput& output) : config_(config), output_(output) {}
+  ItemPrinter(const JobOptions& config, dataset::ShardedOutput& output, bool npy = false)
+      : config_(config), output_(output), npy_(npy) {}
   ~ItemPrinter() = default;  // unflushed items are dropped: the run failed
 
   // The items' count minus one (2^64 - 1 for -i 0-18446744073709551615,
@@ -31,6 +34,12 @@ class ItemPrinter {
   }
 
   void print(std::uint64_t index) {
+    if (npy_) {
+      const std::uint64_t number = config_.range_low + index;  // little-endian, as the .npy header says
+      text_.append(reinterpret_cast<const char*>(&number), sizeof number);
+      if (text_.size() >= kFlushBytes) flush();
+      return;
+    }
     if (config_.echo) {
       text_ += config_.echo_items[index];
     } else {
@@ -48,6 +57,7 @@ class ItemPrinter {
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
   const JobOptions& config_;
   dataset::ShardedOutput& output_;
+  bool npy_;
   std::string text_;
 };
 
@@ -62,7 +72,8 @@ class ItemPrinter {
 // - a range beyond the plan (-i over more than 2^52 numbers, up to all 2^64)
 //   needs -n K: its first K numbers are a sample without replacement, number
 //   j drawn from stream (kRangeSample, j), redrawn while already taken.
-// The same output for the same (seed, N, K) either way. Returns the stats
+// The same output for the same (seed, N, K) either way. An output named
+// *.npy gets -i's numbers as a uint64 .npy array (order_npy.hpp). Returns the stats
 // but seconds and peak_rss_bytes, which the caller measures. Throws
 // UsageError (a range beyond the plan without -n), BudgetError (its -n too
 // large for --memory), IoError.

@@ -142,13 +142,22 @@ class CliGenerator final : public Generator {
     // Snapshot the binary: every sample of the experiment then runs the same
     // build, even if build/extshuffle is relinked meanwhile (seen: exec
     // failing with 127 while the linker rewrote it).
+    // The copy lies in bin/ beside a lib/ that links to the original's
+    // ../lib: a bundle's binary finds its libraries at $ORIGIN/../lib
+    // (scripts/bundle.sh), and a copy elsewhere would lose them.
     std::error_code error;
-    std::filesystem::copy_file(o.binary, dir_ / "extshuffle", error);
+    std::filesystem::create_directory(dir_ / "bin", error);
+    if (!error) std::filesystem::copy_file(o.binary, dir_ / "bin" / "extshuffle", error);
     if (error) {
       std::filesystem::remove_all(dir_, error);
       throw std::runtime_error("cannot copy " + o.binary + ": " + error.message());
     }
-    binary_ = (dir_ / "extshuffle").string();
+    const std::filesystem::path libraries =
+        std::filesystem::absolute(o.binary, error).parent_path().parent_path() / "lib";
+    if (!error && std::filesystem::is_directory(libraries, error)) {
+      std::filesystem::create_directory_symlink(libraries, dir_ / "lib", error);
+    }
+    binary_ = (dir_ / "bin" / "extshuffle").string();
     const auto records = extshuffle::labstats::numbered_records(n, o.record_size_bytes);
     std::ofstream(dir_ / "in.bin", std::ios::binary)
         .write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(records.size()));

@@ -1,5 +1,6 @@
 // The inverse of VariablePhilox (Mitchell et al. 3.2: every round is
-// invertible, which is why the network is a bijection), for the lab only.
+// invertible, which is why the network is a bijection): the library's
+// (extshuffle/core/variable_philox_inverse.hpp), and what the lab builds on it.
 //
 // With f^-1 the bijective shuffle of n records needs no pass over the whole
 // domain: the records 0..n-1 land in the order of their preimages f^-1(v)
@@ -12,11 +13,12 @@
 #include <span>
 
 #include "extshuffle/core/variable_philox.hpp"
+#include "extshuffle/core/variable_philox_inverse.hpp"
 
 namespace permlab {
 
 // f^-1(value) for value in [0, f.domain_size()); f(inverse(f, x)) == x.
-std::uint64_t variable_philox_inverse(const extshuffle::core::VariablePhilox& f, std::uint64_t value);
+using extshuffle::core::variable_philox_inverse;
 
 // The order the bijective shuffle gives n records (n <= order.size() <= 64):
 // order[i] = the record at output position i. Cost n inversions and a sort.

@@ -1,0 +1,13 @@
+// The parts of extshuffle._native, one file each.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace extshuffle::python {
+
+// Permutation (modes/addressable_permutation.hpp) and epoch_seed.
+void bind_permutation(pybind11::module_& module);
+// run_job: the CLI's Job, built from the CLI's long options (cli::make_job).
+void bind_shuffle(pybind11::module_& module);
+
+}  // namespace extshuffle::python
