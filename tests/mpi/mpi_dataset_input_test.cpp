@@ -8,7 +8,7 @@
 // tools, and TFRecord frames by a bitwise CRC-32C here; the outputs are
 // also read back by Python. The knobs (L = 64, F = 8) give every dataset
 // several chunks, so that records move between ranks; the default L makes
-// the root one leaf, run by rank 0 with every record gathered there.
+// the root one leaf, which the ranks share, or one rank runs alone.
 // Nothing here is random: the files come from fixed seeds.
 #include <gtest/gtest.h>
 
@@ -135,8 +135,27 @@ print("ok")
 }
 
 TEST_F(MpiDatasetInput, DirectoryWhoseRootIsOneLeaf) {
-  // The default L: rank 0 runs the root with every record gathered from the holders.
+  // The default L: the ranks share the leaf root's shuffle.
   expect_same(input("jsonl"), "", {2, 4});
+}
+
+// The default knobs: every dataset here is one leaf, which one rank runs as
+// extshuffle does, from its records copied into one range of its scratch
+// (mpirun -np 1, or the program started without mpirun), and two ranks
+// share. The first run a user tries.
+TEST_F(MpiDatasetInput, EveryKindOfDatasetAtTheDefaultKnobsOnOneAndTwoRanks) {
+  const std::string csv = input("csv");
+  for (const std::string& operands :
+       {input("jsonl"), csv + "/part0.csv " + csv + "/part1.csv.gz " + csv + "/part2.csv", input("npy"),
+        input("tfrecord"), input("tfrecord") + "/part2.tfrecord", input("jsonl") + "/part1.jsonl.gz"}) {
+    expect_same(operands, "", {1, 2});
+    // Without mpirun: a job of one rank (an MPI singleton).
+    const std::string output = (dir_ / "alone").string();
+    const auto r = run_command(mpi_environment() + extshuffle_mpi_binary() + " " + operands + " -o " + output +
+                               " --seed 11 -q -T " + dir_.path().string());
+    EXPECT_EQ(r.exit_code, 0) << operands << ": " << r.err;
+    EXPECT_TRUE(same_bytes((dir_ / "reference").string(), output)) << operands << " without mpirun";
+  }
 }
 
 TEST_F(MpiDatasetInput, CsvFilesWithOneHeader) {

@@ -236,7 +236,10 @@ void prepare_dataset(const JobOptions& config, const std::vector<std::string>& p
   in.held_begin = held_record_split(in.records, config.constants, comm.size());
   const std::vector<std::uint64_t> held_bytes = record_byte_offsets(*in.files, in.held_begin, comm);
   in.held_byte_begin = held_bytes;
-  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, false, scratch, comm));
+  // A root run alone reads one file range (whole_file, whole_text): its
+  // records are copied there, in order, even those it could read in place.
+  const bool contiguous = runs_alone(in.records, config.constants, comm.size());
+  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm));
 }
 
 }  // namespace
