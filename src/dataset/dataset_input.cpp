@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "extshuffle/dataset/format_agreement.hpp"
+#include "extshuffle/dataset/tar_dataset_checks.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "tar_input.hpp"
@@ -21,6 +22,7 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
+  std::vector<TarArchiveFacts> archives;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
     InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? mapping : nullptr);
@@ -38,6 +40,8 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
     if (layout.tar) {
       append_tar_frames(dataset.data, source.data(), at, *layout.tar);
       dataset.tar_indexes.push_back(layout.tar);
+      const formats::TarIndex& index = *layout.tar;
+      archives.push_back({source.path(), index.samples(), index.hard_links, index.first_key, index.last_key});
       dataset.layout.digest.merge(layout.digest);
     } else if (layout.text) {
       dataset.data.append({&source.data(), at, bytes - layout.data_offset});
@@ -65,6 +69,7 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
     dataset.bytes += bytes;
     dataset.files.push_back({source.path(), source.stored_bytes(), layout.records});
   }
+  dataset.tar_warnings = tar_dataset_warnings(archives, config.verify);
   dataset.layout.records = records;
   // The .npy header of the whole: the rows of every input (rows of zero
   // bytes count here, though there is nothing of them to move).

@@ -44,16 +44,17 @@ void print_error(const std::string& message, const char* what) {
 }
 
 // --stats: one line of key=value pairs.
-std::string result_line(const RunStats& s) {
-  char line[768];
+std::string result_line(const RunStats& s, std::uint64_t seed) {
+  char line[800];
   std::snprintf(line, sizeof line,
                 "RESULT records=%llu bytes=%llu levels=%u passes=%u seconds=%.3f bytes_read=%llu "
                 "bytes_written=%llu peak_rss_bytes=%llu seconds_reading=%.3f seconds_shuffling=%.3f "
-                "seconds_scattering=%.3f seconds_writing=%.3f",
+                "seconds_scattering=%.3f seconds_writing=%.3f seed=%llu",
                 static_cast<unsigned long long>(s.records), static_cast<unsigned long long>(s.bytes), s.levels,
                 s.passes, s.seconds, static_cast<unsigned long long>(s.bytes_read),
                 static_cast<unsigned long long>(s.bytes_written), static_cast<unsigned long long>(s.peak_rss_bytes),
-                s.seconds_reading, s.seconds_shuffling, s.seconds_scattering, s.seconds_writing);
+                s.seconds_reading, s.seconds_shuffling, s.seconds_scattering, s.seconds_writing,
+                static_cast<unsigned long long>(seed));
   return line;
 }
 
@@ -88,8 +89,10 @@ int run_cli(int argc, char** argv) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
     for (const std::string& note : dataset.notes) spdlog::debug("{}", note);
     for (const std::string& warning : dataset.warnings) spdlog::warn("warning: {}", warning);
-    if (options.stats) std::fprintf(stderr, "%s\n", result_line(dataset.stats).c_str());
+    if (options.stats) std::fprintf(stderr, "%s\n", result_line(dataset.stats, job.options.seed).c_str());
   }
+  const std::string seed_line = cli::drawn_seed_line(options, job.options);
+  if (!seed_line.empty()) spdlog::warn("{}", seed_line);
   return 0;
 }
 
