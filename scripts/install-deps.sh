@@ -26,6 +26,9 @@ packages=(
   patchelf
   # extshuffle-mpi (EXTSHUFFLE_MPI) and its tests: Open MPI and mpirun.
   libopenmpi-dev openmpi-bin
+  # The tar tests: GNU tar (sparse members, hard links), and the compressions
+  # extshuffle names as unsupported (tests/cli/tar_edges_cli_test.cpp).
+  tar xz-utils bzip2 lz4
 )
 # --bench: also what bench/ needs beyond the build (GNU time for peak RSS in
 # bench/suite.sh, perf for bench/profile.sh); CI does not need them.

@@ -35,6 +35,7 @@ struct JobOptions {
   int threads = 1;                 // worker threads, positive (the CLI resolves "all cores"); never changes the output
   formats::Format format = formats::Format::kAuto;
   bool zero_terminated = false;  // -z: lines end with NUL
+  bool ignore_zeros = false;  // --ignore-zeros: a tar archive's zero blocks are read through, not its end
   std::int64_t header_lines = -1;  // --header[=N] kept on top; -1: 1 for CSV/TSV, else 0
   bool skip_empty = false;         // --skip-empty: blank lines are not records
   core::PlanConstants constants = core::kPlanV2;

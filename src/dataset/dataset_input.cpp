@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "extshuffle/dataset/format_agreement.hpp"
+#include "extshuffle/dataset/tar_dataset_checks.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "tar_input.hpp"
@@ -22,6 +23,7 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
   bool spooled = true;
+  std::vector<TarArchiveFacts> archives;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
     InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? mapping : nullptr);
@@ -39,6 +41,8 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
     if (layout.tar) {
       append_tar_frames(dataset.data, source.data(), at, *layout.tar);
       dataset.tar_indexes.push_back(layout.tar);
+      const formats::TarIndex& index = *layout.tar;
+      archives.push_back({source.path(), index.samples(), index.hard_links, index.first_key, index.last_key});
       dataset.layout.digest.merge(layout.digest);
     } else if (layout.text) {
       dataset.data.append({&source.data(), at, bytes - layout.data_offset});
@@ -67,6 +71,7 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
     spooled = spooled && source.spooled();
     dataset.files.push_back({source.path(), source.stored_bytes(), layout.records});
   }
+  dataset.tar_warnings = tar_dataset_warnings(archives, config.verify);
   dataset.layout.records = records;
   dataset.layout.spooled = spooled && inputs.size() > 0;
   // The .npy header of the whole: the rows of every input (rows of zero

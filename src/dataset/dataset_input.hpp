@@ -33,11 +33,14 @@ struct DatasetInput {
   std::vector<InputFileInfo> files;
   // Tar archives: each input's sample index, which `data`'s frame prefixes point into.
   std::vector<std::shared_ptr<const formats::TarIndex>> tar_indexes;
+  // Tar archives: what they hold that is not read (tar_dataset_checks.hpp).
+  std::vector<std::string> tar_warnings;
 };
 
 // Lays out every input of `inputs` (read_input_layout) and puts them
 // together. Throws InputError naming both files when two inputs differ in
-// format, header, dtype or trailing shape; and what read_input_layout throws.
+// format, header, dtype or trailing shape; and what read_input_layout throws
+// (and, with --verify, tar_dataset_warnings).
 // With `mapping`, one input that may fit in RAM is mapped there (text:
 // counted where it lies; read_input_layout), its records then also at
 // `loaded` (in memory; text: the terminator its last record lacked added).

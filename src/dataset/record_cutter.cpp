@@ -93,4 +93,9 @@ RecordCutter::Cut RecordCutter::take_bytes(const std::byte* data, std::size_t by
   return cut;
 }
 
+std::uint64_t RecordCutter::written_bytes(const Cut& cut) const {
+  const std::uint64_t prefix = syntax_.framing == formats::RecordFraming::kTarSample ? formats::kTarFrameBytes : 0;
+  return cut.bytes - prefix * cut.records;
+}
+
 }  // namespace extshuffle::dataset

@@ -10,6 +10,12 @@
 #include <optional>
 
 namespace extshuffle::dataset {
+namespace {
+
+// How far the counting pass scans a mapped archive between unmapping the pages it passed.
+constexpr std::uint64_t kTarDropBytes = std::uint64_t{16} << 20;
+
+}  // namespace
 
 InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const std::string& name) {
   if (config.header_lines > 0 || config.skip_empty) {
@@ -26,7 +32,7 @@ InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const 
       layout.digest.add(reinterpret_cast<const std::byte*>(frame.data()), frame.size());
     };
   }
-  formats::TarScanner scanner(name, config.verify, std::move(digest_sample));
+  formats::TarScanner scanner(name, config.verify, std::move(digest_sample), config.ignore_zeros);
   const std::uint64_t bytes = source.bytes();
   std::optional<io::MappedBytes> mapped;
   if (!config.verify && bytes > 0) mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
@@ -35,7 +41,15 @@ InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const 
     //    pages never touched (2 GiB of 100 KB-1 MB samples: a few MB read).
     mapped->expect_sequential(true);
     const char* base = reinterpret_cast<const char*>(mapped->data());
-    for (std::uint64_t at = 0; at < bytes && !scanner.ended();) {
+    //    The pages passed are unmapped every kTarDropBytes, so that the
+    //    headers' pages (and the read-ahead around them) do not pile up in
+    //    the process's resident set: peak RSS stays within -S.
+    std::uint64_t dropped = 0;
+    for (std::uint64_t at = 0; at < bytes;) {
+      if (at - dropped >= kTarDropBytes) {
+        mapped->drop_pages(dropped, at);
+        dropped = at;
+      }
       const std::uint64_t skip = std::min(scanner.skippable(), bytes - at);
       const std::uint64_t take = skip > 0 ? skip : std::min<std::uint64_t>(formats::kTarBlockBytes, bytes - at);
       if (skip > 0) {
@@ -65,16 +79,6 @@ InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const 
   layout.records = count.records;
   layout.tar = std::move(index);
   return layout;
-}
-
-void append_tar_frames(io::ByteExtents& data, io::BlockFile& file, std::uint64_t offset,
-                       const formats::TarIndex& index) {
-  for (std::uint64_t k = 0; k < index.samples(); ++k) {
-    data.append({nullptr, 0, formats::kTarFrameBytes, reinterpret_cast<const std::byte*>(&index.frame_lengths[k])});
-    for (std::uint64_t r = index.first_range[k]; r < index.first_range[k + 1]; ++r) {
-      data.append({&file, offset + index.ranges[r].offset, index.ranges[r].bytes, nullptr});
-    }
-  }
 }
 
 }  // namespace extshuffle::dataset

@@ -2,7 +2,7 @@
 // counting pass indexes an archive's samples, and the dataset's bytes are
 // the samples' frames, each an 8-byte length held in memory in front of the
 // sample's bytes where they lie in the input (no copy). The archive's
-// trailer, and anything after it, is no record.
+// trailer is no record; only zeros may follow it (formats/tar.hpp).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
+#include "extshuffle/dataset/tar_frames.hpp"
 
 namespace extshuffle::io {
 class InputSource;
@@ -26,11 +27,5 @@ namespace extshuffle::dataset {
 // where it cannot be mapped, by one sequential read of all of it. Throws UsageError for --header or --skip-empty,
 // InputError for what formats::TarScanner refuses, IoError.
 InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const std::string& name);
-
-// Appends the frames of `index`'s samples, from the archive at `offset` of
-// `file`, to `data`: two extents a sample, pointing at `index`, which must
-// outlive `data`.
-void append_tar_frames(io::ByteExtents& data, io::BlockFile& file, std::uint64_t offset,
-                       const formats::TarIndex& index);
 
 }  // namespace extshuffle::dataset

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "extshuffle/errors.hpp"
+#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "destination_checks.hpp"
@@ -154,7 +155,7 @@ Reads read_keys(const Job& job, JobPlan& plan) {
         reads.directories.emplace(FileKey{st.st_dev, st.st_ino, ""}, operand);
       }
     }
-    for (const std::string& path : io::expand_input_paths(dataset.inputs)) {
+    for (const std::string& path : dataset::expand_dataset_paths(dataset.inputs)) {
       plan.reads.push_back(path);
       struct stat st {};
       if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {

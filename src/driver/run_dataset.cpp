@@ -21,6 +21,7 @@
 #include "dry_run_report.hpp"
 #include "job_commit.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/scratch_space.hpp"
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
@@ -220,6 +221,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   result.inputs = dataset.files;
   result.format = dataset::format_name(layout.format);
   for (std::string& note : tar_notes(dataset)) result.notes.push_back(std::move(note));
+  for (const std::string& warning : dataset.tar_warnings) result.warnings.push_back(warning);
   result.records_written = wanted;
   result.outputs = output->files();
   result.stats = run_stats(options, dataset, walk, prepared.inputs.spooled_bytes());
@@ -265,7 +267,7 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
 }  // namespace
 
 PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset) {
-  io::InputSet inputs(io::expand_input_paths(dataset.inputs), io::scratch_directory(options.tmpdir));
+  io::InputSet inputs(dataset::expand_dataset_paths(dataset.inputs), io::scratch_directory(options.tmpdir));
   // One input that may fit in RAM is mapped (text: and counted where it
   // lies, and so read once; InputMapping).
   InputMapping mapping;

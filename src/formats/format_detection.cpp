@@ -36,12 +36,43 @@ void check_text(Format format, bool zero_terminated, std::string_view head, cons
   }
 }
 
+// A compression extshuffle does not read (it reads gzip and zstd): by its
+// extension, or in auto mode by its magic, named with the pipe that reads it.
+void check_compression(Format requested, std::size_t record_size, std::string_view path, std::string_view head,
+                       const std::string& display_name) {
+  struct Unsupported {
+    std::string_view name, extension, magic, tool;
+  };
+  static constexpr Unsupported kUnsupported[] = {
+      {"xz", ".xz", std::string_view("\xFD" "7zXZ\0", 6), "xz"},
+      {"lzma", ".lzma", std::string_view(), "xz"},
+      {"bzip2", ".bz2", std::string_view("BZh"), "bzip2"},
+      {"lz4", ".lz4", std::string_view("\x04\x22\x4D\x18", 4), "lz4"},
+  };
+  if (record_size != 0) return;  // binary records: any bytes
+  for (const Unsupported& u : kUnsupported) {
+    const bool by_name = path.ends_with(u.extension);
+    const bool by_magic = requested == Format::kAuto && !u.magic.empty() && head.starts_with(u.magic);
+    if (!by_name && !by_magic) continue;
+    std::string_view inner = path;
+    if (by_name) inner.remove_suffix(u.extension.size());
+    const Format format = requested != Format::kAuto ? requested : format_by_extension(inner);
+    static constexpr const char* kNames[] = {"FORMAT", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"};
+    const std::string named = kNames[static_cast<int>(format)];
+    throw UsageError("input " + display_name + " is " + std::string(u.name) +
+                     "-compressed, which is not read (gzip and zstd are): decompress it through a pipe, " +
+                     std::string(u.tool) + " -dc " + display_name + " | extshuffle --format " + named +
+                     " - -o OUT, or into a file first");
+  }
+}
+
 }  // namespace
 
 DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
                              std::string_view head, const std::string& display_name) {
   // 1. A text format named by --format, by the extension (unless
   //    --record-size says the records are binary) or by -z.
+  check_compression(requested, record_size, path, head, display_name);
   Format format = requested;
   if (format == Format::kAuto && record_size == 0) format = format_by_extension(path);
   if (zero_terminated && format == Format::kAuto) format = Format::kLines;

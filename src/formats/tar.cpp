@@ -103,15 +103,16 @@ void append_tar_frame(std::string& out, std::string_view sample) {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "frame prefixes are little-endian integers");
 
-TarScanner::TarScanner(std::string display_name, bool check_repeats, SampleSink on_sample)
-    : display_name_(std::move(display_name)), check_repeats_(check_repeats), on_sample_(std::move(on_sample)) {}
+TarScanner::TarScanner(std::string display_name, bool check_repeats, SampleSink on_sample, bool ignore_zeros)
+    : display_name_(std::move(display_name)), check_repeats_(check_repeats), ignore_zeros_(ignore_zeros),
+      on_sample_(std::move(on_sample)) {}
 
 std::string TarScanner::where(std::uint64_t offset) const {
   return "input " + display_name_ + ": tar header at byte " + std::to_string(offset);
 }
 
 void TarScanner::add(const char* data, std::size_t bytes) {
-  while (bytes > 0 && state_ != State::kEnded) {
+  while (bytes > 0) {
     std::size_t take = 0;
     switch (state_) {
       case State::kHeader:
@@ -134,7 +135,10 @@ void TarScanner::add(const char* data, std::size_t bytes) {
         take = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, skip_left_));
         skip_left_ -= take;
         break;
-      case State::kEnded: break;
+      case State::kTrailer:
+        check_trailer(data, bytes);
+        position_ += bytes;
+        return;
     }
     if (on_sample_) member_bytes_.append(data, take);
     data += take;
@@ -149,7 +153,6 @@ void TarScanner::add(const char* data, std::size_t bytes) {
       end_member();
     }
   }
-  if (state_ == State::kEnded) position_ += bytes;
 }
 
 void TarScanner::skip(std::uint64_t bytes) {
@@ -161,17 +164,19 @@ void TarScanner::skip(std::uint64_t bytes) {
 
 void TarScanner::header_complete() {
   const std::uint64_t at = position_ - kTarBlockBytes;
-  // 1. A zero block ends the archive (its trailer; what follows is not read).
+  // 1. A zero block ends the archive (its trailer; only zeros may follow),
+  //    or, reading through zero blocks, is passed over.
   if (all_zero(header_)) {
     if (has_extended_) {
       throw InputError(where(member_start_) + ": an extended header is followed by the end of the archive, not by "
                        "its member");
     }
+    member_bytes_.clear();
+    if (ignore_zeros_) return;
     close_sample();
     index_.archive_end = at;
     index_.trailer_found = true;
-    member_bytes_.clear();
-    state_ = State::kEnded;
+    state_ = State::kTrailer;
     return;
   }
   // 2. The checksum: the header's bytes summed, its checksum field counted as spaces
@@ -226,6 +231,11 @@ void TarScanner::header_complete() {
     }
   }
   if (has_pax_size_) size = pax_size_;
+  if (pax_sparse_) {
+    throw InputError(where(at) + ": member " + shown(name) +
+                     " is a GNU sparse file (pax GNU.sparse.* records), not a regular file, directory or link (not "
+                     "supported: archive it without --sparse)");
+  }
   has_extended_ = has_pax_path_ = has_gnu_long_name_ = has_pax_size_ = false;
   begin_member(name, type, size, position_);
 }
@@ -255,6 +265,7 @@ void TarScanner::parse_extended() {
       throw InputError(where(member_start_) + ": malformed pax record " + shown(rest.substr(0, rest.find('\n'))));
     }
     const std::string_view key = record.substr(0, equals), value = record.substr(equals + 1);
+    if (key.starts_with("GNU.sparse.")) pax_sparse_ = true;  // its data is a map and the parts it maps
     if (key == "path") {
       pax_path_ = std::string(value);
       has_pax_path_ = true;
@@ -285,6 +296,7 @@ void TarScanner::begin_member(const std::string& name, char type, std::uint64_t 
   if (!regular) {
     // As Python's tarfile reads them: a link, a directory, a device or a FIFO has no data.
     ++index_.skipped_members;
+    if (type == '1') ++index_.hard_links;
     end_member();
     return;
   }
@@ -344,8 +356,18 @@ void TarScanner::close_sample() {
   }
 }
 
+void TarScanner::check_trailer(const char* data, std::size_t bytes) {
+  const char* nonzero = std::find_if(data, data + bytes, [](char c) { return c != 0; });
+  if (nonzero == data + bytes) return;
+  const std::uint64_t at = position_ + static_cast<std::uint64_t>(nonzero - data);
+  throw InputError("input " + display_name_ + ": data at byte " + std::to_string(at) +
+                   " after the end-of-archive marker at byte " + std::to_string(index_.archive_end) +
+                   " (archives concatenated?): give --ignore-zeros to read every archive in it, or name the "
+                   "archives one by one");
+}
+
 TarIndex TarScanner::finish() {
-  if (state_ != State::kEnded) {
+  if (state_ != State::kTrailer) {
     if (state_ == State::kHeader && header_fill_ == 0 && !has_extended_) {
       // No trailer: the archive ends with the input (Python's tarfile reads it so too).
       close_sample();

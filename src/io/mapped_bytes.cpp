@@ -179,6 +179,13 @@ void MappedBytes::expect_sequential(bool sequential) {
   if (base_ != nullptr) (void)::madvise(base_, length_, sequential ? MADV_SEQUENTIAL : MADV_NORMAL);
 }
 
+void MappedBytes::drop_pages(std::uint64_t from, std::uint64_t to) {
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t first = (in_page_ + from + page - 1) / page * page;
+  const std::uint64_t end = (in_page_ + std::min(to, bytes_)) / page * page;
+  if (base_ != nullptr && first < end) (void)::madvise(base_ + first, end - first, MADV_DONTNEED);
+}
+
 }  // namespace extshuffle::io
 
 namespace extshuffle::io {

@@ -38,6 +38,10 @@ bool spread_root(std::uint64_t records, const core::PlanConstants& constants, in
          core::chunk_count(records, constants) < kSpreadChunksPerRank * static_cast<std::uint64_t>(ranks);
 }
 
+bool runs_alone(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
+  return ranks == 1 && core::is_leaf(records, constants);
+}
+
 std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
   if (!spread_root(records, constants, ranks)) return chunk_record_split(records, constants, ranks);
   std::vector<std::uint64_t> held(ranks + 1);

@@ -57,6 +57,11 @@ inline constexpr std::uint64_t kSpreadChunksPerRank = 8;
 // shipped, so spread roots go up to 8P chunks for P <= 128 ranks).
 bool spread_root(std::uint64_t records, const core::PlanConstants& constants, int ranks);
 
+// Whether one rank runs the root as extshuffle does (a leaf on a job of one
+// rank): its shuffles read all the records from one range of one file, so a
+// dataset's records are staged there contiguously.
+bool runs_alone(std::uint64_t records, const core::PlanConstants& constants, int ranks);
+
 // The records each rank holds (ranks + 1 entries: rank r holds data records
 // [held[r], held[r + 1])): a spread root in even shares N r / P, so that
 // every rank reads, sends and writes about 1/P of it (spread_root.hpp);

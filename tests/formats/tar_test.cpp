@@ -116,7 +116,7 @@ TarIndex scan(const std::string& archive, bool check_repeats = false, std::size_
 // a time, every member's data skipped unseen.
 TarIndex scan_skipping(const std::string& archive) {
   TarScanner scanner("'t.tar'", false);
-  for (std::size_t at = 0; at < archive.size() && !scanner.ended();) {
+  for (std::size_t at = 0; at < archive.size();) {
     const std::uint64_t skip = std::min<std::uint64_t>(scanner.skippable(), archive.size() - at);
     const std::size_t take = skip > 0 ? skip : std::min<std::size_t>(512, archive.size() - at);
     if (skip > 0) {
@@ -173,7 +173,7 @@ TEST(TarScanner, GroupsConsecutiveMembersByKeyAndKeepsTheirBytes) {
   const std::string a = member("a.jpg", std::string(700, 'j')) + member("a.json", "{}") + member("a.cls", "3");
   const std::string b = member("b.jpg", "");
   const std::string c = member("c.txt", std::string(512, 't'));
-  const std::string archive = a + b + c + kTrailer + "anything after the trailer";
+  const std::string archive = a + b + c + kTrailer + std::string(1000, '\0');  // the rest of a 10240-byte record
   for (std::size_t piece : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{512}, std::size_t{1000}}) {
     std::vector<std::string> frames;
     const TarIndex index = scan(archive, true, piece, &frames);
@@ -235,14 +235,15 @@ TEST(TarScanner, ReadsPaxPathsAndSizesGnuLongNamesAndBase256Sizes) {
 
 TEST(TarScanner, SkipsDirectoriesAndLinksAndCountsThem) {
   const std::string a1 = member("a.jpg", "1"), dir = member("a.d/", "", '5'), a2 = member("a.txt", "2");
-  const std::string link = member("l.jpg", "", '2');
+  const std::string link = member("l.jpg", "", '2'), hard = member("h.jpg", "", '1');
   const std::string b = member("b.jpg", "3");
-  const std::string archive = a1 + dir + a2 + link + b + kTrailer;
+  const std::string archive = a1 + dir + a2 + link + hard + b + kTrailer;
   std::vector<std::string> frames;
   const TarIndex index = scan(archive, true, 3, &frames);
   expect_same_index(index, scan_skipping(archive));
   ASSERT_EQ(index.samples(), 2u);
-  EXPECT_EQ(index.skipped_members, 2u);
+  EXPECT_EQ(index.skipped_members, 3u);
+  EXPECT_EQ(index.hard_links, 1u);
   EXPECT_EQ(sample_bytes(archive, index, 0), a1 + a2);  // two ranges around the directory
   EXPECT_EQ(index.first_range[1] - index.first_range[0], 2u);
   EXPECT_EQ(sample_bytes(archive, index, 1), b);
@@ -259,8 +260,42 @@ TEST(TarScanner, EmptyInputsAndArchivesWithoutTrailer) {
   EXPECT_EQ(index.samples(), 1u);
   EXPECT_FALSE(index.trailer_found);
   EXPECT_EQ(index.archive_end, a.size());
-  // One zero block ends the archive, as Python's tarfile reads it.
-  EXPECT_EQ(scan(a + std::string(512, '\0') + member("b.txt", "y")).samples(), 1u);
+}
+
+// `cat a.tar b.tar`: what follows the first zero block is refused, never
+// dropped; read through the zero blocks, it is every archive's samples.
+TEST(TarScanner, DataAfterTheEndIsRefusedUnlessZeroBlocksAreReadThrough) {
+  const std::string a = member("a.txt", "x"), b = member("b.txt", "y") + member("b.jpg", "z");
+  const std::string archive = a + kTrailer + std::string(512, '\0') + b + kTrailer;
+  const std::string error = error_of(archive);
+  EXPECT_EQ(error, "input 't.tar': data at byte 2560 after the end-of-archive marker at byte 1024 (archives "
+                   "concatenated?): give --ignore-zeros to read every archive in it, or name the archives one by one");
+  EXPECT_THROW(scan_skipping(archive), InputError);
+  EXPECT_NE(error_of(a + std::string(512, '\0') + member("b.txt", "y")).find("data at byte 1536"), std::string::npos);
+  for (std::size_t piece : {std::size_t{1}, std::size_t{512}, std::size_t{5000}}) {
+    std::vector<std::string> frames;
+    TarScanner scanner("'t.tar'", true, [&](std::string_view f) { frames.emplace_back(f); }, true);
+    for (std::size_t at = 0; at < archive.size(); at += piece) {
+      scanner.add(archive.data() + at, std::min(piece, archive.size() - at));
+    }
+    const TarIndex index = scanner.finish();
+    ASSERT_EQ(index.samples(), 2u) << piece;
+    EXPECT_EQ(sample_bytes(archive, index, 0), a);
+    EXPECT_EQ(sample_bytes(archive, index, 1), b);
+    ASSERT_EQ(frames.size(), 2u);
+    EXPECT_EQ(frames[1].substr(kTarFrameBytes), b);
+  }
+}
+
+// tar --sparse --format=posix: the member's data is a map and the parts it
+// maps, not the file (formats 0.0, 0.1 and 1.0 all write GNU.sparse.* records).
+TEST(TarScanner, PaxSparseMembersAreRefusedLikeTheGnuForm) {
+  for (const char* key : {"GNU.sparse.major", "GNU.sparse.map", "GNU.sparse.numblocks"}) {
+    const std::string archive = pax_member(pax_record(key, "1")) + member("GNUSparseFile.1/f.bin", "data") + kTrailer;
+    EXPECT_NE(error_of(archive).find("member 'GNUSparseFile.1/f.bin' is a GNU sparse file (pax GNU.sparse.*"),
+              std::string::npos)
+        << key << ": " << error_of(archive);
+  }
 }
 
 TEST(TarScanner, RefusesCorruptAndTruncatedArchivesNamingTheByte) {

@@ -208,7 +208,7 @@ TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
        {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + " --skip-empty",
         input("lines.txt") + " " + out + " -n 3 --verify",
         std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option",
-        input("lines.txt") + " " + out + " --repeat", input("lines.txt") + " " + out + " --format tar"}) {
+        input("lines.txt") + " " + out + " --repeat"}) {
     const auto r = run_mpi(2, arguments + " </dev/null");
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << arguments << ": " << r.err;

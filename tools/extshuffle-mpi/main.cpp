@@ -55,14 +55,14 @@ class StatsLine {
 
 // --stats: the job's RESULT line (as extshuffle's, plus the ranks and the
 // bytes they exchanged), then one RANK line per rank.
-void print_stats(const mpi::DistributedResult& result, int ranks) {
+void print_stats(const mpi::DistributedResult& result, int ranks, std::uint64_t seed) {
   const RunStats& s = result.stats;
   std::uint64_t sent = 0, counts = 0;
   for (const mpi::RankStats& r : result.ranks) {
     sent += r.bytes_sent;
     counts += r.count_bytes_sent;
   }
-  StatsLine job(cli::result_line(s));  // extshuffle's fields, then the job's own
+  StatsLine job(cli::result_line(s, seed));  // extshuffle's fields, then the job's own
   job.add("routed", std::uint64_t{result.routed});
   job.add("ranks", static_cast<std::uint64_t>(ranks)).add("bytes_sent", sent).add("count_bytes_sent", counts);
   std::fprintf(stderr, "%s\n", job.str().c_str());
@@ -112,8 +112,10 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   progress.clear();
   for (const mpi::DistributedResult& result : results) {
     if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
-    if (options.stats && comm.rank() == 0 && !config.dry_run) print_stats(result, comm.size());
+    if (options.stats && comm.rank() == 0 && !config.dry_run) print_stats(result, comm.size(), config.seed);
   }
+  const std::string seed_line = cli::drawn_seed_line(options, config);  // rank 0's logger alone prints
+  if (!seed_line.empty()) spdlog::warn("{}", seed_line);
   return 0;
 }
 

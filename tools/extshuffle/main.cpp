@@ -61,8 +61,10 @@ int run_cli(int argc, char** argv) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
     for (const std::string& note : dataset.notes) spdlog::debug("{}", note);
     for (const std::string& warning : dataset.warnings) spdlog::warn("warning: {}", warning);
-    if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats).c_str());
+    if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats, job.options.seed).c_str());
   }
+  const std::string seed_line = cli::drawn_seed_line(options, job.options);
+  if (!seed_line.empty()) spdlog::warn("{}", seed_line);
   return 0;
 }
 

@@ -159,6 +159,7 @@ Job make_job(const Options& o) {
       {"tar", formats::Format::kTar}};
   config.format = kFormats.at(o.format);
   config.zero_terminated = o.zero_terminated;
+  config.ignore_zeros = o.ignore_zeros;
   config.skip_empty = o.skip_empty;
   if (o.header) {
     const auto lines = parse_unsigned(*o.header);
@@ -195,6 +196,14 @@ Job make_job(const Options& o) {
   // or counted (the first shuffle found it only after the counting pass).
   device::require_usable(made.options.device);
   return made;
+}
+
+std::string drawn_seed_line(const Options& o, const JobOptions& config) {
+  const bool writes_dataset = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty() ||
+                              !config.manifest_path.empty();
+  if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || config.dry_run) return {};
+  const std::string seed = std::to_string(config.seed);
+  return "seed " + seed + " drawn for this dataset (repeat the run with --seed " + seed + ")";
 }
 
 }  // namespace extshuffle::cli

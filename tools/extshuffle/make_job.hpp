@@ -5,6 +5,8 @@
 // same Job.
 #pragma once
 
+#include <string>
+
 #include "extshuffle/job.hpp"
 #include "options.hpp"
 
@@ -21,5 +23,11 @@ namespace extshuffle::cli {
 // short. Cost: reads /proc and /sys for the default memory budget, and the
 // random source's first 8 bytes; no input is opened.
 Job make_job(const Options& options);
+
+// A drawn seed is the only way to make a written dataset again: the line
+// that says it, printed at the default verbosity once the run has written
+// one (shards, splits or a manifest; it is in the manifest and the RESULT
+// line too); empty for a run given its seed, or writing no dataset.
+std::string drawn_seed_line(const Options& options, const JobOptions& config);
 
 }  // namespace extshuffle::cli

@@ -128,6 +128,8 @@ void add_format_options(CLI::App& app, Options& o, PendingOptions& pending) {
       ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"}))
       ->type_name("FORMAT");
   app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
+  app.add_flag("--ignore-zeros", o.ignore_zeros,
+               "tar: read through zero blocks (archives concatenated with cat), as GNU tar's --ignore-zeros");
   pending.header = app.add_flag("--header", pending.header_text,
                                  "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
   app.add_flag("--skip-empty", o.skip_empty, "blank lines are not records: drop them");

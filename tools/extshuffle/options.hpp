@@ -19,6 +19,7 @@ struct Options {
   int threads = 0;                    // 0: all cores
   std::uint64_t leaf_records = 0, fanout = 0;  // 0: the shipped constants
   std::uint64_t head_count = UINT64_MAX;
+  bool ignore_zeros = false;
   bool zero_terminated = false, skip_empty = false, echo = false, verify = false, dry_run = false;
   bool stats = false, progress = false, verbose = false, quiet = false;
   // --- datasets: shards, splits, a manifest (as typed; make_job checks them) ---

@@ -1,5 +1,8 @@
 #include "progress_display.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 
 namespace extshuffle::cli {
@@ -17,12 +20,14 @@ void format_bytes(char* out, std::size_t size, double bytes) {
 
 }  // namespace
 
+ProgressDisplay::ProgressDisplay() : terminal_(::isatty(2) == 1) {}
+
 ProgressCallback ProgressDisplay::callback() {
   return [this](std::uint64_t done_bytes, std::uint64_t total_bytes) { draw(done_bytes, total_bytes); };
 }
 
 void ProgressDisplay::clear() {
-  if (!drawn_) return;
+  if (!drawn_ || !terminal_) return;
   std::fputs("\r\033[K", stderr);
   drawn_ = false;
 }
@@ -45,9 +50,14 @@ void ProgressDisplay::draw(std::uint64_t done_bytes, std::uint64_t total_bytes) 
     const auto left = static_cast<long>((total - done) / rate);
     std::snprintf(eta, sizeof eta, "%ld:%02ld", left / 60, left % 60);
   }
-  const double percent = total > 0 ? 100.0 * done / total : 100.0;
-  std::fprintf(stderr, "\r\033[Kextshuffle: %s / %s (%.0f%%), %s/s, ETA %s", done_text, total_text,
-               percent > 100 ? 100.0 : percent, rate_text, eta);
+  const double percent = std::min(100.0, total > 0 ? 100.0 * done / total : 100.0);
+  if (!terminal_) {
+    const int tenths = static_cast<int>(percent / 10);
+    if (tenths <= tenths_written_) return;
+    tenths_written_ = tenths;
+  }
+  std::fprintf(stderr, "%sextshuffle: %s / %s (%.0f%%), %s/s, ETA %s%s", terminal_ ? "\r\033[K" : "", done_text,
+               total_text, percent, rate_text, eta, terminal_ ? "" : "\n");
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -1,6 +1,8 @@
 // The progress line on stderr (when it is a terminal, or --progress): bytes
 // moved through disk so far, of the total expected, rate and ETA. The
-// library reports; this draws (JobOptions::progress).
+// library reports; this draws (JobOptions::progress). On a terminal the
+// line is redrawn in place; elsewhere (a log file, mpirun's pipe) escape
+// codes would be garbage there: a plain line is written at each tenth.
 #pragma once
 
 #include <chrono>
@@ -12,7 +14,7 @@ namespace extshuffle::cli {
 
 class ProgressDisplay {
  public:
-  ProgressDisplay() = default;
+  ProgressDisplay();
   ~ProgressDisplay() { clear(); }
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
@@ -27,6 +29,8 @@ class ProgressDisplay {
   void draw(std::uint64_t done_bytes, std::uint64_t total_bytes);
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   bool drawn_ = false;
+  bool terminal_ = false;    // stderr is one: redraw in place
+  int tenths_written_ = -1;  // elsewhere: the last tenth written as a line
 };
 
 }  // namespace extshuffle::cli

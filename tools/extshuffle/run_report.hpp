@@ -17,6 +17,6 @@ void set_up_logging(const Options& options, const char* program, bool errors_onl
 
 // --stats: "RESULT key=value ..." of a run's measured facts, without a
 // newline.
-std::string result_line(const RunStats& stats);
+std::string result_line(const RunStats& stats, std::uint64_t seed);
 
 }  // namespace extshuffle::cli

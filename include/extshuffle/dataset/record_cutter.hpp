@@ -36,6 +36,9 @@ class RecordCutter {
   // each record taken.
   Cut take_bytes(const std::byte* data, std::size_t bytes, std::uint64_t max_bytes, bool at_least_one) const;
 
+  // The bytes of a cut that are written out: tar samples lose their frames' prefixes.
+  std::uint64_t written_bytes(const Cut& cut) const;
+
  private:
   std::size_t record_size_;
   formats::RecordSyntax syntax_;

@@ -10,16 +10,21 @@
 // octal or GNU base-256. A member's bytes are its extended headers, its
 // header, its data and the data's padding to 512 bytes: a sample comes out
 // byte for byte as it went in. The archive ends at its first zero block
-// (the end-of-archive trailer; anything after it is not read), or at the
-// input's end when it has no trailer.
+// (the end-of-archive trailer), or at the input's end when it has no
+// trailer; what follows the trailer must be zeros (the rest of the last
+// record): anything else is another archive concatenated to it (`cat a.tar
+// b.tar`), refused rather than dropped, unless zero blocks are read through
+// (ignore_zeros, GNU tar's --ignore-zeros), which reads every archive of
+// the concatenation.
 //
 // Directories, links, character and block devices and FIFOs are skipped
-// (counted; webdataset's reader skips them too). Refused with InputError:
-// a header whose checksum does not match, a member cut short by the input's
-// end, a pax global header ('g') or a member of another type (GNU sparse
-// files, multi-volume parts), a malformed size or pax record, and, when
-// asked for (--verify), a key that repeats non-consecutively (a sample
-// split in two).
+// (counted, hard links apart: webdataset's reader skips them too). Refused
+// with InputError: a header whose checksum does not match, a member cut
+// short by the input's end, a pax global header ('g') or a member of
+// another type (GNU sparse files, in the old 'S' form or in pax form:
+// GNU.sparse.* records, formats 0.0, 0.1 and 1.0; multi-volume parts), a
+// malformed size or pax record, and, when asked for (--verify), a key that
+// repeats non-consecutively (a sample split in two).
 //
 // Inside the shuffle a sample travels as a frame: its length (8 bytes,
 // little-endian) and then its bytes, so that its end is found without
@@ -80,6 +85,7 @@ struct TarIndex {
   bool trailer_found = false;           // a zero block ended the archive
   std::uint64_t members = 0;            // regular members in samples
   std::uint64_t skipped_members = 0;    // directories, links, devices, FIFOs
+  std::uint64_t hard_links = 0;         // of them, hard links (their data is another member's)
   std::uint64_t longest_sample_bytes = 0;
   double sample_bytes_squared = 0;      // the sum of the squares of the samples' bytes
   std::string first_key, last_key;
@@ -97,11 +103,10 @@ class TarScanner {
   // Receives each complete sample as its frame (prefix and bytes), in order.
   using SampleSink = std::function<void(std::string_view frame)>;
 
-  TarScanner(std::string display_name, bool check_repeats, SampleSink on_sample = {});
+  // `ignore_zeros`: zero blocks are skipped, not the archive's end.
+  TarScanner(std::string display_name, bool check_repeats, SampleSink on_sample = {}, bool ignore_zeros = false);
   // The next `bytes` bytes of the archive.
   void add(const char* data, std::size_t bytes);
-  // Whether the archive has ended (its trailer was read): the rest need not be read.
-  bool ended() const { return state_ == State::kEnded; }
   // Without a sample sink: how many of the next bytes are a member's data
   // and padding, which the index does not need to see; skip(n) passes over
   // n <= skippable() of them instead of add(). So an archive is indexed from
@@ -113,7 +118,8 @@ class TarScanner {
   TarIndex finish();
 
  private:
-  enum class State { kHeader, kExtended, kSkip, kEnded };
+  // kTrailer: after the end-of-archive block, where only zeros may follow.
+  enum class State { kHeader, kExtended, kSkip, kTrailer };
   void header_complete();
   void parse_extended();
   void begin_member(const std::string& name, char type, std::uint64_t size, std::uint64_t data_offset);
@@ -121,8 +127,11 @@ class TarScanner {
   void close_sample();
   std::string where(std::uint64_t offset) const;
 
+  void check_trailer(const char* data, std::size_t bytes);
+
   std::string display_name_;
   bool check_repeats_;
+  bool ignore_zeros_;
   SampleSink on_sample_;
   TarIndex index_;
   State state_ = State::kHeader;
@@ -139,6 +148,7 @@ class TarScanner {
   bool has_pax_path_ = false, has_gnu_long_name_ = false, has_pax_size_ = false;
   std::uint64_t pax_size_ = 0;
   bool has_extended_ = false;
+  bool pax_sparse_ = false;  // GNU.sparse.* records: the member is a sparse file
   // The member whose data is being passed: whether it is in a sample.
   std::uint64_t skip_left_ = 0;
   bool member_in_sample_ = false;

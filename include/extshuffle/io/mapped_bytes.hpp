@@ -48,6 +48,11 @@ class MappedBytes {
   // (MADV_SEQUENTIAL: 0.85 s for 2 GiB from a cold cache, 1.5-2 s without),
   // then no advice for the run's random reads.
   void expect_sequential(bool sequential);
+  // Unmaps from this process the pages wholly inside bytes [from, to) of
+  // data() (MADV_DONTNEED: they stay in the page cache, a later access maps
+  // them again), so that a scan of a large mapping keeps its resident set
+  // (peak RSS) to what it has not passed yet.
+  void drop_pages(std::uint64_t from, std::uint64_t to);
 
   // Maps the pages of a range of bytes inside a mapping now, before a run
   // shuffles a fixed-size input where it lies (layouts/fixed_records.cpp):

@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "extshuffle/dataset/format_agreement.hpp"
+#include "extshuffle/dataset/tar_dataset_checks.hpp"
+#include "extshuffle/dataset/tar_frames.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
@@ -21,21 +23,35 @@ namespace {
 // What the holder of a file tells every rank of its layout (the header follows it).
 struct FileFacts {
   std::uint64_t bytes = 0, data_offset = 0, record_size = 0, records = 0;
-  std::uint64_t header_bytes = 0, longest_record_bytes = 0;
+  std::uint64_t header_bytes = 0, longest_record_bytes = 0, tar_frame_bytes = 0;
   double record_bytes_squared = 0;
   std::uint8_t kind = 0, text_format = 0, text = 0, add_terminator = 0;
+  // Set after the others: a tar archive's (tar_dataset_checks.hpp); the keys follow the header.
+  std::uint64_t tar_hard_links = 0, tar_first_key_bytes = 0, tar_last_key_bytes = 0;
 };
+
+dataset::TarArchiveFacts tar_facts(const DatasetFile& f) {
+  if (f.layout.tar) {
+    const formats::TarIndex& index = *f.layout.tar;
+    return {f.path, index.samples(), index.hard_links, index.first_key, index.last_key};
+  }
+  return {f.path, f.layout.records, f.tar_hard_links, f.tar_first_key, f.tar_last_key};
+}
 
 std::string encode(const DatasetFile& f) {
   FileFacts facts;
   const dataset::InputLayout& l = f.layout;
   facts = FileFacts{f.bytes, l.data_offset, l.record_size, l.records, l.text_count.header_bytes,
-                    l.text_count.longest_record_bytes, l.text_count.record_bytes_squared,
+                    l.text_count.longest_record_bytes, f.tar_frame_bytes, l.text_count.record_bytes_squared,
                     static_cast<std::uint8_t>(l.format.kind), static_cast<std::uint8_t>(l.format.text_format),
                     static_cast<std::uint8_t>(l.text ? 1 : 0), static_cast<std::uint8_t>(l.text_count.add_terminator)};
+  const dataset::TarArchiveFacts tar = f.tar() ? tar_facts(f) : dataset::TarArchiveFacts{};
+  facts.tar_hard_links = tar.hard_links;
+  facts.tar_first_key_bytes = tar.first_key.size();
+  facts.tar_last_key_bytes = tar.last_key.size();
   std::string bytes(sizeof facts, '\0');
   std::memcpy(bytes.data(), &facts, sizeof facts);
-  return bytes + l.header;
+  return bytes + l.header + tar.first_key + tar.last_key;
 }
 
 void decode(const std::string& bytes, const JobOptions& config, DatasetFile& f) {
@@ -43,6 +59,7 @@ void decode(const std::string& bytes, const JobOptions& config, DatasetFile& f) 
   std::memcpy(&facts, bytes.data(), sizeof facts);
   dataset::InputLayout& l = f.layout;
   f.bytes = facts.bytes;
+  f.tar_frame_bytes = facts.tar_frame_bytes;
   l.data_offset = facts.data_offset;
   l.record_size = facts.record_size;
   l.records = facts.records;
@@ -52,7 +69,19 @@ void decode(const std::string& bytes, const JobOptions& config, DatasetFile& f) 
   l.text_count = dataset::TextCount{facts.header_bytes, facts.records, facts.add_terminator != 0,
                                     facts.longest_record_bytes, facts.record_bytes_squared};
   if (l.text) l.syntax = formats::text_syntax(l.format.text_format, config.zero_terminated);
-  l.header = bytes.substr(sizeof facts);
+  const std::size_t keys = facts.tar_first_key_bytes + facts.tar_last_key_bytes;
+  l.header = bytes.substr(sizeof facts, bytes.size() - sizeof facts - keys);
+  f.tar_hard_links = facts.tar_hard_links;
+  f.tar_first_key = bytes.substr(bytes.size() - keys, facts.tar_first_key_bytes);
+  f.tar_last_key = bytes.substr(bytes.size() - facts.tar_last_key_bytes);
+}
+
+// Where the samples `wanted` start among an archive's frames (tar_frame_offsets).
+std::vector<std::uint64_t> frame_starts(const std::vector<std::uint64_t>& frame_begin,
+                                        const std::vector<std::uint64_t>& wanted) {
+  std::vector<std::uint64_t> starts;
+  for (const std::uint64_t k : wanted) starts.push_back(frame_begin[k]);
+  return starts;
 }
 
 // The dataset's totals and header from every file's layout (as read_dataset sums them).
@@ -126,6 +155,7 @@ bool DatasetFile::adds_terminator() const {
 }
 
 std::uint64_t DatasetFile::file_data_bytes() const {
+  if (tar()) return tar_frame_bytes;
   return layout.text ? bytes - layout.data_offset : layout.records * layout.record_size;
 }
 
@@ -168,6 +198,10 @@ DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::st
       d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory);
       f.layout = dataset::read_input_layout(config, *d.held[k]);
       f.bytes = d.held[k]->bytes();
+      if (f.tar()) {
+        f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar);
+        f.tar_frame_bytes = f.tar_frame_begin.back();
+      }
     }
   });
   for (DatasetFile& f : d.files) {
@@ -179,6 +213,11 @@ DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::st
       dataset::check_inputs_agree(d.files[0].layout, d.files[0].path, d.files[k].layout, d.files[k].path);
     }
     add_up(d);
+    if (d.files.front().tar()) {
+      std::vector<dataset::TarArchiveFacts> archives;
+      for (const DatasetFile& f : d.files) archives.push_back(tar_facts(f));
+      d.warnings = dataset::tar_dataset_warnings(archives, config.verify);
+    }
   });
   return d;
 }
@@ -210,7 +249,8 @@ std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& d, const std::vecto
       io::InputSource& source = *d.held[k];
       const dataset::InputLayout& layout = d.files[k].layout;
       const std::vector<std::uint64_t> starts =
-          find_record_starts(source.data(), source.data_offset() + layout.data_offset,
+          d.files[k].tar() ? frame_starts(d.files[k].tar_frame_begin, wanted)
+                           : find_record_starts(source.data(), source.data_offset() + layout.data_offset,
                              source.bytes() - layout.data_offset, layout.syntax, wanted);
       for (std::size_t i = 0, w = 0; i < indices.size(); ++i) {
         if (file_of[i] == k) local[i] = starts[w++];

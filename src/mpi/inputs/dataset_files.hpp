@@ -30,6 +30,14 @@ struct DatasetFile {
   std::uint64_t bytes = 0;         // decompressed
   std::uint64_t first_record = 0;  // the global index of its first data record
   std::uint64_t data_begin = 0;    // where its records' bytes start in the dataset's data
+  // A tar archive: its records are its samples' frames (dataset/tar_frames.hpp),
+  // laid out by its holder alone, which sends them to the ranks that hold them.
+  std::uint64_t tar_frame_bytes = 0;               // every frame's bytes
+  std::vector<std::uint64_t> tar_frame_begin;      // the holder's: where each frame starts
+  std::uint64_t tar_hard_links = 0;                // skipped (another rank's file: as its holder said)
+  std::string tar_first_key, tar_last_key;
+
+  bool tar() const { return layout.text && layout.format.text_format == formats::Format::kTar; }
 
   // Its records' bytes as the file holds them, and with the terminator its
   // last record lacks (text) added: what it gives the dataset's data.
@@ -48,6 +56,7 @@ struct DatasetFiles {
   std::uint64_t input_bytes = 0;  // every file's (decompressed) bytes, headers included
   std::uint64_t longest_record_bytes = 0;  // text: over every file
   std::string header;             // the dataset's: the first file's (.npy: with every file's rows)
+  std::vector<std::string> warnings;  // tar archives: members skipped, samples cut (the same on every rank)
 };
 
 // Which rank holds each file of `stored_bytes`: largest first, each to the

@@ -1,8 +1,9 @@
 // Opening and counting the input of a distributed run: what extshuffle-mpi
 // refuses, the format, and the split of the top-level chunks among the ranks.
-// One plain file (not TFRecord) is read in place by every rank and its text
-// records counted by all of them (text_split.hpp); anything else (several
-// files, a directory, compressed files, TFRecord) is a dataset of files
+// One plain file (not TFRecord, not tar) is read in place by every rank and
+// its text records counted by all of them (text_split.hpp); anything else
+// (several files, a directory, compressed files, TFRecord, tar archives,
+// whose samples only the rank that indexed them can find) is a dataset of files
 // (dataset_files.hpp, staged_input.hpp).
 #include "distributed_input.hpp"
 
@@ -10,21 +11,23 @@
 
 #include <chrono>
 
+#include <spdlog/spdlog.h>
+
 #include "distribution.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "input_agreement.hpp"
 #include "text_split.hpp"
 
 namespace extshuffle::mpi {
 namespace {
 
 const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
-const char* const kTarReason = "a tar archive's samples are read through an index of it in memory, which "
-                               "extshuffle-mpi does not share between ranks (use extshuffle)";
 
 // What a run split across ranks cannot do: inputs read once in order, output
 // that is not a file every rank can write at an offset, and the options whose
@@ -35,7 +38,6 @@ void check_supported(const JobOptions& config, const JobDataset& dataset) {
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
   if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
   if (config.repeat) refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
-  if (config.format == formats::Format::kTar) refuse("--format tar", kTarReason);
   for (const std::string& input : dataset.inputs) {
     if (input == "-") refuse("standard input", "cannot be split across ranks: give INPUT files");
   }
@@ -153,8 +155,9 @@ std::uint64_t DistributedInput::records() const { return state_->records; }
 namespace {
 
 // One plain file, opened in place on every rank. Returns false, the file
-// unread, when it is TFRecord: its frames are found one after another from
-// its start, so it is read as a dataset of one file by one rank.
+// unread, when it is TFRecord or a tar archive: its frames (samples) are
+// found one after another from its start, so it is read as a dataset of one
+// file by one rank.
 bool prepare_one_file(const JobOptions& config, const std::string& input, DistributedInput::State& in,
                       Communicator& comm) {
   const std::string name = "'" + input + "'";
@@ -165,9 +168,6 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
     detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, input,
                                       head, name);
     in.format_name = dataset::format_name(detected);
-    if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTar) {
-      throw UsageError("input " + name + ": " + kTarReason);
-    }
     if (detected.kind == formats::RecordKind::kText) return;
     if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
@@ -178,7 +178,9 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
     in.records = layout.records;
     in.header = layout.header;
   });
-  if (detected.kind == formats::RecordKind::kText && detected.text_format == formats::Format::kTfrecord) {
+  check_ranks_see_the_same_format(input, in.format_name, comm);
+  if (detected.kind == formats::RecordKind::kText &&
+      (detected.text_format == formats::Format::kTfrecord || detected.text_format == formats::Format::kTar)) {
     in.source.reset();
     return false;
   }
@@ -219,11 +221,9 @@ void prepare_dataset(const JobOptions& config, const std::vector<std::string>& p
   in.files = std::make_unique<DatasetFiles>(lay_out_dataset(config, paths, scratch, comm));
   const DatasetFiles& d = *in.files;
   const DatasetFile& first = d.files.front();
-  checkpoint(comm, [&] {
-    if (first.layout.text && first.layout.format.text_format == formats::Format::kTar) {
-      throw UsageError("input '" + first.path + "': " + kTarReason);
-    }
-  });
+  if (comm.rank() == 0) {
+    for (const std::string& warning : d.warnings) spdlog::warn("warning: {}", warning);
+  }
   in.text = first.layout.text;
   in.syntax = first.layout.syntax;
   in.record_size = first.layout.record_size;
@@ -236,7 +236,10 @@ void prepare_dataset(const JobOptions& config, const std::vector<std::string>& p
   in.held_begin = held_record_split(in.records, config.constants, comm.size());
   const std::vector<std::uint64_t> held_bytes = record_byte_offsets(*in.files, in.held_begin, comm);
   in.held_byte_begin = held_bytes;
-  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, false, scratch, comm));
+  // A root run alone reads one file range (whole_file, whole_text): its
+  // records are copied there, in order, even those it could read in place.
+  const bool contiguous = runs_alone(in.records, config.constants, comm.size());
+  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm));
 }
 
 }  // namespace
@@ -250,9 +253,10 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
   std::vector<std::string> paths;
   checkpoint(comm, [&] {
     check_supported(config, dataset);
-    paths = io::expand_input_paths(dataset.inputs);
+    paths = dataset::expand_dataset_paths(dataset.inputs);
     check_files(paths);
   });
+  check_ranks_see_the_same_inputs(paths, comm);
   const bool one_plain_file = paths.size() == 1 && io::codec_for_path(paths.front()) == io::Codec::kNone;
   if (!one_plain_file || !prepare_one_file(config, paths.front(), in, comm)) prepare_dataset(config, paths, in, comm);
   if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, config.constants, comm.size());

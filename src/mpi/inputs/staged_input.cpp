@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+
+#include "extshuffle/dataset/tar_frames.hpp"
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
@@ -45,12 +48,15 @@ class Stager {
   void stage(const FileRange& p, int to) {
     const DatasetFile& f = d_.files[p.file];
     const std::uint64_t stored_end = std::min(p.end, f.file_data_bytes());
-    const bool moved = f.compressed && f.holder != to;
+    // Only the holder can read a compressed file's bytes or an archive's frames.
+    const bool moved = (f.compressed || f.tar()) && f.holder != to;
     if (moved && f.holder == comm_.rank()) send(p.file, p.begin, stored_end, to);
     if (to != comm_.rank()) return;
     if (moved) {
       receive(p.begin, stored_end, f.holder);
-    } else if (contiguous_) {
+    } else if (contiguous_ || f.tar()) {
+      // An archive's frames are copied too: the held records are then one
+      // range of a file, as the run maps and digests them.
       copy(p.file, p.begin, stored_end);
     } else if (p.begin < stored_end) {
       staged_.data.append({&source(p.file), offset_of(p.file, p.begin), stored_end - p.begin});
@@ -73,10 +79,34 @@ class Stager {
     if (added) staged_.opened.push_back(io::BlockFile::open_input(d_.files[k].path));
     return *staged_.opened[at->second];
   }
+  // Bytes [begin, end) of file k's data are read next, `n` at a time by
+  // read(): a tar archive's frames through a reader of the samples there
+  // (begin and end are frame boundaries).
+  void start_reading(std::size_t k, std::uint64_t begin, std::uint64_t end) {
+    const DatasetFile& f = d_.files[k];
+    frames_.reset();
+    if (!f.tar()) return;
+    const auto& starts = f.tar_frame_begin;
+    const auto sample = [&](std::uint64_t at) {
+      const auto found = std::lower_bound(starts.begin(), starts.end(), at);
+      if (found == starts.end() || *found != at) throw std::logic_error("staging: a range between tar frames");
+      return static_cast<std::uint64_t>(found - starts.begin());
+    };
+    frames_ = std::make_unique<dataset::TarFrameReader>(source(k), offset_of(k, 0), *f.layout.tar, sample(begin),
+                                                        sample(end));
+  }
+  void read(std::size_t k, std::uint64_t at, std::size_t n) {
+    if (!frames_) {
+      source(k).read_now(buffer_.data(), offset_of(k, at), n);
+    } else if (frames_->read(buffer_.data(), n) != n) {
+      throw std::logic_error("staging: fewer tar frames than counted");
+    }
+  }
   void send(std::size_t k, std::uint64_t begin, std::uint64_t end, int to) {
+    start_reading(k, begin, end);
     for (std::uint64_t at = begin; at < end;) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
-      source(k).read_now(buffer_.data(), offset_of(k, at), n);
+      read(k, at, n);
       MPI_Send(buffer_.data(), static_cast<int>(n), MPI_BYTE, to, kStageTag, MPI_COMM_WORLD);
       at += n;
     }
@@ -101,9 +131,8 @@ class Stager {
     });
   }
   void copy(std::size_t k, std::uint64_t begin, std::uint64_t end) {
-    write_blocks(begin, end, [&](std::uint64_t at, std::size_t n) {
-      source(k).read_now(buffer_.data(), offset_of(k, at), n);
-    });
+    start_reading(k, begin, end);
+    write_blocks(begin, end, [&](std::uint64_t at, std::size_t n) { read(k, at, n); });
   }
   void add_terminator(const DatasetFile& f) {
     const std::byte* terminator = &kStagedTerminators[f.layout.syntax.terminator == '\n' ? 0 : 1];
@@ -122,6 +151,7 @@ class Stager {
   std::vector<std::byte> buffer_;
   StagedInput staged_;
   std::map<std::size_t, std::size_t> opened_;  // file -> its index in staged_.opened
+  std::unique_ptr<dataset::TarFrameReader> frames_;  // the archive being read, if one is
 };
 
 }  // namespace

@@ -34,7 +34,7 @@ void scan(CutState& state, std::uint64_t& cursor, const std::vector<std::uint64_
     const dataset::RecordCutter::Cut in_split = cutter.take_records(data, bytes, left);
     const std::uint64_t room = max_bytes - std::min(max_bytes, state.bytes);
     const dataset::RecordCutter::Cut cut = cutter.take_bytes(data, in_split.bytes, room, state.records == 0);
-    state.bytes += cut.bytes;
+    state.bytes += cutter.written_bytes(cut);
     state.records += cut.records;
     cursor += cut.records;
     data += cut.bytes;

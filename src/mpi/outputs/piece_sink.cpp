@@ -41,7 +41,7 @@ void PieceSink::begin_part(std::size_t piece) {
   const bool starts = cursor_ == p.first_record;
   std::uint64_t offset = 0;
   bool known = starts;
-  if (!starts && codec == io::Codec::kNone) {
+  if (!starts && codec == io::Codec::kNone && !tar()) {
     // Where this rank's first record lies in the piece, when that needs no
     // other rank's bytes.
     if (!plan_.several_files) {
@@ -95,19 +95,31 @@ void PieceSink::write(const std::byte* data, std::size_t bytes) {
     const bool last = part_->piece + 1 == plan_.pieces.size();
     const dataset::RecordCutter::Cut cut =
         last ? dataset::RecordCutter::Cut{bytes, 0} : cutter_.take_records(data, bytes, left);
-    part_->codec->write(data, cut.bytes);
+    write_records(data, cut.bytes);
     data += cut.bytes;
     bytes -= cut.bytes;
     if (last) return;
     cursor_ += cut.records;
-    if (cut.records == left) end_part();
+    if (cut.records == left) {
+      part_->codec->write(form_.trailer.data(), form_.trailer.size());
+      end_part();
+    }
   }
+}
+
+void PieceSink::write_records(const std::byte* data, std::size_t bytes) {
+  if (!tar()) {
+    part_->codec->write(data, bytes);
+    return;
+  }
+  tar_frames_.write(data, bytes, [this](const std::byte* sample, std::size_t n) { part_->codec->write(sample, n); });
 }
 
 void PieceSink::write_whole_piece(std::size_t piece) {
   const std::uint64_t cursor = cursor_;
   cursor_ = plan_.pieces[piece].first_record;  // it starts here
   begin_part(piece);
+  part_->codec->write(form_.trailer.data(), form_.trailer.size());
   cursor_ = cursor;
   const std::uint64_t last = last_piece_, last_bytes = last_piece_bytes_;
   end_part();
@@ -115,6 +127,10 @@ void PieceSink::write_whole_piece(std::size_t piece) {
 }
 
 void PieceSink::finish() {
+  // The last piece's records are not counted (write()): it ends with the output's last record.
+  if (part_ && part_->piece + 1 == plan_.pieces.size() && end_record_ == plan_.records) {
+    part_->codec->write(form_.trailer.data(), form_.trailer.size());
+  }
   if (part_) end_part();
   if (rank_ != 0) return;
   for (std::size_t k = 0; k < plan_.pieces.size(); ++k) {

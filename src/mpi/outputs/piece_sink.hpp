@@ -12,7 +12,9 @@
 // the stream offset; fixed-size records: arithmetic); otherwise it is
 // spooled to scratch space and placed once the ranks have said how many
 // bytes each wrote into that piece (place()). Pieces of no records are
-// written by rank 0.
+// written by rank 0. Tar samples lose their frames' prefixes on the way
+// (the stream's offsets count them: a tar part is placed as a spooled one),
+// and the rank that writes a piece's last record adds its trailer.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,7 @@
 
 #include "extshuffle/dataset/record_cutter.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/formats/tar.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/mpi/communicator.hpp"
@@ -34,6 +37,7 @@ struct PieceForm {
   std::size_t record_size = 0;  // 0: text records of `syntax`
   formats::RecordSyntax syntax;
   std::string header;  // on top of every piece
+  std::string trailer;  // at the end of every piece: a tar archive's two zero blocks
   bool npy = false;    // `header` is a .npy header: each piece's says its rows
   int threads = 1;     // compression workers
   std::string spool_directory;  // this rank's scratch space
@@ -62,6 +66,8 @@ class PieceSink {
   void end_part();
   std::string piece_header(std::size_t piece) const;
   void write_whole_piece(std::size_t piece);
+  void write_records(const std::byte* data, std::size_t bytes);
+  bool tar() const { return form_.syntax.framing == formats::RecordFraming::kTarSample; }
 
   const PiecePlan& plan_;
   PieceForm form_;
@@ -76,6 +82,7 @@ class PieceSink {
   std::uint64_t spooled_piece_ = UINT64_MAX;      // the piece the spool continues
   std::uint64_t last_piece_ = UINT64_MAX, last_piece_bytes_ = 0;  // this rank's bytes in its last piece
   std::uint64_t stored_bytes_ = 0;
+  formats::TarFrameStripper tar_frames_;  // tar samples: the frames' prefixes are not written
 };
 
 }  // namespace extshuffle::mpi

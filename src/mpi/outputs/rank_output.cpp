@@ -39,7 +39,10 @@ std::uint64_t RankOutput::wanted_bytes(const std::byte* data, std::uint64_t byte
     const char* p = begin;
     formats::QuoteState state = formats::QuoteState::kFieldStart;
     while (wanted_ > 0 && p < begin + bytes) {
-      const char* end = formats::find_record_end(p, begin + bytes, syntax_, state);
+      // Framed records (TFRecord, tar samples) end where their length says.
+      const char* end = syntax_.framing == formats::RecordFraming::kTerminated
+                            ? formats::find_record_end(p, begin + bytes, syntax_, state)
+                            : formats::scan_record(p, begin + bytes, syntax_).end;
       p = end ? end : begin + bytes;
       --wanted_;
     }

@@ -18,8 +18,11 @@ RankSink::RankSink(RankOutputs outputs, int rank, std::uint64_t first_record, st
 
 void RankSink::open_pieces(std::uint64_t head_bytes) {
   const DistributedInput::State& in = out_.in;
-  PieceForm form{in.text ? 0 : in.record_size, in.syntax, in.header, !in.text && !in.header.empty() && in.records > 0,
-                 out_.config.threads, io::scratch_directory(out_.config.tmpdir)};
+  const bool tar = in.text && in.syntax.framing == formats::RecordFraming::kTarSample;
+  PieceForm form{in.text ? 0 : in.record_size, in.syntax, in.header,
+                 tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
+                 !in.text && !in.header.empty() && in.records > 0, out_.config.threads,
+                 io::scratch_directory(out_.config.tmpdir)};
   pieces_.emplace(out_.plan, form, *out_.files, rank_, first_record_, end_record_, first_byte_, head_bytes);
 }
 
