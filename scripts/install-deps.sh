@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libstxxl-dev libcli11-dev libspdlog-dev libgtest-dev librandom123-dev
   libxxhash-dev libzstd-dev zlib1g-dev libisal-dev zstd gzip
+  # Highway: the SIMD Philox kernels with run-time dispatch (src/device/cpu).
+  libhwy-dev
   # The manifest (--manifest): written and read back as JSON; the tests check its xxh64 digests.
   nlohmann-json3-dev python3-xxhash
   python3 python3-numpy python3-matplotlib

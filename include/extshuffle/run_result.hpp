@@ -20,6 +20,10 @@ struct RunStats {
   std::uint64_t bytes_read = 0;    // from the input and scratch space
   std::uint64_t bytes_written = 0; // to scratch space and the output
   std::uint64_t peak_rss_bytes = 0;
+  // Of the process's memory, the most backed by transparent huge pages at
+  // the end of a node run in RAM or of the whole walk, while its arena is
+  // held (0: the kernel gave none).
+  std::uint64_t huge_page_bytes = 0;
   // Where the time went (wall seconds on the driving thread).
   double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
 };

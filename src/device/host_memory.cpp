@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <cstdio>
+#include <cstring>
 #include <new>
 
 
@@ -25,6 +27,21 @@ HostMemory allocate_host_memory(Device device, std::size_t bytes) {
   // enabled only on request (madvise mode); a kernel without them ignores it.
   if (bytes >= kHugePageBytes) (void)::madvise(memory, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
   return HostMemory(memory, HostMemoryDeleter{});
+}
+
+std::uint64_t huge_page_bytes() {
+  std::FILE* file = std::fopen("/proc/self/smaps_rollup", "r");
+  if (file == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, file) != nullptr) {
+    if (std::strncmp(line, "AnonHugePages:", 14) == 0) {
+      (void)std::sscanf(line + 14, "%llu", &kib);
+      break;
+    }
+  }
+  std::fclose(file);
+  return static_cast<std::uint64_t>(kib) * 1024;
 }
 
 }  // namespace extshuffle::device

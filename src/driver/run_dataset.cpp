@@ -180,6 +180,7 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
   stats.seconds_scattering = walk.seconds_scattering;
   stats.seconds_writing = walk.seconds_writing;
   stats.peak_rss_bytes = peak_rss_bytes();
+  stats.huge_page_bytes = walk.huge_page_bytes;
   return stats;
 }
 

@@ -5,6 +5,7 @@
 // scatter_in_memory.cpp and scatter_routed.cpp (steps 1-3), run_buckets.cpp
 // (step 4), leaf_windows.cpp and bucket_windows.cpp (leaves larger than
 // memory), the layouts' run_in_memory (a node in RAM).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
@@ -24,6 +25,9 @@ PlanWalk::PlanWalk(const RecordLayout& layout, io::BucketStore& store, const Wal
 
 WalkStats PlanWalk::run(const NodeFacts& root, const io::ByteExtents& data) {
   stats_.passes = run_node(core::Node{core::NodeId{0, 0}, root.records}, data, root, true);
+  // While the arena is still held (nodes streamed through scratch space
+  // run their buckets in it, not through run_in_memory).
+  stats_.huge_page_bytes = std::max(stats_.huge_page_bytes, device::huge_page_bytes());
   return stats_;
 }
 

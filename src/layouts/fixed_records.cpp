@@ -7,6 +7,7 @@
 
 #include "ioperm/chunk_router.hpp"
 #include "ioperm/executor_support.hpp"
+#include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/mapped_bytes.hpp"
@@ -214,6 +215,7 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
   ctx.stats.seconds_writing = writing_before + writing;
   ctx.stats.seconds_reading += reading;
   ctx.stats.seconds_shuffling += std::max(0.0, since(start) - reading - writing);
+  ctx.stats.huge_page_bytes = std::max(ctx.stats.huge_page_bytes, device::huge_page_bytes());
 }
 
 // The whole node on the GPU: read while the first chunks go in, the output

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ioperm/executor_support.hpp"
+#include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
@@ -25,6 +26,16 @@ std::uint64_t staging_bytes(std::uint64_t budget) {
 std::uint64_t gather_batch_records(std::uint64_t budget) {
   return std::clamp<std::uint64_t>(budget / tuning::kGatherBatchBudgetDivisor, tuning::kMinGatherBatchRecords,
                                    tuning::kMaxGatherBatchRecords);
+}
+
+// The first of the m records placed at `starts` (ascending, the last ending
+// at `total` bytes) whose start lies in share `part` of `parts` equal shares
+// of the bytes; m for part == parts.
+std::uint64_t byte_share_start(const std::uint64_t* starts, std::uint64_t m, std::uint64_t total, int part,
+                               int parts) {
+  if (part >= parts) return m;
+  const std::uint64_t at = total / static_cast<std::uint64_t>(parts) * static_cast<std::uint64_t>(part);
+  return static_cast<std::uint64_t>(std::lower_bound(starts, starts + m, at) - starts);
 }
 
 ShuffleOptions index_options(const TextOptions& o) {
@@ -147,11 +158,19 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
         continue;
       }
       m = fit;
-#pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
-      for (std::uint64_t k = 0; k < m; ++k) {
-        if (k + 8 < m) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
-        const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
-        std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
+      // Each thread copies an equal share of the bytes, not of the records:
+      // with heavy-tailed lengths an equal count of records left one thread
+      // copying the long ones while the others waited.
+      const int parts = m >= tuning::kParallelGatherMin ? threads : 1;
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+      for (int part = 0; part < parts; ++part) {
+        const std::uint64_t k0 = byte_share_start(batch_offsets, m, total, part, parts);
+        const std::uint64_t k1 = byte_share_start(batch_offsets, m, total, part + 1, parts);
+        for (std::uint64_t k = k0; k < k1; ++k) {
+          if (k + 8 < k1) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
+          const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
+          std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
+        }
       }
       first += m;
       ctx.output.write(staging, total, m);
@@ -172,6 +191,7 @@ void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64
     plan.run(node, source, reinterpret_cast<std::byte*>(indices));
   }
   staged.flush();
+  ctx.stats.huge_page_bytes = std::max(ctx.stats.huge_page_bytes, device::huge_page_bytes());
 }
 
 }  // namespace extshuffle::ioperm

@@ -273,5 +273,49 @@ TEST(FixedRecordsCli, PeakMemoryStaysWithinTheBudget) {
   }
 }
 
+// OpenMP threads wait passively unless the user says otherwise: libgomp,
+// asked to show its settings (OMP_DISPLAY_ENV), spins 0 times by default
+// (in the program executed again; the first shows libgomp's own default)
+// and keeps a policy or spin count given in the environment.
+TEST(FixedRecordsCli, OpenMpThreadsWaitPassivelyUnlessTold) {
+  TempDir dir;
+  const std::string in = (dir / "in.bin").string();
+  write_file(in, records_u64(1000));
+  const std::string run = kBinary + " --record-size 8 --seed 1 " + in + " -o " + (dir / "out.bin").string();
+  const auto by_default = run_command("OMP_DISPLAY_ENV=verbose " + run);
+  ASSERT_EQ(by_default.exit_code, 0) << by_default.err;
+  EXPECT_NE(by_default.err.find("GOMP_SPINCOUNT = '0'"), std::string::npos) << by_default.err;
+  const auto told = run_command("OMP_DISPLAY_ENV=verbose GOMP_SPINCOUNT=12345 " + run);
+  ASSERT_EQ(told.exit_code, 0) << told.err;
+  EXPECT_NE(told.err.find("GOMP_SPINCOUNT = '12345'"), std::string::npos) << told.err;
+  EXPECT_EQ(told.err.find("GOMP_SPINCOUNT = '0'"), std::string::npos) << told.err;
+  const auto active = run_command("OMP_DISPLAY_ENV=verbose OMP_WAIT_POLICY=active " + run);
+  ASSERT_EQ(active.exit_code, 0) << active.err;
+  EXPECT_NE(active.err.find("OMP_WAIT_POLICY = 'ACTIVE'"), std::string::npos) << active.err;
+  EXPECT_EQ(active.err.find("OMP_WAIT_POLICY = 'PASSIVE'"), std::string::npos) << active.err;
+}
+
+// --stats says how much memory transparent huge pages backed: a number on
+// every run, and, where the kernel offers them on request (madvise or
+// always, as /sys says), at least one 2 MiB page for a 64 MiB node in RAM.
+TEST(FixedRecordsCli, StatsSayWhetherHugePagesWereUsed) {
+  TempDir dir;
+  const std::string in = (dir / "in.bin").string();
+  write_file(in, records_u64(std::size_t{8} << 20));
+  const auto r = run_command(kBinary + " --stats --record-size 8 --seed 1 -S 1G -T " + dir.path().string() + " " +
+                             in + " -o " + (dir / "out.bin").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("huge_page_bytes=([0-9]+)"))) << r.err;
+  const std::string mode = read_file("/sys/kernel/mm/transparent_hugepage/enabled");
+  const bool offered = mode.find("[always]") != std::string::npos || mode.find("[madvise]") != std::string::npos;
+  if (offered) {
+    EXPECT_GE(std::stoull(m[1].str()), std::uint64_t{2} << 20) << mode;
+  } else if (mode.find("[never]") != std::string::npos) {
+    EXPECT_EQ(std::stoull(m[1].str()), 0u);
+  }
+  EXPECT_TRUE(is_permutation_of_iota(indices_of(read_file(dir / "out.bin"))));
+}
+
 }  // namespace
 }  // namespace extshuffle::testing

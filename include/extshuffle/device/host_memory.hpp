@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "extshuffle/device/shuffle_records.hpp"
@@ -22,5 +23,9 @@ using HostMemory = std::unique_ptr<std::byte[], HostMemoryDeleter>;
 // when `device` is kCuda and no GPU is usable, std::bad_alloc when the memory
 // cannot be had.
 HostMemory allocate_host_memory(Device device, std::size_t bytes);
+
+// Bytes of this process's anonymous memory backed by transparent huge pages
+// now (AnonHugePages of /proc/self/smaps_rollup); 0 where it cannot be read.
+std::uint64_t huge_page_bytes();
 
 }  // namespace extshuffle::device

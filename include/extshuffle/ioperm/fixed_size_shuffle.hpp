@@ -33,6 +33,7 @@ struct WalkStats {
   std::uint64_t nodes_in_windows = 0;
   std::uint64_t nodes_in_memory = 0;
   double seconds_reading = 0, seconds_shuffling = 0, seconds_scattering = 0, seconds_writing = 0;
+  std::uint64_t huge_page_bytes = 0;  // RunStats::huge_page_bytes
 };
 
 // Smallest --memory the executor accepts for `records` records of

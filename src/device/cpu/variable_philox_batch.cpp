@@ -1,24 +1,113 @@
-// The batch evaluators of VariablePhilox for the CPU back end. Each restates
-// core::VariablePhilox::round (Listing 1) in its own arithmetic, as vector
-// code must; tests/device/variable_philox_batch_test.cpp holds every one that
-// this CPU runs to core, exhaustively at small widths and sampled up to 62.
-#include "variable_philox_batch.hpp"
-
-// GCC 12's AVX-512 headers build masked intrinsics on _mm512_undefined, which
-// -Wmaybe-uninitialized reports inside the header.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
+// The batch evaluator of VariablePhilox for the CPU back end, in Highway
+// (libhwy): compiled once for each x86 target Highway knows (SSSE3, SSE4,
+// AVX2, AVX-512 and the portable EMU128), the best one the CPU at hand runs
+// chosen at the first call (HWY_DYNAMIC_DISPATCH), so the shipped binary runs
+// on any x86-64. It restates core::VariablePhilox::round (Listing 1) in lane
+// arithmetic, as vector code must; tests/device/variable_philox_batch_test.cpp
+// holds every target this CPU runs to core, exhaustively at small widths and
+// sampled up to 62.
+#include "device/cpu/variable_philox_batch.hpp"
 
 #include <cstdlib>
 #include <cstring>
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "device/cpu/variable_philox_batch.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
 namespace extshuffle::device::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// One Feistel round of Listing 1 over the lanes of (s0, s1). The 64x32-bit
+// product M0 * s0 gives hi = high word of (M0_low * s0) + M0_high * s0 and
+// lo = its low word; MulEven forms the 64-bit products of the even lanes,
+// of the odd lanes once shifted down, and OddEven puts their words back in
+// lane order.
+template <class D, class V>
+HWY_INLINE void philox_round(D d, V key, V m0_low, V m0_high, int left_bits, int odd_shift, V left_mask,
+                             V right_mask, V& s0, V& s1) {
+  const hn::Repartition<std::uint64_t, D> d64;
+  const auto even = hn::MulEven(s0, m0_low);
+  const auto odd = hn::MulEven(hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(d64, s0))), m0_low);
+  const V lo = hn::OddEven(hn::BitCast(d, hn::ShiftLeft<32>(odd)), hn::BitCast(d, even));
+  const V hi = hn::Add(hn::OddEven(hn::BitCast(d, odd), hn::BitCast(d, hn::ShiftRight<32>(even))),
+                       hn::Mul(s0, m0_high));
+  const V mixed = hn::Or(hn::ShiftLeftSame(lo, odd_shift), hn::ShiftRightSame(s1, left_bits));
+  s0 = hn::And(hn::Xor(hn::Xor(hi, key), s1), left_mask);
+  s1 = hn::And(mixed, right_mask);
+}
+
+#if HWY_TARGET == HWY_SCALAR
+// One lane cannot hold a 64-bit product of 32-bit lanes: core's round itself.
+void philox_rounds(const core::VariablePhilox& f, std::uint32_t count, std::uint32_t* state0,
+                   std::uint32_t* state1) {
+  const core::VariablePhilox::Halves h = f.halves();
+  for (std::uint32_t j = 0; j < count; ++j) {
+    for (int i = 0; i < f.rounds(); ++i) core::VariablePhilox::round(h, f.key(i), state0[j], state1[j]);
+  }
+}
+std::uint32_t philox_lane_step() { return 1; }
+#else
+// All rounds over `count` lanes (a multiple of philox_lane_step()). A round is
+// a chain of ~13 cycles of latency (the multiplies), so four independent
+// vectors go through each round together.
+void philox_rounds(const core::VariablePhilox& f, std::uint32_t count, std::uint32_t* state0,
+                   std::uint32_t* state1) {
+  const hn::ScalableTag<std::uint32_t> d;
+  using V = hn::Vec<decltype(d)>;
+  const V m0_low = hn::Set(d, static_cast<std::uint32_t>(core::VariablePhilox::kM0));
+  const V m0_high = hn::Set(d, static_cast<std::uint32_t>(core::VariablePhilox::kM0 >> 32));
+  const V left_mask = hn::Set(d, f.left_mask());
+  const V right_mask = hn::Set(d, f.right_mask());
+  const auto left_bits = static_cast<int>(f.left_bits());
+  const auto odd_shift = static_cast<int>(f.right_bits() - f.left_bits());
+  const std::size_t lanes = hn::Lanes(d);
+  for (std::size_t j = 0; j < count; j += 4 * lanes) {
+    std::uint32_t* a = state0 + j;
+    std::uint32_t* b = state1 + j;
+    V a0 = hn::LoadU(d, a), a1 = hn::LoadU(d, a + lanes), a2 = hn::LoadU(d, a + 2 * lanes),
+      a3 = hn::LoadU(d, a + 3 * lanes);
+    V b0 = hn::LoadU(d, b), b1 = hn::LoadU(d, b + lanes), b2 = hn::LoadU(d, b + 2 * lanes),
+      b3 = hn::LoadU(d, b + 3 * lanes);
+    for (int i = 0; i < f.rounds(); ++i) {
+      const V key = hn::Set(d, f.key(i));
+      philox_round(d, key, m0_low, m0_high, left_bits, odd_shift, left_mask, right_mask, a0, b0);
+      philox_round(d, key, m0_low, m0_high, left_bits, odd_shift, left_mask, right_mask, a1, b1);
+      philox_round(d, key, m0_low, m0_high, left_bits, odd_shift, left_mask, right_mask, a2, b2);
+      philox_round(d, key, m0_low, m0_high, left_bits, odd_shift, left_mask, right_mask, a3, b3);
+    }
+    hn::StoreU(a0, d, a), hn::StoreU(a1, d, a + lanes), hn::StoreU(a2, d, a + 2 * lanes),
+        hn::StoreU(a3, d, a + 3 * lanes);
+    hn::StoreU(b0, d, b), hn::StoreU(b1, d, b + lanes), hn::StoreU(b2, d, b + 2 * lanes),
+        hn::StoreU(b3, d, b + 3 * lanes);
+  }
+}
+
+// The lanes one step of philox_rounds takes (the padding a batch needs).
+std::uint32_t philox_lane_step() {
+  return static_cast<std::uint32_t>(4 * hn::Lanes(hn::ScalableTag<std::uint32_t>()));
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace HWY_NAMESPACE
+}  // namespace extshuffle::device::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace extshuffle::device::cpu {
+
+HWY_EXPORT(philox_rounds);
+HWY_EXPORT(philox_lane_step);
+
 namespace {
 
-constexpr std::uint32_t kM0Low = static_cast<std::uint32_t>(core::VariablePhilox::kM0);
-constexpr std::uint32_t kM0High = static_cast<std::uint32_t>(core::VariablePhilox::kM0 >> 32);
+// Padding for the widest step of any target: 4 vectors of 16 lanes on
+// AVX-512, 4 of 64 on a 2048-bit SVE or RVV vector.
+constexpr std::uint32_t kMaxLaneStep = 256;
 
-// Splits the inputs first + j into the Feistel halves of Listing 1.
 void split_halves(const core::VariablePhilox& f, std::uint64_t first, std::uint32_t count,
                   std::uint32_t* state0, std::uint32_t* state1) {
   const std::uint32_t right_bits = f.right_bits();
@@ -36,168 +125,40 @@ void join_halves(const core::VariablePhilox& f, std::uint32_t count, const std::
   for (std::uint32_t j = 0; j < count; ++j) values[j] = (std::uint64_t{state0[j]} << right_bits) | state1[j];
 }
 
-// Listing 1 over lanes. The 64x32-bit product M0 * state0 gives
-// hi = high word of (M0_low * state0) + M0_high * state0 and lo = its low word.
-void rounds_portable(const core::VariablePhilox& f, std::uint32_t count, std::uint32_t* state0,
-                     std::uint32_t* state1) {
-  const std::uint32_t left_bits = f.left_bits();
-  const std::uint32_t odd_shift = f.right_bits() - f.left_bits();
-  const std::uint32_t left_mask = f.left_mask();
-  const std::uint32_t right_mask = f.right_mask();
-  for (int i = 0; i < f.rounds(); ++i) {
-    const std::uint32_t key = f.key(i);
-    for (std::uint32_t j = 0; j < count; ++j) {
-      const std::uint64_t low_product = std::uint64_t{kM0Low} * state0[j];
-      const std::uint32_t hi = static_cast<std::uint32_t>(low_product >> 32) + kM0High * state0[j];
-      std::uint32_t lo = static_cast<std::uint32_t>(low_product);
-      lo = (lo << odd_shift) | (state1[j] >> left_bits);
-      state0[j] = ((hi ^ key) ^ state1[j]) & left_mask;
-      state1[j] = lo & right_mask;
-    }
+// EXTSHUFFLE_CPU_KERNEL=portable|avx2 narrows the choice (benchmarks of
+// the kernels against each other). Runs before main, after libhwy's own
+// initialisation (a shared library is initialised before its users).
+const bool g_targets_narrowed = [] {
+  const char* forced = std::getenv("EXTSHUFFLE_CPU_KERNEL");
+  if (forced == nullptr) return false;
+  if (std::strcmp(forced, "portable") == 0) {
+    hwy::DisableTargets(~static_cast<std::int64_t>(HWY_EMU128 | HWY_SCALAR));
+    return true;
   }
-}
-
-// Each round is a chain of ~13 cycles of latency (vpmulld), so the vector
-// versions interleave kInterleave independent vectors per round.
-constexpr int kInterleave = 8;
-
-// The same with 16 lanes of AVX-512: vpmuludq forms the 64-bit products of
-// the even and the odd lanes, blends put their words back in lane order.
-__attribute__((target("avx512f"))) void rounds_avx512(const core::VariablePhilox& f, std::uint32_t count,
-                                                      std::uint32_t* state0, std::uint32_t* state1) {
-  const __m512i m0_low = _mm512_set1_epi32(static_cast<int>(kM0Low));
-  const __m512i m0_high = _mm512_set1_epi32(static_cast<int>(kM0High));
-  const __m128i left_shift = _mm_cvtsi32_si128(static_cast<int>(f.left_bits()));
-  const __m128i odd_shift = _mm_cvtsi32_si128(static_cast<int>(f.right_bits() - f.left_bits()));
-  const __m512i left_mask = _mm512_set1_epi32(static_cast<int>(f.left_mask()));
-  const __m512i right_mask = _mm512_set1_epi32(static_cast<int>(f.right_mask()));
-  const int rounds = f.rounds();
-  constexpr std::uint32_t kStep = 16 * kInterleave;
-  for (std::uint32_t j = 0; j < count; j += kStep) {
-    __m512i s0[kInterleave], s1[kInterleave];
-#pragma GCC unroll 8
-    for (int v = 0; v < kInterleave; ++v) {
-      s0[v] = _mm512_loadu_si512(state0 + j + 16 * v);
-      s1[v] = _mm512_loadu_si512(state1 + j + 16 * v);
-    }
-    for (int i = 0; i < rounds; ++i) {
-      const __m512i key = _mm512_set1_epi32(static_cast<int>(f.key(i)));
-#pragma GCC unroll 8
-      for (int v = 0; v < kInterleave; ++v) {
-        const __m512i even = _mm512_mul_epu32(s0[v], m0_low);
-        const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(s0[v], 32), m0_low);
-        const __m512i lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
-        const __m512i hi = _mm512_add_epi32(_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd),
-                                            _mm512_mullo_epi32(s0[v], m0_high));
-        const __m512i mixed = _mm512_or_si512(_mm512_sll_epi32(lo, odd_shift), _mm512_srl_epi32(s1[v], left_shift));
-        s0[v] = _mm512_and_si512(_mm512_xor_si512(_mm512_xor_si512(hi, key), s1[v]), left_mask);
-        s1[v] = _mm512_and_si512(mixed, right_mask);
-      }
-    }
-#pragma GCC unroll 8
-    for (int v = 0; v < kInterleave; ++v) {
-      _mm512_storeu_si512(state0 + j + 16 * v, s0[v]);
-      _mm512_storeu_si512(state1 + j + 16 * v, s1[v]);
-    }
+  if (std::strcmp(forced, "avx2") == 0) {
+    hwy::DisableTargets(HWY_AVX3 | HWY_AVX3_DL);
+    return true;
   }
-}
-
-__attribute__((target("avx2"))) void rounds_avx2(const core::VariablePhilox& f, std::uint32_t count,
-                                                 std::uint32_t* state0, std::uint32_t* state1) {
-  const __m256i m0_low = _mm256_set1_epi32(static_cast<int>(kM0Low));
-  const __m256i m0_high = _mm256_set1_epi32(static_cast<int>(kM0High));
-  const __m128i left_shift = _mm_cvtsi32_si128(static_cast<int>(f.left_bits()));
-  const __m128i odd_shift = _mm_cvtsi32_si128(static_cast<int>(f.right_bits() - f.left_bits()));
-  const __m256i left_mask = _mm256_set1_epi32(static_cast<int>(f.left_mask()));
-  const __m256i right_mask = _mm256_set1_epi32(static_cast<int>(f.right_mask()));
-  const int rounds = f.rounds();
-  constexpr int kVectors = kInterleave / 2;  // 16 ymm registers: fewer chains
-  constexpr std::uint32_t kStep = 8 * kVectors;
-  for (std::uint32_t j = 0; j < count; j += kStep) {
-    __m256i s0[kVectors], s1[kVectors];
-#pragma GCC unroll 4
-    for (int v = 0; v < kVectors; ++v) {
-      s0[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(state0 + j + 8 * v));
-      s1[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(state1 + j + 8 * v));
-    }
-    for (int i = 0; i < rounds; ++i) {
-      const __m256i key = _mm256_set1_epi32(static_cast<int>(f.key(i)));
-#pragma GCC unroll 4
-      for (int v = 0; v < kVectors; ++v) {
-        const __m256i even = _mm256_mul_epu32(s0[v], m0_low);
-        const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(s0[v], 32), m0_low);
-        const __m256i lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
-        const __m256i hi = _mm256_add_epi32(_mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA),
-                                            _mm256_mullo_epi32(s0[v], m0_high));
-        const __m256i mixed = _mm256_or_si256(_mm256_sll_epi32(lo, odd_shift), _mm256_srl_epi32(s1[v], left_shift));
-        s0[v] = _mm256_and_si256(_mm256_xor_si256(_mm256_xor_si256(hi, key), s1[v]), left_mask);
-        s1[v] = _mm256_and_si256(mixed, right_mask);
-      }
-    }
-#pragma GCC unroll 4
-    for (int v = 0; v < kVectors; ++v) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(state0 + j + 8 * v), s0[v]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(state1 + j + 8 * v), s1[v]);
-    }
-  }
-}
-
-using RoundsFunction = void (*)(const core::VariablePhilox&, std::uint32_t, std::uint32_t*, std::uint32_t*);
-
-RoundsFunction kernel_function(PhiloxKernel kernel) {
-  switch (kernel) {
-    case PhiloxKernel::kAvx512: return rounds_avx512;
-    case PhiloxKernel::kAvx2: return rounds_avx2;
-    default: return rounds_portable;
-  }
-}
-
-// Chosen once at run time, so the shipped binary runs on any x86-64.
-// EXTSHUFFLE_CPU_KERNEL=portable|avx2 forces a narrower one (benchmarks).
-RoundsFunction pick_rounds() {
-  PhiloxKernel best = kernel_supported(PhiloxKernel::kAvx512) ? PhiloxKernel::kAvx512
-                      : kernel_supported(PhiloxKernel::kAvx2) ? PhiloxKernel::kAvx2
-                                                              : PhiloxKernel::kPortable;
-  if (const char* forced = std::getenv("EXTSHUFFLE_CPU_KERNEL")) {
-    if (std::strcmp(forced, "portable") == 0) best = PhiloxKernel::kPortable;
-    if (std::strcmp(forced, "avx2") == 0 && kernel_supported(PhiloxKernel::kAvx2)) best = PhiloxKernel::kAvx2;
-  }
-  return kernel_function(best);
-}
-
-const RoundsFunction g_rounds = pick_rounds();
-
-void evaluate_with(RoundsFunction rounds, const core::VariablePhilox& f, std::uint64_t first, std::uint32_t count,
-                   std::uint64_t* values) {
-  // Lanes past `count` are computed on padding and never read.
-  constexpr std::uint32_t kPad = 16 * kInterleave;
-  alignas(64) std::uint32_t state0[kPhiloxBatch + kPad];
-  alignas(64) std::uint32_t state1[kPhiloxBatch + kPad];
-  const std::uint32_t padded = (count + kPad - 1) / kPad * kPad;
-  split_halves(f, first, padded, state0, state1);
-  rounds(f, padded, state0, state1);
-  join_halves(f, count, state0, state1, values);
-}
+  return false;
+}();
 
 }  // namespace
 
-bool kernel_supported(PhiloxKernel kernel) {
-  __builtin_cpu_init();
-  switch (kernel) {
-    case PhiloxKernel::kAvx512: return __builtin_cpu_supports("avx512f");
-    case PhiloxKernel::kAvx2: return __builtin_cpu_supports("avx2");
-    default: return true;
-  }
-}
-
 void evaluate_variable_philox(const core::VariablePhilox& f, std::uint64_t first, std::uint32_t count,
                               std::uint64_t* values) {
-  evaluate_with(g_rounds, f, first, count, values);
+  // Lanes past `count` are computed on padding and never read.
+  alignas(64) std::uint32_t state0[kPhiloxBatch + kMaxLaneStep];
+  alignas(64) std::uint32_t state1[kPhiloxBatch + kMaxLaneStep];
+  const std::uint32_t step = HWY_DYNAMIC_DISPATCH(philox_lane_step)();
+  const std::uint32_t padded = (count + step - 1) / step * step;
+  split_halves(f, first, padded, state0, state1);
+  HWY_DYNAMIC_DISPATCH(philox_rounds)(f, padded, state0, state1);
+  join_halves(f, count, state0, state1, values);
 }
 
-void evaluate_variable_philox(const core::VariablePhilox& f, std::uint64_t first, std::uint32_t count,
-                              std::uint64_t* values, PhiloxKernel kernel) {
-  evaluate_with(kernel_function(kernel), f, first, count, values);
-}
+std::vector<std::int64_t> philox_targets() { return hwy::SupportedAndGeneratedTargets(); }
+
+const char* philox_target_name(std::int64_t target) { return hwy::TargetName(target); }
 
 }  // namespace extshuffle::device::cpu
+#endif  // HWY_ONCE
