@@ -1,16 +1,21 @@
 """shuffle(): the extshuffle tool's Job run by the library from Python.
 
-The Job runs in a forked child of this process, the library called
-directly (no program started, no command line parsed): the library's
-SIGINT handling then does for Ctrl-C what it does for the tool (scratch
-and temporary outputs removed, the destination untouched), and this
-process raises KeyboardInterrupt with its own signal handlers left alone.
-The caller waits in os.read, with the GIL released."""
+The Job runs in a child interpreter started for it (this package's
+_child_main, the library called directly: no program started, no command
+line parsed). The library's SIGINT handling then does for Ctrl-C what it
+does for the tool (scratch and temporary outputs removed, the destination
+untouched), and this process raises KeyboardInterrupt with its own signal
+handlers left alone. The caller waits in os.read, with the GIL released.
+A fresh interpreter, not fork(): a forked copy of a process whose OpenMP
+threads have run (torch's, after any parallel tensor operation) hangs in
+its first parallel region, and the library's walk has many."""
 
 import os
 import pickle
 import signal
 import struct
+import subprocess
+import sys
 
 from . import _native
 from ._errors import UsageError, error_for
@@ -64,6 +69,35 @@ def _child(write_fd, inputs, outputs, seed, options):
         os._exit(status)
 
 
+def _child_main():
+    """The child interpreter's entry: the arguments arrive pickled on a pipe
+    of their own (standard input stays the caller's: an input may be "-")."""
+    write_fd, arguments_fd = int(sys.argv[1]), int(sys.argv[2])
+    with os.fdopen(arguments_fd, "rb") as arguments:
+        _child(write_fd, *pickle.load(arguments))
+
+
+def _start_child(write_fd, arguments):
+    """Starts the child interpreter that runs the Job; returns its Popen."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    arguments_read, arguments_write = os.pipe()
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "from extshuffle._shuffle import _child_main; _child_main()",
+             str(write_fd), str(arguments_read)],
+            pass_fds=(write_fd, arguments_read), env=env)
+    finally:
+        os.close(arguments_read)
+    with os.fdopen(arguments_write, "wb") as pipe:
+        try:
+            pipe.write(pickle.dumps(arguments))
+        except BrokenPipeError:
+            pass  # the child ended at once; its status says why
+    return child
+
+
 def _read_outcome(read_fd, report):
     """Progress records until the outcome; None if the child ended without one."""
     buffer = b""
@@ -106,11 +140,9 @@ def shuffle(inputs, output=None, *, seed, progress=None, **options):
     output_paths = ["-"] if output is None else _paths(output, "output")
     report, bar = _progress_reporter(progress)
     read_fd, write_fd = os.pipe()
+    child = None
     try:
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            _child(write_fd, input_paths, output_paths, str(seed), options)
+        child = _start_child(write_fd, (input_paths, output_paths, str(seed), options))
         os.close(write_fd)
         write_fd = -1
         try:
@@ -118,10 +150,10 @@ def shuffle(inputs, output=None, *, seed, progress=None, **options):
         except BaseException:
             # Ctrl-C (or a callback's error): the child stops as on SIGINT,
             # removing what it wrote; then the exception goes on.
-            os.kill(pid, signal.SIGINT)
-            os.waitpid(pid, 0)
+            child.send_signal(signal.SIGINT)
+            child.wait()
             raise
-        _, status = os.waitpid(pid, 0)
+        status = child.wait()
     finally:
         os.close(read_fd)
         if write_fd >= 0:
@@ -129,9 +161,9 @@ def shuffle(inputs, output=None, *, seed, progress=None, **options):
         for each in bar or []:
             each.close()
     if outcome is None:
-        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT:
+        if status == -signal.SIGINT:
             raise KeyboardInterrupt
-        raise error_for(1, f"run: ended without a result (wait status {status})")
+        raise error_for(1, f"run: ended without a result (exit status {status})")
     code, value = outcome
     if code != 0:
         raise error_for(code, value)

@@ -125,3 +125,37 @@ def test_signal_handlers_of_the_caller_are_left_alone(tmp_path):
     before = signal.getsignal(signal.SIGINT)
     extshuffle.shuffle(source, tmp_path / "out.txt", seed=1, progress=False)
     assert signal.getsignal(signal.SIGINT) is before
+
+
+AFTER_TORCH = textwrap.dedent("""
+    import sys
+    import torch
+    import extshuffle
+    torch.set_num_threads(2)
+    a = torch.rand(1500, 1500)
+    (a @ a).sum()  # torch's OpenMP threads have run
+    result = extshuffle.shuffle(sys.argv[1], sys.argv[2], seed=5, threads=2, progress=False)
+    print(result["records"])
+""")
+
+
+def test_runs_after_torch_used_its_threads(binary, tmp_path):
+    # A forked copy of a process whose OpenMP threads have run hangs in its
+    # first parallel region: shuffle() must not depend on the caller's state.
+    pytest.importorskip("torch")
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"{i}\n" for i in range(100000)))
+    run = subprocess.run([sys.executable, "-c", AFTER_TORCH, str(source), str(tmp_path / "out.txt")],
+                         capture_output=True, text=True, timeout=120, env=os.environ)
+    assert run.returncode == 0 and run.stdout.strip() == "100000", run.stderr
+    assert run_program(binary, source, tmp_path / "cli.txt", "--seed", 5).returncode == 0
+    assert (tmp_path / "out.txt").read_bytes() == (tmp_path / "cli.txt").read_bytes()
+
+
+def test_standard_input_stays_the_callers(tmp_path):
+    # "-" reads the caller's standard input, not a pipe of the package's own.
+    script = "import sys, extshuffle; extshuffle.shuffle('-', sys.argv[1], seed=3, progress=False)"
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out.txt")], input="a\nb\nc\n",
+                         capture_output=True, text=True, timeout=60, env=os.environ)
+    assert run.returncode == 0, run.stderr
+    assert sorted((tmp_path / "out.txt").read_text().split()) == ["a", "b", "c"]
