@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                      verify ? TarScanner::SampleSink([&](std::string_view frame) { frames.push_back(frame.size()); })
                             : TarScanner::SampleSink());
   try {
-    for (std::size_t at = 0; at < bytes.size() && !scanner.ended();) {
+    for (std::size_t at = 0; at < bytes.size();) {
       const std::uint64_t skippable = scanner.skippable();
       if (skippable > 0) {
         const std::uint64_t n = std::min<std::uint64_t>(skippable, bytes.size() - at);
