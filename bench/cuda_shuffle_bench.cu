@@ -1,5 +1,5 @@
 // GPU throughput of the bijective shuffle beside its ceilings, in one run
-// (DESIGN.md 6; Mitchell et al. section 6 measures the same set), and of the
+// (docs/conventions.md, Benchmarks; Mitchell et al. section 6 measures the same set), and of the
 // whole CUDA back end (cuda_pipeline_bench.cpp). Sections (--section, all by
 // default; --quick: small sizes and few runs, for a smoke test):
 //  - kernels: device copy bandwidth, a random 8-byte gather (the ceiling of

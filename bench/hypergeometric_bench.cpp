@@ -1,4 +1,4 @@
-// Cost of the communication-matrix sampling (DESIGN.md 2.1, step 1):
+// Cost of the communication-matrix sampling (docs/conventions.md, The canonical plan, step 1):
 //  - one hypergeometric draw per regime (inversion, HRUA, and the public
 //    function that picks between them) over a range of means, which is how
 //    kHypergeometricInversionMaxMean was chosen (the crossover);

@@ -21,7 +21,7 @@ build="build-asan"
 reports="$PWD/$build/sanitizer-reports"
 instrumented="$PWD/$build/extshuffle"
 
-# -O1 -g1: half the compile time of -O2 -g (measured on external_executor.cpp),
+# -O1 -g1: half the compile time of -O2 -g (measured on the walk's largest file),
 # with line numbers in the reports. extshuffle-mpi is left to the Release
 # stage: Open MPI's components leak at exit from modules it has unloaded,
 # which LeakSanitizer can neither name nor suppress, and its build and tests

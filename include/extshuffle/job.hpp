@@ -1,4 +1,4 @@
-// One run of either tool: the Job (DESIGN.md 2.6). Its datasets (one, or
+// One run of either tool: the Job (docs/conventions.md, The Job and its commit). Its datasets (one, or
 // several aligned ones shuffled by one permutation), each dataset's inputs
 // and output (a file, standard output "-", or a name pattern cut into the
 // pieces of --shards/--split), the manifest, and the options. The CLI of

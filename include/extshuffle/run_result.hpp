@@ -1,4 +1,4 @@
-// What a run of a Job reports (DESIGN.md 2.6): for each dataset, the
+// What a run of a Job reports (docs/conventions.md, The Job and its commit): for each dataset, the
 // measured facts (--stats), what was read and written (the manifest), and
 // with --dry-run the plan and schedule it would follow. Pure data, shared by
 // the driver, the dataset layer (which fills the file lists) and the CLI.

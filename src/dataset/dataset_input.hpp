@@ -1,4 +1,4 @@
-// Several inputs as one dataset (DESIGN.md 2.5): the records of every
+// Several inputs as one dataset (docs/conventions.md, Record formats): the records of every
 // input, in the order given, shuffled as one permutation of their total N,
 // exactly as if the inputs had been concatenated (a last record without its
 // terminator gets one, so it never runs into the next file's first). The

@@ -1,4 +1,4 @@
-// Whether the inputs of one dataset agree on their format (DESIGN.md 2.5).
+// Whether the inputs of one dataset agree on their format (docs/conventions.md, Record formats).
 #include "extshuffle/dataset/format_agreement.hpp"
 
 #include "extshuffle/errors.hpp"

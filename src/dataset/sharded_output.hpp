@@ -1,4 +1,4 @@
-// The output of a run as files (DESIGN.md 2.5, docs/cli.md "Datasets"): one
+// The output of a run as files (docs/conventions.md, Record formats, docs/cli.md "Datasets"): one
 // file, or splits and shards, each a consecutive piece of the one
 // permutation and each a complete file of its format on its own (a CSV
 // header in each, each .npy with the shape of its rows, each compressed file

@@ -59,7 +59,7 @@ class TerminatorCount {
 
 // Pieces of the counting pass when it streams (two in turn while it only
 // counts terminators): 2 MiB keeps them in the CPU's caches and the pass
-// within kCountingBytes of memory (run.cpp, --dry-run's peak).
+// within kCountingBytes of memory (driver/run_dataset.cpp, --dry-run's peak).
 constexpr std::size_t kCountPieceBytes = std::size_t{2} << 20;
 
 // Counts the terminators in [from, bytes) of the input at `offset` of

@@ -1,6 +1,6 @@
 // The canonical plan below one node, as a sequence of bulk steps for a place
-// that holds the whole node (DESIGN.md 2.1, 2.4: "whole nodes that fit in
-// device memory"). The walk decides what runs; NodeSteps says how: the CUDA
+// that holds the whole node (docs/conventions.md, The canonical
+// plan, Devices: "whole nodes that fit in device memory"). The walk decides what runs; NodeSteps says how: the CUDA
 // back end queues copies and kernels, the tests run the same walk on the CPU
 // and compare it with the plan oracle. Two buffers A and B of the node's
 // size: the input is loaded into A; a split shuffles its chunks A -> B and

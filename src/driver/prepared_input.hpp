@@ -1,5 +1,5 @@
 // One dataset of a Job, opened and counted before any output is written
-// (DESIGN.md 2.6): its inputs opened (standard input and compressed files
+// (docs/conventions.md, The Job and its commit): its inputs opened (standard input and compressed files
 // spooled to scratch space), their format detected and their records
 // counted, so that aligned datasets are compared before any work and each
 // input's metadata is read once. Private to the driver: run_job.hpp is the

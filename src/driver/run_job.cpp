@@ -37,7 +37,7 @@ std::string leftovers_line(const std::vector<std::string>& leftovers) {
 }
 
 JobResult run_job(const Job& job) {
-  // Every path read and written, checked before any work (DESIGN.md 2.6).
+  // Every path read and written, checked before any work (docs/conventions.md, The Job and its commit).
   const JobPlan plan = plan_job(job);
   spdlog::debug("plan: {} input file(s), {} output file(s) named up front, {} descriptor(s) at most",
                 plan.reads.size(), plan.writes.size(), plan.descriptors);

@@ -1,4 +1,4 @@
-// A leaf larger than memory (DESIGN.md 2.3, "Large records"): one pass
+// A leaf larger than memory (docs/design.md, "Large records"): one pass
 // over the leaf routes each record, by the output position its bijective
 // shuffle gives it (device::shuffle_inverse), to the window of consecutive
 // output positions that holds it, through scratch space, behind a tag of

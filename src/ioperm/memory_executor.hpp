@@ -1,5 +1,5 @@
 // A node of the canonical plan run in RAM with its records held once
-// (DESIGN.md 2.3; Gustedt's IOPerm, one level after another):
+// (docs/conventions.md, The walk; Gustedt's IOPerm, one level after another):
 //   1-3. the node's chunks arrive in plan order from a RecordSource, a batch
 //        at a time; each is shuffled and its slices are copied straight to
 //        their buckets' places in the node buffer, which so ends in bucket

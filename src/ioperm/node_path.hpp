@@ -1,5 +1,5 @@
 // Where the walk runs each node of the plan, and how each way of running
-// carves the budget (DESIGN.md 2.3). One function decides for the walk
+// carves the budget (docs/conventions.md, The walk). One function decides for the walk
 // (plan_walk.cpp) and for the schedule (--dry-run), so the prediction is the
 // run's own decision:
 //   - in RAM: the node's records, held once, fit in the budget;

@@ -1,4 +1,4 @@
-// The IOPerm walk (Gustedt, section 6; DESIGN.md 2.3): walks the canonical
+// The IOPerm walk (Gustedt, section 6; docs/conventions.md, The walk): walks the canonical
 // plan of core/plan.hpp and decides where each node runs (node_path.hpp),
 // for every record layout (record_layout.hpp):
 //   - a node whose records fit in the budget runs in RAM (the layout);

@@ -1,5 +1,5 @@
 // A node's bytes read ahead into a space while the bytes before them are
-// used (DESIGN.md 2.3): [begin, fill) holds what was read and not yet spent,
+// used (docs/conventions.md, The walk): [begin, fill) holds what was read and not yet spent,
 // the next read lands after fill. Used by the text split with its chunks in
 // memory (text_chunk_groups.cpp) and the record stream (record_stream.hpp).
 #pragma once

@@ -1,4 +1,4 @@
-// A node's records read front to back, located in batches (DESIGN.md 2.3):
+// A node's records read front to back, located in batches (docs/conventions.md, The walk):
 // the one reader of the paths that take records one by one (a split whose
 // chunks do not fit in memory, a leaf larger than memory, a node placed in
 // RAM from a tagged bucket). The node's bytes are read ahead into a space

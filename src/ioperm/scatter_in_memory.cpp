@@ -1,5 +1,5 @@
 // Steps 1-3 of a split whose chunks fit in memory (Gustedt's IOPerm, section
-// 6; DESIGN.md 2.1): 1. the chunks' rows of the communication matrix
+// 6; docs/conventions.md, The canonical plan): 1. the chunks' rows of the communication matrix
 // (matrix_rows.hpp), 2. the chunks shuffled (the layout's chunk groups, on
 // the device back end), 3. each chunk cut by its row into slices, appended
 // to the buckets.

@@ -1,4 +1,4 @@
-// A text node in RAM (DESIGN.md 2.3, 2.5): its bytes held once, the place
+// A text node in RAM (docs/conventions.md, The walk, Record formats): its bytes held once, the place
 // of each record found in them, the plan run on the records' 4-byte indices
 // (memory_executor.hpp, the same bijections, rows and scatter as for
 // fixed-size records), and the bytes gathered in the resulting order.

@@ -1,4 +1,4 @@
-// Text records (lines, CSV, TSV, JSONL; DESIGN.md 2.5): the record layout
+// Text records (lines, CSV, TSV, JSONL; docs/conventions.md, Record formats): the record layout
 // where sizes are found by scanning for terminators. Chunks are shuffled as
 // 4-byte record indices and the bytes gathered in that order; a bucket's
 // size is known only after the scatter, so each gets a region of its

@@ -94,7 +94,7 @@ TEST(CsvCli, QuotedRecordsMoveWholeAndTheHeaderStaysOnTop) {
   EXPECT_EQ(python.out, "5001 ['id', 'name', 'comment', 'amount']\n") << python.err;
 }
 
-// DESIGN.md 1: N CSV records take the order `-i 0-(N-1)` prints; the same
+// docs/conventions.md, The contract: N CSV records take the order `-i 0-(N-1)` prints; the same
 // bytes in RAM and with 1 or 2 further levels of the plan on disk, from a
 // file and from standard input (--format csv).
 TEST(CsvCli, SameBytesAcrossBudgetsInTheOrderOfFixedSizeRecords) {

@@ -48,7 +48,7 @@ TEST(FixedRecordsCli, ShufflesAFileIntoAPermutation) {
   EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "out.bin"}));  // no temporary or scratch left
 }
 
-// The contract of DESIGN.md 1: same seed and N, same bytes, whatever the
+// The contract of docs/conventions.md, The contract: same seed and N, same bytes, whatever the
 // memory budget (in RAM, one and two disk passes), thread count or path.
 TEST(FixedRecordsCli, SameSeedSameBytesAcrossMemoryThreadsAndStdio) {
   TempDir dir;

@@ -81,7 +81,7 @@ TEST(LinesCli, ShufflesLinesIntoAPermutationLikeShuf) {
   EXPECT_FALSE(std::filesystem::exists(dir / "stxxl.log"));
 }
 
-// DESIGN.md 1: N lines take the order P(seed, N) that N fixed-size records
+// docs/conventions.md, The contract: N lines take the order P(seed, N) that N fixed-size records
 // take; `-i 0-(N-1)` prints exactly that order for the indices.
 TEST(LinesCli, LinesTakeTheOrderOfFixedSizeRecords) {
   TempDir dir;

@@ -1,4 +1,4 @@
-// The CUDA back end against the CPU back end (DESIGN.md 2.2, 5): byte-identical
+// The CUDA back end against the CPU back end (docs/conventions.md, The bijective shuffle, Tests): byte-identical
 // output for single jobs and batches over many sizes and record sizes, the
 // output is a permutation, and all 120 orders of 5 records are equally likely
 // on the GPU path. Plain C++ on the public interface; every test skips (with

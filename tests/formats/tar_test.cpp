@@ -112,7 +112,7 @@ TarIndex scan(const std::string& archive, bool check_repeats = false, std::size_
   return scanner.finish();
 }
 
-// As driver/tar_input.cpp indexes a mapped archive: headers fed a block at
+// As dataset/tar_input.cpp indexes a mapped archive: headers fed a block at
 // a time, every member's data skipped unseen.
 TarIndex scan_skipping(const std::string& archive) {
   TarScanner scanner("'t.tar'", false);

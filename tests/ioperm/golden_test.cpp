@@ -1,4 +1,4 @@
-// Golden hashes pinning permutation version 2 (DESIGN.md 1; docs/design.md). If one of these
+// Golden hashes pinning permutation version 2 (docs/conventions.md, The contract; docs/design.md). If one of these
 // fails, the permutation for some (seed, N) changed: that is a new
 // permutation version and must be recorded in --version and docs, never an
 // accident. The values also pin the C library's log/exp (glibc), which the

@@ -1,7 +1,7 @@
 // The shuffle of variable-size records (ioperm/text_shuffle.hpp) on
 // memory-backed files, with tiny plan constants so that 1, 2 and 3 levels
 // of the plan go through scratch space within milliseconds. The contract
-// (DESIGN.md 1): N text records come out in the order P(seed, N) that N
+// (docs/conventions.md, The contract): N text records come out in the order P(seed, N) that N
 // fixed-size records take, byte-identical for every memory budget; only the
 // way bytes move differs.
 #include "extshuffle/ioperm/text_shuffle.hpp"

@@ -1,4 +1,4 @@
-// One run, one transaction (DESIGN.md 2.6, docs/reliability.md): every file a
+// One run, one transaction (docs/conventions.md, The Job and its commit, docs/reliability.md): every file a
 // run reads and writes is planned and checked before any work, and its
 // outputs are committed together. Each test is a hazard that lost data with
 // exit 0 (or late) before the plan: the manifest or an aligned output over

@@ -1,4 +1,4 @@
-// An independent oracle for the canonical plan (DESIGN.md 2.1-2.2): the
+// An independent oracle for the canonical plan (docs/conventions.md, The canonical plan, The bijective shuffle): the
 // permutation P(seed, N) computed the plainest way, with vectors and
 // recursion, from core's samplers alone (the multivariate hypergeometric draw
 // and the keyed bijection; the matrix's range tree is redone here). It

@@ -1,4 +1,4 @@
-// extshuffle: the command-line shell (DESIGN.md 3). Parses options (CLI11),
+// extshuffle: the command-line shell (docs/conventions.md, Rooms). Parses options (CLI11),
 // validates them into the library's Job (make_job), sets up logging
 // (spdlog, stderr only), calls the library, prints what it returns (the
 // dry-run text, the RESULT line) and maps errors to exit codes: 0 success,

@@ -3,7 +3,7 @@
 // hypergeometric(draws, white, black, stream) is the number of white balls
 // among `draws` balls drawn without replacement from white + black balls
 // (Gustedt's h(t, w, b), section 3). It is the building block of the
-// communication matrix (multivariate_hypergeometric.hpp, DESIGN.md 2.1).
+// communication matrix (multivariate_hypergeometric.hpp, docs/conventions.md, The canonical plan).
 //
 // Method (all arithmetic on the reduced parameters n <= N/2, M <= B):
 //   small mean  -> inversion: walk the pmf upwards from P(X = 0)

@@ -2,7 +2,7 @@
 //
 // Draw `draws` balls without replacement from an urn holding colour_counts[j]
 // balls of colour j; out[j] = how many of the draws have colour j. One row of
-// the communication matrix is exactly this draw (DESIGN.md 2.1, step 1).
+// the communication matrix is exactly this draw (docs/conventions.md, The canonical plan, step 1).
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // Addressed random streams on Philox4x32-10 (Random123).
 //
 // Every random decision of the permutation is drawn from a stream named by
-// what it is for: (node, purpose, index), DESIGN.md 2.1. Nothing depends on
+// what it is for: (node, purpose, index), docs/conventions.md, The canonical plan. Nothing depends on
 // the order in which work runs, so results cannot depend on thread count,
 // memory budget or device.
 //

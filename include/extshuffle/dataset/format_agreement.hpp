@@ -1,4 +1,4 @@
-// Whether the inputs of one dataset agree on their format (DESIGN.md 2.5):
+// Whether the inputs of one dataset agree on their format (docs/conventions.md, Record formats):
 // the same text format and identical header lines, .npy arrays of one dtype
 // and row shape, or fixed-size records of one size. One definition for
 // extshuffle (dataset_input.cpp) and extshuffle-mpi, whose ranks lay out the

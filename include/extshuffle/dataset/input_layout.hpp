@@ -1,4 +1,4 @@
-// Where an input's records are and how large (DESIGN.md 2.5): fixed-size
+// Where an input's records are and how large (docs/conventions.md, Record formats): fixed-size
 // records from offset 0, the rows of a .npy array after its header, or text
 // records (lines, CSV) after the header lines; the output repeats the header.
 #pragma once

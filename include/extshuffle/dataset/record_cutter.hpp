@@ -1,5 +1,5 @@
 // Finding where the output's records end, to cut it into shards and splits
-// (DESIGN.md 2.5): the walk hands the output over as bytes of whole
+// (docs/conventions.md, Record formats): the walk hands the output over as bytes of whole
 // records (OutputSink), and a cut must fall between two of them. Fixed-size
 // records are cut by arithmetic; text records by their record syntax
 // (formats/record_syntax.hpp), so a CSV record whose quoted field holds

@@ -1,4 +1,4 @@
-// The device layer's error type (DESIGN.md 4: typed errors, only main catches).
+// The device layer's error type (docs/conventions.md, Errors and exit codes: typed errors, only main catches).
 #pragma once
 
 #include "extshuffle/errors.hpp"

@@ -2,7 +2,7 @@
 // memory backed by transparent huge pages where the kernel has them (random
 // reads of a large node miss the TLB far less), page-aligned in any case as
 // STXXL wants. It is not pinned even for the GPU: the CUDA back end moves
-// bytes through pinned staging buffers of bounded size (DESIGN.md 2.4), so
+// bytes through pinned staging buffers of bounded size (docs/conventions.md, Devices), so
 // the memory budget is never locked into RAM as a whole.
 #pragma once
 

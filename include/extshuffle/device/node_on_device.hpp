@@ -1,4 +1,4 @@
-// Whole nodes of the canonical plan on the GPU (DESIGN.md 2.4): a node that
+// Whole nodes of the canonical plan on the GPU (docs/conventions.md, Devices): a node that
 // fits in device memory runs entirely there, every level below it (chunk
 // shuffles, matrix rows, scatter into buckets, leaf shuffles), with one copy
 // in and one copy out. The rows are drawn on the host, as everywhere (their

@@ -1,5 +1,5 @@
 // The device layer: bijective shuffles of fixed-size records, on the CPU or
-// on a CUDA GPU, with byte-identical results (DESIGN.md 2.2 and 3). No CUDA
+// on a CUDA GPU, with byte-identical results (docs/conventions.md, The bijective shuffle, Devices). No CUDA
 // type appears here; the CUDA back end is compiled in or replaced by a stub.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The plan of every file a Job reads and writes (DESIGN.md 2.6), made and
+// The plan of every file a Job reads and writes (docs/conventions.md, The Job and its commit), made and
 // checked before any work: every input (directories expanded), every output
 // of every aligned dataset with its shard and split names expanded, the
 // manifest. What would lose data or fail late is refused up front:

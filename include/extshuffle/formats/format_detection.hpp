@@ -1,5 +1,5 @@
 // How an input is cut into records, decided from the options and the input's
-// first bytes (DESIGN.md 2.5). The format is never guessed silently: a .npy
+// first bytes (docs/conventions.md, Record formats). The format is never guessed silently: a .npy
 // array is recognised by its magic, fixed-size records need --record-size,
 // text formats come from --format or the file's extension, and input that
 // looks binary without --record-size is refused rather than cut into lines.

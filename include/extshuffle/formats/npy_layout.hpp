@@ -1,4 +1,4 @@
-// Where the rows of a .npy array lie in its file (DESIGN.md 2.5): after the
+// Where the rows of a .npy array lie in its file (docs/conventions.md, Record formats): after the
 // header, which the output repeats unchanged, as fixed-size records of one
 // row each, shuffled along axis 0.
 #pragma once

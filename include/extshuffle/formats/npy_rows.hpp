@@ -1,6 +1,6 @@
 // The .npy header of an array like another but with a different number of
 // rows (axis 0): the header of a shard, of the first K rows (-n), or of
-// several arrays concatenated along axis 0 (DESIGN.md 2.5, datasets).
+// several arrays concatenated along axis 0 (docs/conventions.md, Record formats, datasets).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// How variable-size records are delimited (DESIGN.md 2.4): lines ended by a
+// How variable-size records are delimited (docs/conventions.md, Record formats): lines ended by a
 // terminator, as GNU shuf reads them, CSV records whose quoted fields may
 // hold the terminator (RFC 4180), which a line-by-line shuffle would cut
 // apart, or TFRecord frames, which end where their length field says.

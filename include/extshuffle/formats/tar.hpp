@@ -1,4 +1,4 @@
-// WebDataset tar shards (DESIGN.md 2.5): a record is one sample, the
+// WebDataset tar shards (docs/conventions.md, Record formats): a record is one sample, the
 // consecutive regular members of a tar archive whose names share a key,
 // the member's path up to the first '.' of its last component, as the
 // webdataset library groups them (`e39871fd.jpg`, `e39871fd.json`,
@@ -29,7 +29,7 @@
 // Inside the shuffle a sample travels as a frame: its length (8 bytes,
 // little-endian) and then its bytes, so that its end is found without
 // looking at the next sample. The frames are built over the input's bytes
-// without copying them (the prefixes live in memory, driver/tar_input.cpp);
+// without copying them (the prefixes live in memory, dataset/tar_input.cpp);
 // the output drops the prefixes (TarFrameStripper) and ends every file with
 // its own trailer of two zero blocks.
 #pragma once
@@ -110,7 +110,7 @@ class TarScanner {
   // Without a sample sink: how many of the next bytes are a member's data
   // and padding, which the index does not need to see; skip(n) passes over
   // n <= skippable() of them instead of add(). So an archive is indexed from
-  // its headers alone (driver/tar_input.cpp maps it and touches only those).
+  // its headers alone (dataset/tar_input.cpp maps it and touches only those).
   std::uint64_t skippable() const { return state_ == State::kSkip && !on_sample_ ? skip_left_ : 0; }
   void skip(std::uint64_t bytes);
   // After the input's last byte: throws for a member or header cut short.

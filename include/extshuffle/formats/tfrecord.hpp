@@ -1,4 +1,4 @@
-// TFRecord frames (TensorFlow's record file format, DESIGN.md 2.5): each
+// TFRecord frames (TensorFlow's record file format, docs/conventions.md, Record formats): each
 // record is one frame
 //   uint64 length (little-endian), uint32 masked CRC-32C of those 8 bytes,
 //   `length` bytes of data, uint32 masked CRC-32C of the data,

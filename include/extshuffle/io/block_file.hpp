@@ -1,5 +1,5 @@
 // Files the executor reads and writes, all through STXXL file objects
-// (DESIGN.md 3, "io owns STXXL"): the user's input, the per-process scratch
+// (docs/conventions.md, Rooms, STXXL): the user's input, the per-process scratch
 // file under --tmpdir, and a memory-backed file (stxxl::mem_file) with the
 // same interface so the driver can be tested without disks.
 #pragma once

@@ -1,4 +1,4 @@
-// Scratch space for the buckets of streaming nodes (DESIGN.md 2.3): one
+// Scratch space for the buckets of streaming nodes (docs/conventions.md, The walk): one
 // region per bucket, filled through per-bucket writers with write-behind,
 // overflow extents when a bucket outgrows its region (variable-size
 // records), read back as ByteExtents, and discarded as soon as it is spent.

@@ -1,4 +1,4 @@
-// Where step 3 of a split puts its slices (Gustedt's IOPerm, DESIGN.md 2.3):
+// Where step 3 of a split puts its slices (Gustedt's IOPerm, docs/conventions.md, The walk):
 // the buckets of the local bucket store, or, under MPI, the ranks that own
 // them (src/mpi). PlanWalk::scatter_chunks writes through this interface and
 // never learns which.

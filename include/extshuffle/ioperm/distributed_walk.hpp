@@ -1,5 +1,5 @@
 // The walk's one door for a distributed run (Gustedt's ParPerm over IOPerm,
-// DESIGN.md 2.4; src/mpi). Each rank scatters its share of the root's chunks
+// docs/conventions.md, Several machines; src/mpi). Each rank scatters its share of the root's chunks
 // (steps 1-3 of the root's split) into bucket targets of its own making, and
 // runs its range of the buckets (step 4) from buckets it stored, with the
 // record layout, the path decisions and the bytes one machine would use:

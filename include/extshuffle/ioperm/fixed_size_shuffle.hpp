@@ -1,4 +1,4 @@
-// The shuffle of fixed-size records (DESIGN.md 2.3): maps the canonical plan onto memory
+// The shuffle of fixed-size records (docs/conventions.md, The walk): maps the canonical plan onto memory
 // and disk. A node whose records fit in the memory budget runs in RAM; a
 // larger one streams its chunks through the shuffle into per-bucket write
 // buffers on scratch space, then runs each bucket in turn. The output is the

@@ -1,5 +1,5 @@
-// Where step 4 of a split reads its buckets back (Gustedt's IOPerm, DESIGN.md
-// 2.3): the local bucket store's split, or, under MPI, the buckets a rank
+// Where step 4 of a split reads its buckets back (Gustedt's IOPerm,
+// docs/conventions.md, The walk): the local bucket store's split, or, under MPI, the buckets a rank
 // received from every rank (src/mpi). PlanWalk::run_buckets reads through
 // this interface and never learns which; bucket_targets.hpp is the writing
 // side.

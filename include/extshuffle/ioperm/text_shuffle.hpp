@@ -1,5 +1,5 @@
 // The shuffle of variable-size records: text lines, CSV records, TFRecord frames
-// (DESIGN.md 2.4). The same canonical plan as fixed-size records, so N lines
+// (docs/conventions.md, Record formats). The same canonical plan as fixed-size records, so N lines
 // are put in the order P(seed, N) that N fixed-size records would take; only
 // the way bytes move differs. Records are found by scanning for terminators
 // (formats/record_syntax.hpp); each in-memory shuffle permutes record indices

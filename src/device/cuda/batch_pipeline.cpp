@@ -1,4 +1,4 @@
-// shuffle_records on the GPU (DESIGN.md 2.4): the call's jobs cut into units
+// shuffle_records on the GPU (docs/conventions.md, Devices): the call's jobs cut into units
 // (unit_plan.hpp) that flow through three streams. While unit u's kernels
 // run, the host stages unit u + 1's input into pinned slots and the copy-in
 // stream moves it, and unit u - 1's output comes back on the copy-out

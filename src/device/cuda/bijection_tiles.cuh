@@ -1,4 +1,4 @@
-// The tile agent of the CUDA bijective shuffle (DESIGN.md 2.2; Mitchell et
+// The tile agent of the CUDA bijective shuffle (docs/conventions.md, The bijective shuffle; Mitchell et
 // al., section 4, Algorithm 1): the bijection as kernel parameters, its
 // evaluation, and steps 1-2 of Algorithm 1 on one tile (evaluate f, flag
 // f(i) < n, scan the flags, stage the kept source indices in output order).

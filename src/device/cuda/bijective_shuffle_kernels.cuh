@@ -1,4 +1,4 @@
-// Kernels of the CUDA bijective shuffle (DESIGN.md 2.2; Mitchell et al.,
+// Kernels of the CUDA bijective shuffle (docs/conventions.md, The bijective shuffle; Mitchell et al.,
 // section 4, Algorithm 1 in its fused "Bijective2" form, section 6).
 //
 // Kernels only, in the style of CUB: the tile agent (bijection_tiles.cuh)

@@ -1,4 +1,4 @@
-// Resources of the CUDA back end's host side (DESIGN.md 3: resources,
+// Resources of the CUDA back end's host side (docs/conventions.md, Devices: resources,
 // planning and streams apart from the kernels): checked CUDA calls, the
 // device context, streams, events, pinned host memory and stream-ordered
 // device buffers. Plain C++ on the CUDA runtime API: compiled by g++ and nvcc.

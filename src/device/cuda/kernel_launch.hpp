@@ -1,4 +1,4 @@
-// The dispatch layer of the CUDA back end (DESIGN.md 3, CUB's dispatch ->
+// The dispatch layer of the CUDA back end (docs/conventions.md, Devices; CUB's dispatch ->
 // agent -> kernel): launches on data already resident on the device, with
 // the kernel chosen for the jobs' shapes. No kernel types appear here, so the
 // host-side planning (units, transfers, whole nodes) is plain C++.

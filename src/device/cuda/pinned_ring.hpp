@@ -1,5 +1,5 @@
 // A ring of pinned host slots through which the CUDA back end moves bytes
-// between the caller's memory and the device (DESIGN.md 2.4: pinned staging
+// between the caller's memory and the device (docs/conventions.md, Devices: pinned staging
 // buffers of bounded size). A slot is taken, filled or emptied by a DMA
 // queued on some stream, and marked with an event; taking it again waits for
 // that event and first runs what was left to do with its bytes (copying a

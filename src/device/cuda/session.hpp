@@ -1,4 +1,4 @@
-// The CUDA back end's long-lived resources (DESIGN.md 2.4): the pinned
+// The CUDA back end's long-lived resources (docs/conventions.md, Devices): the pinned
 // staging ring, the pinned descriptor ring and three streams (copies in,
 // kernels, copies out), made at first use and kept, because pinning memory
 // costs milliseconds. One call uses them at a time: Session::lock() holds

@@ -1,5 +1,5 @@
 // Host <-> device copies of the CUDA back end, through the pinned ring
-// (DESIGN.md 2.4). The caller's memory is usually pageable: each piece is
+// (docs/conventions.md, Devices). The caller's memory is usually pageable: each piece is
 // copied into a pinned slot by the host (on several threads when large) and
 // moved by DMA on a stream, so the host fills slot k + 1 while slot k is on
 // the bus and the kernels run; pieces of pinned caller memory of at least

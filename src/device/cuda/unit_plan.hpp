@@ -1,4 +1,4 @@
-// How a call's jobs are cut into units of work for the GPU (DESIGN.md 2.4):
+// How a call's jobs are cut into units of work for the GPU (docs/conventions.md, Devices):
 // consecutive jobs packed tightly, in job order, into one device layout of
 // at most unit_bytes (a larger job is a unit of its own) and unit_jobs jobs;
 // the host ranges of their inputs and outputs, adjacent ones merged (the
