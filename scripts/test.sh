@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (no standard input needed), in four
 # stages:
-#   1. build/ (Release) and every ctest test (the gpu-labelled ones skip
+#   1. the walls between the rooms (scripts/check_layers.py) and the layout
+#      of the changed lines (scripts/check_format.sh), both in seconds; then
+#      build/ (Release) and every ctest test (the gpu-labelled ones skip
 #      themselves without a device);
 #   2. scripts/sanitize.sh: build-asan/ with ASan + UBSan, the tests except
 #      the statistical and lab ones, no sanitizer report allowed;
@@ -25,6 +27,8 @@ stage() {
 }
 
 tests() {
+  python3 scripts/check_layers.py
+  bash scripts/check_format.sh
   bash scripts/build.sh
   # Twice as many tests at once as cores: many wait on the processes they
   # start, on fsync or on each other's locks (the suite: 156 s at -j 2,

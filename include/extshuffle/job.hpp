@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "extshuffle/core/plan.hpp"
-#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/formats/format_detection.hpp"
+#include "extshuffle/split_part.hpp"
 
 namespace extshuffle {
 
@@ -59,7 +59,7 @@ struct JobOptions {
   // With any of these, each dataset's output is a pattern holding {split}, {shard}, {shards}.
   std::uint64_t shard_count = 0;  // --shards K; 0: not given
   std::uint64_t shard_bytes = 0;  // --shard-size: bytes of a shard's records at most; 0: not given
-  std::vector<dataset::SplitPart> splits;  // --split, in order; empty: one output
+  std::vector<SplitPart> splits;  // --split, in order; empty: one output
   std::string manifest_path;      // --manifest FILE.json; empty: none
   bool clean = false;             // --clean: remove the pattern's files this run does not write, after the commit
   // --- end of datasets ---

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "extshuffle/core/plan.hpp"
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/output_file.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
-#include "ioperm/text_scan.hpp"
+#include "extshuffle/formats/text_scan.hpp"
 
 namespace extshuffle::dataset {
 namespace {
@@ -23,7 +23,8 @@ const char* record_end(const char* at, const char* end, const formats::RecordSyn
 }  // namespace
 
 RecordCutter::RecordCutter(std::size_t record_size, const formats::RecordSyntax& syntax)
-    : record_size_(record_size), syntax_(syntax), plain_terminators_(ioperm::TextScan{syntax, false}.plain_terminators()) {}
+    : record_size_(record_size), syntax_(syntax),
+      plain_terminators_(formats::TextScan{syntax, false}.plain_terminators()) {}
 
 RecordCutter::Cut RecordCutter::take_records(const std::byte* data, std::size_t bytes, std::uint64_t records) const {
   if (record_size_ > 0) {

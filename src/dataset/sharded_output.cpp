@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
 #include "extshuffle/io/compression.hpp"

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/destination_directory.hpp"

@@ -16,6 +16,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/dataset/dataset_paths.hpp"
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "destination_checks.hpp"

@@ -18,27 +18,11 @@
 #include <vector>
 
 #include "extshuffle/io/bucket_store.hpp"
-#include "node_path.hpp"
 #include "position_tag.hpp"
 #include "record_layout.hpp"
+#include "routed_memory.hpp"
 
 namespace extshuffle::ioperm {
-
-struct BucketWindows {
-  std::uint64_t p = 0;                    // buckets (0: the split routes to whole buckets)
-  std::vector<std::uint64_t> per_window;  // per bucket: output positions a window holds
-  std::vector<std::uint64_t> first;       // per bucket its first destination; first[p]: all of them
-  PositionTag tag;                        // a record's place in its window
-  bool orders_on_disk = false;            // the leaves' orders in scratch space (leaf_orders.hpp)
-  std::uint64_t orders_bytes = 0;         // in memory: the leaves' orders; on disk: 0
-
-  bool empty() const { return p == 0; }
-  std::uint64_t destinations() const { return first.back(); }
-  // The output positions of window w of bucket j, a bucket of `records`.
-  std::uint64_t window_records(std::uint64_t j, std::uint64_t w, std::uint64_t records) const {
-    return std::min(per_window[j], records - w * per_window[j]);
-  }
-};
 
 // The windows of a routed split of `node` at this budget: empty unless its
 // buckets are leaves that do not fit in memory and the router and a write

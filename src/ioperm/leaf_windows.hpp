@@ -12,9 +12,9 @@
 #include <cstdint>
 
 #include "extshuffle/io/bucket_store.hpp"
-#include "node_path.hpp"
 #include "position_tag.hpp"
 #include "record_layout.hpp"
+#include "routed_memory.hpp"
 
 namespace extshuffle::ioperm {
 

@@ -37,37 +37,6 @@ NodePath choose_path(const RecordLayout& layout, const NodeFacts& node, std::uin
   return NodePath::kRouted;
 }
 
-std::uint64_t minimum_stream_space(const RecordLayout& layout, std::uint64_t longest_record_bytes) {
-  const std::uint64_t longest = layout.text() ? longest_record_bytes : layout.options().shuffle.record_size;
-  if (longest == 0) return tuning::kMinStreamSpace;
-  return std::max(tuning::kMinStreamFloor, align_up(longest + 8, 64));
-}
-
-RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t p, std::uint32_t open_chunks,
-                                      std::uint64_t longest_record_bytes, std::uint64_t budget,
-                                      const BucketWindows* windows) {
-  RoutedSplitMemory m;
-  const bool into_windows = windows != nullptr && !windows->empty();
-  m.router_bytes = ChunkRouter::memory_bytes(layout.options().shuffle.constants, p, open_chunks, into_windows) +
-                   (into_windows ? windows->orders_bytes : 0);
-  const std::uint64_t destinations = into_windows ? windows->destinations() : p;
-  const std::uint64_t left = budget > m.router_bytes ? budget - m.router_bytes : 0;
-  // The stream takes up to kMaxStreamSpace (and at most half of what is
-  // left); the destinations' write buffers take the rest.
-  const std::uint64_t stream_share = std::min(tuning::kMaxStreamSpace + tuning::kMaxStreamSpace / 64, left / 2);
-  m.bucket_buffer_bytes = bucket_buffer_bytes(left - stream_share, destinations);
-  const std::uint64_t rest = left - 2 * destinations * m.bucket_buffer_bytes;
-  m.max_batch = std::clamp<std::uint64_t>(rest / 256, tuning::kMinRouteBatch, tuning::kMaxRouteBatch);
-  const std::uint64_t arrays =
-      RecordStream::arrays_bytes(m.max_batch) + route_arrays_bytes(m.max_batch, destinations);
-  if (rest < arrays + minimum_stream_space(layout, longest_record_bytes)) {
-    throw BudgetError("--memory too small to route records to buckets");
-  }
-  m.space_bytes = align_down(std::min(rest - arrays, tuning::kMaxStreamSpace), 64);
-  m.chunk_memory_bytes = m.router_bytes + m.space_bytes + arrays;
-  return m;
-}
-
 std::uint64_t minimum_memory_bytes(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                                    std::uint64_t longest_record_bytes) {
   const core::PlanConstants& c = layout.options().shuffle.constants;

@@ -21,40 +21,11 @@
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/ioperm/node_facts.hpp"
 #include "record_layout.hpp"
+#include "routed_memory.hpp"
 
 namespace extshuffle::ioperm {
 
 NodePath choose_path(const RecordLayout& layout, const NodeFacts& node, std::uint64_t budget);
-
-// Chunks a routed split of a node at `depth` may hold open at once: one for
-// records in plan order, and one more per routed split above (chunk_router.hpp).
-inline std::uint32_t routed_open_chunks(const NodeFacts& node) { return node.tagged ? node.depth + 1 : 1; }
-
-struct BucketWindows;
-
-// The arena of a routed split: the router (with the leaves' orders when it
-// routes into their windows: bucket_windows.hpp), the record stream's space
-// and arrays, the batch's destinations, then two buffers per destination.
-struct RoutedSplitMemory {
-  std::uint64_t router_bytes = 0;  // the router and the leaves' orders
-  std::uint64_t space_bytes = 0;
-  std::uint64_t max_batch = 0;
-  std::uint64_t chunk_memory_bytes = 0;  // all of the above and the batch arrays
-  std::uint64_t bucket_buffer_bytes = 0;
-};
-RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t p, std::uint32_t open_chunks,
-                                      std::uint64_t longest_record_bytes, std::uint64_t budget,
-                                      const BucketWindows* windows = nullptr);
-
-// The smallest space a record stream may read into: it must hold the
-// longest record (0: unknown) and its tag.
-std::uint64_t minimum_stream_space(const RecordLayout& layout, std::uint64_t longest_record_bytes);
-
-// Batch arrays of a routed split or a leaf in windows: per record its
-// destination (bucket, position) and its place in the bucket order.
-inline std::uint64_t route_arrays_bytes(std::uint64_t max_batch, std::uint64_t p) {
-  return 20 * max_batch + 8 * (p + 1) + 256;
-}
 
 // The smallest budget with which every node of a plan of `records` records
 // can run (whatever path each takes); BudgetError below it.

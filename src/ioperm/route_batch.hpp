@@ -13,9 +13,9 @@
 #include "executor_support.hpp"
 #include "extshuffle/io/byte_sink.hpp"
 #include "extshuffle/io/scratch_damage.hpp"
-#include "node_path.hpp"
 #include "position_tag.hpp"
 #include "record_stream.hpp"
+#include "routed_memory.hpp"
 
 namespace extshuffle::ioperm {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "extshuffle/errors.hpp"
+#include "extshuffle/formats/text_scan.hpp"
 #include "extshuffle/io/block_file.hpp"
-#include "ioperm/text_scan.hpp"
 
 namespace extshuffle::modes {
 namespace {
@@ -29,7 +29,7 @@ TextRecordIndex::TextRecordIndex(io::BlockFile& file, std::uint64_t offset, std:
   }
   storage_ = io::allocate_aligned(8 * std::max<std::size_t>(capacity_, 2));
   offsets_ = reinterpret_cast<std::uint64_t*>(storage_.get());
-  const ioperm::TextScan scan{syntax, skip_blank};
+  const formats::TextScan scan{syntax, skip_blank};
   // 1. Records found piece by piece, in place; a record cut by a piece's end
   //    is carried over and completed with the next piece.
   std::string carry;               // an incomplete record, and what followed it so far
@@ -39,7 +39,7 @@ TextRecordIndex::TextRecordIndex(io::BlockFile& file, std::uint64_t offset, std:
     const auto* at = reinterpret_cast<const std::byte*>(text);
     const auto* end = at + size;
     while (const std::byte* stop = scan.next_record(at, end)) {
-      if (found == records) throw InputError(ioperm::records_changed_message(records));
+      if (found == records) throw InputError(formats::records_changed_message(records));
       append(text_offset + static_cast<std::uint64_t>(at - reinterpret_cast<const std::byte*>(text)));
       ++found;
       at = stop;
@@ -65,12 +65,12 @@ TextRecordIndex::TextRecordIndex(io::BlockFile& file, std::uint64_t offset, std:
   if (!carry.empty()) {
     const bool blank = skip_blank && formats::is_blank_record(carry.data(), carry.data() + carry.size() + 1);
     if (!blank) {
-      if (found == records) throw InputError(ioperm::records_changed_message(records));
+      if (found == records) throw InputError(formats::records_changed_message(records));
       append(carry_offset);
       ++found;
     }
   }
-  if (found != records) throw InputError(ioperm::records_changed_message(records));
+  if (found != records) throw InputError(formats::records_changed_message(records));
   append(offset + bytes);
   if (scratch_) write_out();  // the rest; the buffer then serves span()'s reads
 }

@@ -6,6 +6,7 @@
 #include <random>
 #include <spdlog/spdlog.h>
 
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/memory_limit.hpp"

@@ -9,20 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "extshuffle/split_part.hpp"
+
 namespace extshuffle::dataset {
 
-// One part of --split: its name and its size, a decimal fraction of the
-// records or a count of them.
-struct SplitPart {
-  std::string name;
-  std::string size_text;  // as written ("0.98", "5000"), for the manifest
-  bool is_fraction = false;
-  bool is_rest = false;  // SIZE "rest": the records the other splits leave
-  std::uint64_t count = 0;  // records, when not a fraction
-  // The fraction, exactly as written: numerator / 10^decimals.
-  std::uint64_t numerator = 0;
-  unsigned decimals = 0;
-};
+// One part of --split (split_part.hpp, an option of the Job).
+using extshuffle::SplitPart;
 
 // Parses --split's argument: NAME=SIZE pairs separated by commas, in order.
 // SIZE is a whole number of records (digits only) or a decimal fraction
