@@ -17,7 +17,7 @@ inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 // amortises the wait for the group's rows. One value for both layouts: text
 // groups are bounded sooner by their index arrays (8 bytes a record: 8
 // chunks at -S 512M), so at the suite's budgets 8 and 16 run alike
-// (bench/suite.sh, docs/benchmarks.md "before and after one driver").
+// (bench/suite.sh, docs/benchmarks.md "Before and after the one driver").
 inline constexpr std::uint64_t kMaxChunkGroup = 16;
 
 // Bucket write buffers: two per bucket, at most this large each. Larger ones
@@ -81,7 +81,7 @@ inline constexpr std::uint64_t kMaxChunkSpace = (std::uint64_t{4} << 30) - 4096;
 // 64 KiB; beyond that, overflow extents. A bucket is a uniform sample of its
 // node's records (Gustedt, section 3), so its size deviates by about the
 // record sizes' relative spread / sqrt(records): this covers that except for
-// inputs of a few enormous records (docs/design.md, "bucket regions").
+// inputs of a few enormous records (docs/design.md, "Buckets").
 inline constexpr std::uint64_t kRegionSlackDivisor = 32;
 inline constexpr std::uint64_t kRegionSlackBytes = 64 * kKiB;
 

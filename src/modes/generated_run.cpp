@@ -20,7 +20,7 @@ namespace {
 // bench/hypergeometric_bench) against one index written, shuffled and read
 // back by the fixed-size executor: bench/permutation_prefix_bench measured
 // 17-100 ns per estimated draw (up to 150 for k = 10: fixed costs) and 40-75
-// ns per index in RAM, more through disk (docs/benchmarks.md, "-i with -n"). The
+// ns per index in RAM, more through disk (docs/benchmarks.md, "-i LO-HI -n K"). The
 // prefix is computed alone when its estimated draws times this are fewer
 // than N. Both give the same output; this only picks the faster.
 constexpr double kIndexRecordsPerDraw = 4;

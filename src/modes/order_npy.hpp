@@ -1,6 +1,6 @@
 // `extshuffle -i LO-HI -o order.npy`: the order written as a uint64 .npy
 // array, for data loaders that prefer a file to a list of lines
-// (docs/cli.md, "Generated inputs").
+// (docs/cli.md, "-i ranges").
 #pragma once
 
 #include <cstdint>
