@@ -15,7 +15,7 @@ struct SplitPart {
   std::string name;
   std::string size_text;  // as written ("0.98", "5000"), for the manifest
   bool is_fraction = false;
-  bool is_rest = false;  // SIZE "rest": the records the other splits leave
+  bool is_rest = false;     // SIZE "rest": the records the other splits leave
   std::uint64_t count = 0;  // records, when not a fraction
   // The fraction, exactly as written: numerator / 10^decimals.
   std::uint64_t numerator = 0;

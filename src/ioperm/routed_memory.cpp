@@ -31,8 +31,7 @@ RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t 
   m.bucket_buffer_bytes = bucket_buffer_bytes(left - stream_share, destinations);
   const std::uint64_t rest = left - 2 * destinations * m.bucket_buffer_bytes;
   m.max_batch = std::clamp<std::uint64_t>(rest / 256, tuning::kMinRouteBatch, tuning::kMaxRouteBatch);
-  const std::uint64_t arrays =
-      RecordStream::arrays_bytes(m.max_batch) + route_arrays_bytes(m.max_batch, destinations);
+  const std::uint64_t arrays = RecordStream::arrays_bytes(m.max_batch) + route_arrays_bytes(m.max_batch, destinations);
   if (rest < arrays + minimum_stream_space(layout, longest_record_bytes)) {
     throw BudgetError("--memory too small to route records to buckets");
   }
