@@ -48,16 +48,16 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
       dataset.data.append({&source.data(), at, bytes - layout.data_offset});
       const bool terminated = layout.text_count.add_terminator && layout.data_offset < bytes;
       if (terminated) dataset.data.append({nullptr, 0, 1, &kTerminators[layout.syntax.terminator == '\n' ? 0 : 1]});
-      if (layout.loaded) {
+      if (layout.mapped) {
         io::MappedBytes& mapped = *mapping->mapped;
         if (terminated) mapped.after() = kTerminators[layout.syntax.terminator == '\n' ? 0 : 1];
-        dataset.loaded.append(
+        dataset.mapped.append(
             {nullptr, 0, bytes - layout.data_offset + (terminated ? 1 : 0), mapped.data() + layout.data_offset});
       }
       dataset.layout.digest.merge(layout.digest);
     } else {
       dataset.data.append({&source.data(), at, layout.records * layout.record_size});
-      if (layout.loaded) dataset.loaded.append({nullptr, 0, mapping->mapped->bytes(), mapping->mapped->data()});
+      if (layout.mapped) dataset.mapped.append({nullptr, 0, mapping->mapped->bytes(), mapping->mapped->data()});
       if (config.verify) {
         dataset.layout.digest.merge(
             digest_fixed_records(source.data(), at, layout.records * layout.record_size, layout.record_size));

@@ -24,12 +24,12 @@ InputLayout text_layout(const JobOptions& config, formats::Format format, io::In
   if (mapping != nullptr && ioperm::maps_while_counting(bytes, mapping->budget_bytes)) {
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
   }
-  layout.loaded = mapping != nullptr && mapping->mapped.has_value();
-  if (layout.loaded) mapping->mapped->expect_sequential(true);
+  layout.mapped = mapping != nullptr && mapping->mapped.has_value();
+  if (layout.mapped) mapping->mapped->expect_sequential(true);
   layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
                                          config.skip_empty, name, config.verify ? &layout.digest : nullptr,
-                                         layout.loaded ? mapping->mapped->data() : nullptr);
-  if (layout.loaded) mapping->mapped->expect_sequential(false);
+                                         layout.mapped ? mapping->mapped->data() : nullptr);
+  if (layout.mapped) mapping->mapped->expect_sequential(false);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = source.read_head(layout.data_offset);
@@ -49,7 +49,7 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
     return;
   }
   mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset() + layout.data_offset, bytes, name);
-  layout.loaded = mapping->mapped.has_value();
+  layout.mapped = mapping->mapped.has_value();
 }
 
 }  // namespace

@@ -149,16 +149,16 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
       ioperm::TextOptions text = text_options(options, layout);
       text.walk.output_records = wanted;
       text.walk.progress_bytes = progress.counter();
-      ioperm::LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
+      ioperm::MappedRecords mapped_records{std::move(prepared.mapping.mapped), dataset.mapped};
       return ioperm::shuffle_text(dataset.data, layout.records, layout.text_count.longest_record_bytes, in.scratch(),
-                                  in.scratch_offset(), text, sink, loaded.mapped ? &loaded : nullptr);
+                                  in.scratch_offset(), text, sink, mapped_records.mapped ? &mapped_records : nullptr);
     }
     ioperm::WalkOptions walk = walk_options(options, layout);
     walk.output_records = wanted;
     walk.progress_bytes = progress.counter();
-    ioperm::LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
+    ioperm::MappedRecords mapped_records{std::move(prepared.mapping.mapped), dataset.mapped};
     return ioperm::shuffle_fixed_size(dataset.data, layout.records, in.scratch(), in.scratch_offset(), walk, sink,
-                                      loaded.mapped ? &loaded : nullptr);
+                                      mapped_records.mapped ? &mapped_records : nullptr);
   } catch (const std::runtime_error&) {
     in.check_unchanged();
     throw;

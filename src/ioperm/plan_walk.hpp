@@ -32,9 +32,9 @@ class PlanWalk {
  public:
   // `options.memory_bytes` is the arena, allocated here once; or `arena`
   // when given, the workspace of a root whose records are in memory already
-  // (`root_loaded`, mapped while counted: run_context.hpp).
+  // (`root_mapped`, mapped while counted: run_context.hpp).
   PlanWalk(const RecordLayout& layout, io::BucketStore& store, const WalkOptions& options, const OutputSink& sink,
-           device::HostMemory arena = {}, bool root_loaded = false);
+           device::HostMemory arena = {}, bool root_mapped = false);
 
   // Runs the plan of the root, whose bytes are `data`; returns what it did.
   WalkStats run(const NodeFacts& root, const io::ByteExtents& data);

@@ -78,7 +78,7 @@ class StagedOutput {
 };
 
 // The arrays of a node in RAM, carved from its workspace in the order
-// text_loaded_workspace_bytes counts them.
+// text_in_memory_workspace_bytes counts them.
 struct NodeArrays {
   std::uint64_t* offsets;   // where each record starts (untagged: and one past the last)
   std::uint32_t* lengths;   // tagged: each record's length, from its tag
@@ -208,7 +208,7 @@ class RecordGather {
 
 }  // namespace
 
-std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
+std::uint64_t text_in_memory_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
   const ShuffleOptions index = index_options(o);
   const std::uint64_t places = tagged ? align_up(8 * records, 64) + align_up(4 * records, 64)
                                       : align_up(8 * (records + 1), 64);
@@ -217,7 +217,7 @@ std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, co
          staging_bytes(o.walk.memory_bytes);
 }
 
-void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
+void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
                      const TextScan& s, std::byte* workspace, const TextOptions& o, RunContext& ctx) {
   const std::uint64_t n = node.records;
   const ShuffleOptions index = index_options(o);

@@ -36,7 +36,7 @@ struct InputLayout {
   RecordDigest digest;  // of the text records read, with --verify
   // The input's records were mapped where read_input_layout was told (text:
   // and counted there).
-  bool loaded = false;
+  bool mapped = false;
   // Every input is read from its spool in scratch space (standard input, a
   // pipe, a compressed file): a record count that differs when it is read
   // again is damaged scratch, not a changed input.
@@ -63,7 +63,7 @@ struct InputMapping {
 // records without reading more than the header; text records by the
 // counting pass (one sequential read, which also digests them with
 // config.verify). With `mapping`, an input that may fit in RAM is mapped
-// there (layout.loaded; text is counted where it lies), so that a run in
+// there (layout.mapped; text is counted where it lies), so that a run in
 // RAM reads it where it lies. Throws UsageError, InputError, IoError.
 InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping = nullptr);
 

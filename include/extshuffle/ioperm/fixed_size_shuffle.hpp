@@ -72,13 +72,13 @@ WalkStats shuffle_fixed_size(io::BlockFile& input, std::uint64_t input_offset, s
                                const WalkOptions& options, const OutputSink& sink);
 // The same for records anywhere: `data` holds the `records` records one
 // after the other, possibly across several files (inputs concatenated).
-// With `loaded` (text_shuffle.hpp), the same records are also mapped: a run
+// With `mapped_records` (text_shuffle.hpp), the same records are also mapped: a run
 // in RAM whose way can read them there does, without a copy of its own
 // (the budget still counts them: they are resident while read); any other
 // run unmaps them first and reads `data`.
-struct LoadedRecords;
+struct MappedRecords;
 WalkStats shuffle_fixed_size(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
-                               LoadedRecords* loaded = nullptr);
+                               MappedRecords* mapped_records = nullptr);
 
 }  // namespace extshuffle::ioperm

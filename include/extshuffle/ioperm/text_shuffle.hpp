@@ -67,18 +67,18 @@ bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
 // each whole and terminated, possibly across several files (inputs
 // concatenated, with terminators in memory where an input lacked its last),
 // the longest of `longest_record_bytes` (0: unknown).
-// With `loaded`, the same records are also in memory, mapped while they were
+// With `mapped_records`, the same records are also in memory, mapped while they were
 // counted (dataset/input_layout.hpp): a run in RAM uses them where they lie,
 // its arena holding only their workspace, so the input is read once and held
 // once; a larger run unmaps them first (they would hold memory beside its
 // arena) and reads `data`.
-struct LoadedRecords {
+struct MappedRecords {
   std::optional<io::MappedBytes> mapped;
   io::ByteExtents records;  // one extent in memory, inside `mapped`
 };
 WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records,
                                std::uint64_t longest_record_bytes, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink,
-                               LoadedRecords* loaded = nullptr);
+                               MappedRecords* mapped_records = nullptr);
 
 }  // namespace extshuffle::ioperm
