@@ -21,7 +21,7 @@ InputLayout text_layout(const JobOptions& config, formats::Format format, io::In
   const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
-  if (mapping != nullptr && ioperm::maps_while_counting(bytes, mapping->budget_bytes)) {
+  if (mapping != nullptr && ioperm::maps_input(bytes, mapping->budget_bytes)) {
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
   }
   layout.mapped = mapping != nullptr && mapping->mapped.has_value();
@@ -45,7 +45,7 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
                        InputMapping* mapping) {
   const std::uint64_t bytes = layout.records * layout.record_size;
   if (mapping == nullptr || source.spooled() || bytes == 0 ||
-      !ioperm::maps_while_counting(source.bytes(), mapping->budget_bytes)) {
+      !ioperm::maps_input(source.bytes(), mapping->budget_bytes)) {
     return;
   }
   mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset() + layout.data_offset, bytes, name);

@@ -47,7 +47,7 @@ Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uin
                        record_bytes_variance);
 }
 
-bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
+bool maps_input(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
   return input_bytes < budget_bytes / 20 * 19;
 }
 

@@ -47,7 +47,7 @@ struct InputLayout {
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
 // its records counted where they lie, so that a run in RAM reads it once and
 // holds it once, in the page cache's pages. Mapped only when the input turns
-// out to be text that may fit (maps_while_counting); the run's arena then
+// out to be text that may fit (maps_input); the run's arena then
 // holds only the workspace of its records (layouts/shuffle_entry.cpp).
 // One fixed-size input (a file of its own, not a spool) that may fit is
 // mapped too, so that a run in RAM reads its records where they lie rather

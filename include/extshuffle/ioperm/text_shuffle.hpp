@@ -58,10 +58,11 @@ Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uin
 // `scratch_offset` up holds the buckets.
 WalkStats shuffle_text(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink);
-// Whether one text input of `input_bytes` bytes is mapped while counted
-// under a budget of `budget_bytes`: when it takes under 95% of the budget
-// (the rest is the least its workspace in RAM can need).
-bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
+// Whether one input of `input_bytes` bytes is mapped under a budget of
+// `budget_bytes` (text: while it is counted; fixed-size records: a file of
+// their own): when it takes under 95% of the budget (the rest is the least
+// its workspace in RAM can need).
+bool maps_input(std::uint64_t input_bytes, std::uint64_t budget_bytes);
 
 // The same for records anywhere: `data` holds the `records` text records,
 // each whole and terminated, possibly across several files (inputs
