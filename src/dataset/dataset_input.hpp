@@ -44,6 +44,6 @@ struct DatasetInput {
 // With `mapping`, one input that may fit in RAM is mapped there (text:
 // counted where it lies; read_input_layout), its records then also at
 // `mapped` (in memory; text: the terminator its last record lacked added).
-DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping = nullptr);
+DatasetInput read_dataset(const JobOptions& options, io::InputSet& inputs, InputMapping* mapping = nullptr);
 
 }  // namespace extshuffle::dataset

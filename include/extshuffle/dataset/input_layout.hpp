@@ -62,10 +62,10 @@ struct InputMapping {
 // path's extension counts) and lays out its records: fixed-size and .npy
 // records without reading more than the header; text records by the
 // counting pass (one sequential read, which also digests them with
-// config.verify). With `mapping`, an input that may fit in RAM is mapped
+// options.verify). With `mapping`, an input that may fit in RAM is mapped
 // there (layout.mapped; text is counted where it lies), so that a run in
 // RAM reads it where it lies. Throws UsageError, InputError, IoError.
-InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping = nullptr);
+InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping = nullptr);
 
 // How messages name an input: "standard input" for "-", else 'path'.
 std::string input_display_name(const std::string& path);
