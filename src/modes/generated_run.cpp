@@ -18,7 +18,7 @@ namespace {
 
 // One hypergeometric draw of permutation_prefix() (~200 ns,
 // bench/hypergeometric_bench) against one index written, shuffled and read
-// back by the fixed-size executor: bench/permutation_prefix_bench measured
+// back by the walk of fixed-size records: bench/permutation_prefix_bench measured
 // 17-100 ns per estimated draw (up to 150 for k = 10: fixed costs) and 40-75
 // ns per index in RAM, more through disk (docs/benchmarks.md, "-i with -n"). The
 // prefix is computed alone when its estimated draws times this are fewer

@@ -68,7 +68,7 @@ class ItemPrinter {
 //   tracing K positions back through the plan (permutation_prefix.hpp) costs
 //   less than shuffling all N, the first K of P(seed, N) are computed alone;
 // - otherwise, for such N, the indices 0..N-1 are written as 8-byte records
-//   to scratch space (8 N bytes) and shuffled by the fixed-size executor;
+//   to scratch space (8 N bytes) and shuffled by the walk of fixed-size records;
 // - a range beyond the plan (-i over more than 2^52 numbers, up to all 2^64)
 //   needs -n K: its first K numbers are a sample without replacement, number
 //   j drawn from stream (kRangeSample, j), redrawn while already taken.

@@ -1,7 +1,7 @@
-// Files the executor reads and writes, all through STXXL file objects
+// Files the walk reads and writes, all through STXXL file objects
 // (DESIGN.md 3, "io owns STXXL"): the user's input, the per-process scratch
 // file under --tmpdir, and a memory-backed file (stxxl::mem_file) with the
-// same interface so the driver can be tested without disks.
+// same interface so the walk can be tested without disks.
 #pragma once
 
 #include <cstddef>

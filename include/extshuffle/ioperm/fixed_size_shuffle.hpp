@@ -21,7 +21,7 @@ struct ByteExtents;
 namespace extshuffle::ioperm {
 
 
-// What the executor did, for --stats and --dry-run.
+// What the walk did, for --stats and --dry-run.
 struct WalkStats {
   std::uint64_t bytes_read = 0;     // input and scratch
   std::uint64_t bytes_written = 0;  // scratch and output
@@ -36,7 +36,7 @@ struct WalkStats {
   std::uint64_t huge_page_bytes = 0;  // RunStats::huge_page_bytes
 };
 
-// Smallest --memory the executor accepts for `records` records of
+// Smallest --memory the walk accepts for `records` records of
 // `record_size` bytes: at least 4 KiB, and what the deepest routed split or
 // a leaf in windows needs (about 4.6 MiB for two levels with the shipped L
 // and F and small records, 4 MiB more a level).

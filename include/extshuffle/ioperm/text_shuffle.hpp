@@ -45,7 +45,7 @@ struct TextInput {
 std::uint64_t minimum_memory_bytes_text(const core::PlanConstants& constants, std::uint64_t records,
                                             std::uint64_t longest_record_bytes, std::uint64_t record_bytes = 0);
 
-// Where the executor would run each node, computed without IO: the run's
+// Where the walk would run each node, computed without IO: the run's
 // own decisions (node_path.hpp), for nodes whose bytes vary about their
 // share of the input by the records' `record_bytes_variance` (bytes^2).
 Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uint64_t longest_record_bytes,
