@@ -19,14 +19,14 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 
 }  // namespace
 
-DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping) {
+DatasetInput read_dataset(const JobOptions& options, io::InputSet& inputs, InputMapping* mapping) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
   bool spooled = true;
   std::vector<TarArchiveFacts> archives;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
-    InputLayout layout = read_input_layout(config, source, inputs.size() == 1 ? mapping : nullptr);
+    InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr);
     if (k == 0) {
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();
@@ -48,17 +48,17 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
       dataset.data.append({&source.data(), at, bytes - layout.data_offset});
       const bool terminated = layout.text_count.add_terminator && layout.data_offset < bytes;
       if (terminated) dataset.data.append({nullptr, 0, 1, &kTerminators[layout.syntax.terminator == '\n' ? 0 : 1]});
-      if (layout.loaded) {
+      if (layout.mapped) {
         io::MappedBytes& mapped = *mapping->mapped;
         if (terminated) mapped.after() = kTerminators[layout.syntax.terminator == '\n' ? 0 : 1];
-        dataset.loaded.append(
+        dataset.mapped.append(
             {nullptr, 0, bytes - layout.data_offset + (terminated ? 1 : 0), mapped.data() + layout.data_offset});
       }
       dataset.layout.digest.merge(layout.digest);
     } else {
       dataset.data.append({&source.data(), at, layout.records * layout.record_size});
-      if (layout.loaded) dataset.loaded.append({nullptr, 0, mapping->mapped->bytes(), mapping->mapped->data()});
-      if (config.verify) {
+      if (layout.mapped) dataset.mapped.append({nullptr, 0, mapping->mapped->bytes(), mapping->mapped->data()});
+      if (options.verify) {
         dataset.layout.digest.merge(
             digest_fixed_records(source.data(), at, layout.records * layout.record_size, layout.record_size));
       }
@@ -71,7 +71,7 @@ DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputM
     spooled = spooled && source.spooled();
     dataset.files.push_back({source.path(), source.stored_bytes(), layout.records});
   }
-  dataset.tar_warnings = tar_dataset_warnings(archives, config.verify);
+  dataset.tar_warnings = tar_dataset_warnings(archives, options.verify);
   dataset.layout.records = records;
   dataset.layout.spooled = spooled && inputs.size() > 0;
   // The .npy header of the whole: the rows of every input (rows of zero

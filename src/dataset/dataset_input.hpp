@@ -28,7 +28,7 @@ struct DatasetInput {
   // and, with --verify, the digest of every record read.
   InputLayout layout;
   io::ByteExtents data;  // every input's records, one after the other
-  io::ByteExtents loaded;  // the same records in memory, when the one input was mapped (text: while counted)
+  io::ByteExtents mapped;  // the same records in memory, when the one input was mapped (text: while counted)
   std::uint64_t bytes = 0;  // of every input, headers included (decompressed)
   std::vector<InputFileInfo> files;
   // Tar archives: each input's sample index, which `data`'s frame prefixes point into.
@@ -43,7 +43,7 @@ struct DatasetInput {
 // (and, with --verify, tar_dataset_warnings).
 // With `mapping`, one input that may fit in RAM is mapped there (text:
 // counted where it lies; read_input_layout), its records then also at
-// `loaded` (in memory; text: the terminator its last record lacked added).
-DatasetInput read_dataset(const JobOptions& config, io::InputSet& inputs, InputMapping* mapping = nullptr);
+// `mapped` (in memory; text: the terminator its last record lacked added).
+DatasetInput read_dataset(const JobOptions& options, io::InputSet& inputs, InputMapping* mapping = nullptr);
 
 }  // namespace extshuffle::dataset

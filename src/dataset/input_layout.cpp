@@ -9,27 +9,27 @@
 namespace extshuffle::dataset {
 namespace {
 
-InputLayout text_layout(const JobOptions& config, formats::Format format, io::InputSource& source,
+InputLayout text_layout(const JobOptions& options, formats::Format format, io::InputSource& source,
                         const std::string& name, InputMapping* mapping) {
-  if (format == formats::Format::kTfrecord && (config.header_lines > 0 || config.skip_empty)) {
-    throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
+  if (format == formats::Format::kTfrecord && (options.header_lines > 0 || options.skip_empty)) {
+    throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
                      " is for text: TFRecord files have no header lines and no blank records");
   }
   InputLayout layout;
   layout.text = true;
-  layout.syntax = formats::text_syntax(format, config.zero_terminated);
-  const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
+  layout.syntax = formats::text_syntax(format, options.zero_terminated);
+  const std::uint64_t header_lines = options.header_lines >= 0 ? static_cast<std::uint64_t>(options.header_lines)
                                                               : formats::default_header_records(format);
   const std::uint64_t bytes = source.bytes();
-  if (mapping != nullptr && ioperm::maps_while_counting(bytes, mapping->budget_bytes)) {
+  if (mapping != nullptr && ioperm::maps_input(bytes, mapping->budget_bytes)) {
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
   }
-  layout.loaded = mapping != nullptr && mapping->mapped.has_value();
-  if (layout.loaded) mapping->mapped->expect_sequential(true);
+  layout.mapped = mapping != nullptr && mapping->mapped.has_value();
+  if (layout.mapped) mapping->mapped->expect_sequential(true);
   layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
-                                         config.skip_empty, name, config.verify ? &layout.digest : nullptr,
-                                         layout.loaded ? mapping->mapped->data() : nullptr);
-  if (layout.loaded) mapping->mapped->expect_sequential(false);
+                                         options.skip_empty, name, options.verify ? &layout.digest : nullptr,
+                                         layout.mapped ? mapping->mapped->data() : nullptr);
+  if (layout.mapped) mapping->mapped->expect_sequential(false);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = source.read_head(layout.data_offset);
@@ -45,11 +45,11 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
                        InputMapping* mapping) {
   const std::uint64_t bytes = layout.records * layout.record_size;
   if (mapping == nullptr || source.spooled() || bytes == 0 ||
-      !ioperm::maps_while_counting(source.bytes(), mapping->budget_bytes)) {
+      !ioperm::maps_input(source.bytes(), mapping->budget_bytes)) {
     return;
   }
   mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset() + layout.data_offset, bytes, name);
-  layout.loaded = mapping->mapped.has_value();
+  layout.mapped = mapping->mapped.has_value();
 }
 
 }  // namespace
@@ -72,27 +72,27 @@ std::string format_name(const formats::DetectedFormat& format) {
   }
 }
 
-InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping) {
+InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected = formats::detect_format(
-      config.format, config.record_size, config.zero_terminated, source.path(), head, name);
+      options.format, options.record_size, options.zero_terminated, source.path(), head, name);
   InputLayout layout;
   layout.format = detected;
   switch (detected.kind) {
     case formats::RecordKind::kText:
       if (detected.text_format == formats::Format::kTar) {
-        layout = tar_layout(config, source, name);
+        layout = tar_layout(options, source, name);
         layout.format = detected;
         return layout;
       }
-      layout = text_layout(config, detected.text_format, source, name, mapping);
+      layout = text_layout(options, detected.text_format, source, name, mapping);
       layout.format = detected;
       return layout;
     case formats::RecordKind::kNpy: {
       const std::uint64_t wanted = formats::npy_head_bytes(head, source.bytes());
       if (wanted > head.size()) head = source.read_head(wanted);
-      const formats::NpyLayout npy = formats::npy_layout(head, source.bytes(), config.record_size, name);
+      const formats::NpyLayout npy = formats::npy_layout(head, source.bytes(), options.record_size, name);
       layout.data_offset = npy.data_offset;
       layout.record_size = npy.record_size;
       layout.records = npy.records;
@@ -103,8 +103,8 @@ InputLayout read_input_layout(const JobOptions& config, io::InputSource& source,
     case formats::RecordKind::kFixed:
       break;
   }
-  layout.record_size = config.record_size;
-  layout.records = formats::fixed_record_count(source.bytes(), config.record_size, name);
+  layout.record_size = options.record_size;
+  layout.records = formats::fixed_record_count(source.bytes(), options.record_size, name);
   map_fixed_records(source, layout, name, mapping);
   return layout;
 }

@@ -25,21 +25,21 @@ constexpr int kManifestVersion = 1;
 
 json or_null(std::uint64_t value, std::uint64_t absent) { return value == absent ? json() : json(value); }
 
-json options_of(const JobOptions& config) {
+json options_of(const JobOptions& options) {
   json splits = json::array();
-  for (const SplitPart& part : config.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
+  for (const SplitPart& part : options.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
   static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"};
   static_assert(std::size(kFormats) == static_cast<std::size_t>(formats::Format::kTar) + 1);
-  return {{"format", kFormats[static_cast<int>(config.format)]},
-          {"record_size", or_null(config.record_size, 0)},
-          {"zero_terminated", config.zero_terminated},
-          {"header_records", config.header_lines < 0 ? json() : json(config.header_lines)},
-          {"skip_empty", config.skip_empty},
-          {"head_count", or_null(config.head_count, UINT64_MAX)},
-          {"shards", or_null(config.shard_count, 0)},
-          {"shard_size_bytes", or_null(config.shard_bytes, 0)},
-          {"split", config.splits.empty() ? json() : splits},
-          {"clean", config.clean}};
+  return {{"format", kFormats[static_cast<int>(options.format)]},
+          {"record_size", or_null(options.record_size, 0)},
+          {"zero_terminated", options.zero_terminated},
+          {"header_records", options.header_lines < 0 ? json() : json(options.header_lines)},
+          {"skip_empty", options.skip_empty},
+          {"head_count", or_null(options.head_count, UINT64_MAX)},
+          {"shards", or_null(options.shard_count, 0)},
+          {"shard_size_bytes", or_null(options.shard_bytes, 0)},
+          {"split", options.splits.empty() ? json() : splits},
+          {"clean", options.clean}};
 }
 
 // xxh64 (seed 0) and size of the file at `path`, read from the file system.
@@ -70,9 +70,9 @@ std::pair<std::string, std::uint64_t> file_digest(const std::string& path) {
 
 }  // namespace
 
-ManifestWriter::ManifestWriter(const JobOptions& config)
-    : config_(config), file_(std::make_unique<io::OutputFile>(config.manifest_path)) {
-  config_.progress = nullptr;
+ManifestWriter::ManifestWriter(const JobOptions& options)
+    : options_(options), file_(std::make_unique<io::OutputFile>(options.manifest_path)) {
+  options_.progress = nullptr;
 }
 
 ManifestWriter::~ManifestWriter() = default;
@@ -80,8 +80,8 @@ ManifestWriter::~ManifestWriter() = default;
 void ManifestWriter::add(const RunResult& run) { runs_.push_back(run); }
 
 std::string ManifestWriter::text() const {
-  const bool shipped = config_.constants.leaf_records == core::kPlanV2.leaf_records &&
-                       config_.constants.max_fanout == core::kPlanV2.max_fanout;
+  const bool shipped = options_.constants.leaf_records == core::kPlanV2.leaf_records &&
+                       options_.constants.max_fanout == core::kPlanV2.max_fanout;
   json inputs = json::array(), outputs = json::array(), patterns = json::array(), stale = json::array();
   const bool aligned = runs_.size() > 1;
   for (std::size_t d = 0; d < runs_.size(); ++d) {
@@ -107,12 +107,12 @@ std::string ManifestWriter::text() const {
       // The permutation P(seed, N) is a function of these: with testing
       // constants it is none of the shipped versions.
       {"permutation_version", shipped ? json(core::kPermutationVersion) : json()},
-      {"plan", {{"leaf_records", config_.constants.leaf_records}, {"max_fanout", config_.constants.max_fanout}}},
-      {"seed", config_.seed},
+      {"plan", {{"leaf_records", options_.constants.leaf_records}, {"max_fanout", options_.constants.max_fanout}}},
+      {"seed", options_.seed},
       {"format", first.format},
       {"records", first.stats.records},
       {"records_written", first.records_written},
-      {"options", options_of(config_)},
+      {"options", options_of(options_)},
       {"inputs", inputs},
       {"outputs", outputs},
       {"stale_pieces", stale}};
@@ -131,7 +131,7 @@ void ManifestWriter::prepare() {
 }
 
 void ManifestWriter::publish() {
-  if (config_.verify) check_outputs();
+  if (options_.verify) check_outputs();
   file_->publish();
 }
 

@@ -17,25 +17,25 @@ constexpr std::uint64_t kTarDropBytes = std::uint64_t{16} << 20;
 
 }  // namespace
 
-InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const std::string& name) {
-  if (config.header_lines > 0 || config.skip_empty) {
-    throw UsageError(std::string(config.skip_empty ? "--skip-empty" : "--header") +
+InputLayout tar_layout(const JobOptions& options, io::InputSource& source, const std::string& name) {
+  if (options.header_lines > 0 || options.skip_empty) {
+    throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
                      " is for text: tar archives have no header lines and no blank records");
   }
-  if (config.repeat) throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
+  if (options.repeat) throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
   InputLayout layout;
   layout.text = true;
   layout.syntax = formats::text_syntax(formats::Format::kTar, false);
   formats::TarScanner::SampleSink digest_sample;
-  if (config.verify) {
+  if (options.verify) {
     digest_sample = [&layout](std::string_view frame) {
       layout.digest.add(reinterpret_cast<const std::byte*>(frame.data()), frame.size());
     };
   }
-  formats::TarScanner scanner(name, config.verify, std::move(digest_sample), config.ignore_zeros);
+  formats::TarScanner scanner(name, options.verify, std::move(digest_sample), options.ignore_zeros);
   const std::uint64_t bytes = source.bytes();
   std::optional<io::MappedBytes> mapped;
-  if (!config.verify && bytes > 0) mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
+  if (!options.verify && bytes > 0) mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
   if (mapped) {
     // 1. The headers alone, where they lie: a member's data is skipped, its
     //    pages never touched (2 GiB of 100 KB-1 MB samples: a few MB read).

@@ -22,10 +22,10 @@ namespace extshuffle::dataset {
 
 // Indexes the archive `source` and lays out its samples (records: the
 // samples; longest record: the longest frame): from its headers alone,
-// mapped, where it can be; with config.verify (which digests every
+// mapped, where it can be; with options.verify (which digests every
 // sample's frame and refuses a key that repeats non-consecutively), or
 // where it cannot be mapped, by one sequential read of all of it. Throws UsageError for --header or --skip-empty,
 // InputError for what formats::TarScanner refuses, IoError.
-InputLayout tar_layout(const JobOptions& config, io::InputSource& source, const std::string& name);
+InputLayout tar_layout(const JobOptions& options, io::InputSource& source, const std::string& name);
 
 }  // namespace extshuffle::dataset

@@ -1,8 +1,9 @@
 #include "extshuffle/dataset/text_input.hpp"
 
 #include <algorithm>
-#include <string>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "extshuffle/errors.hpp"
@@ -76,134 +77,176 @@ void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, s
   });
 }
 
+// The counting pass over one input: record by record while the header
+// lasts and wherever the syntax needs it (quoting, blank records skipped,
+// a digest, TFRecord frames), then, for plain lines, the terminators of the
+// rest in bulk.
+class TextCounter {
+ public:
+  TextCounter(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
+              std::uint64_t header_records, bool skip_blank, const std::string& display_name, RecordDigest* digest,
+              const std::byte* mapped)
+      : file_(file), offset_(offset), bytes_(bytes), syntax_(syntax), header_records_(header_records),
+        skip_blank_(skip_blank), display_name_(display_name), digest_(digest), mapped_(mapped),
+        framed_(syntax.framing == formats::RecordFraming::kTfrecord),
+        count_terminators_(!syntax.quoted && !skip_blank && !digest && !framed_), last_byte_(syntax.terminator) {
+    if (mapped != nullptr) {
+      buffer_ = reinterpret_cast<const char*>(mapped);
+      capacity_ = bytes;
+    } else {
+      capacity_ = kCountPieceBytes;
+      storage_ = io::allocate_aligned(capacity_);
+      buffer_ = reinterpret_cast<const char*>(storage_.get());
+    }
+  }
+
+  TextCount count() {
+    while (position_ + fill_ < bytes_ || at_ < fill_) {
+      if (position_ + fill_ < bytes_) read_more();
+      if (count_terminators_ && headers_seen_ == header_records_) {
+        count_terminators_to_end();
+        if (last_byte_ != syntax_.terminator) ++count_.records;  // the last line, unterminated
+        break;
+      }
+      count_records_read();
+    }
+    // With blank records skipped, a record's span in the node reaches to the
+    // next record: bound it by the blank records' bytes too (rare; see the
+    // header).
+    if (skip_blank_) count_.longest_record_bytes = std::max(count_.longest_record_bytes, bytes_ - count_.header_bytes);
+    count_.add_terminator = bytes_ > 0 && last_byte_ != syntax_.terminator && !framed_;
+    return count_;
+  }
+
+ private:
+  // Mapped: counted where the bytes lie, a piece at a time (the kernel reads
+  // ahead as the pages are touched).
+  static constexpr std::size_t kMappedPieceBytes = std::size_t{8} << 20;
+
+  // The next piece, after fill_.
+  void read_more() {
+    if (mapped_ != nullptr) {
+      fill_ = std::min<std::uint64_t>(bytes_, fill_ + kMappedPieceBytes);
+    } else {
+      read_next_piece();
+    }
+    last_byte_ = buffer_[fill_ - 1];
+  }
+
+  // Streaming, the bytes pass through a buffer of one piece (grown for a
+  // longer record) that keeps only the record in progress.
+  void read_next_piece() {
+    std::memmove(storage_.get(), buffer_ + at_, fill_ - at_);
+    position_ += at_;
+    fill_ -= at_;
+    at_ = 0;
+    if (fill_ == capacity_) {
+      io::AlignedBuffer larger = io::allocate_aligned(2 * capacity_);
+      std::memcpy(larger.get(), storage_.get(), fill_);
+      storage_ = std::move(larger);
+      capacity_ *= 2;
+      buffer_ = reinterpret_cast<const char*>(storage_.get());
+    }
+    const std::size_t take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(capacity_ - fill_, bytes_ - position_ - fill_));
+    file_.read_now(storage_.get() + fill_, offset_ + position_ + fill_, take);
+    fill_ += take;
+  }
+
+  // Plain lines need no record boundaries once the header is passed: the
+  // terminators from at_ to the input's end, counted in bulk.
+  void count_terminators_to_end() {
+    TerminatorCount terminators(syntax_.terminator);
+    terminators.add(buffer_ + at_, buffer_ + fill_);
+    if (mapped_ != nullptr) {
+      while (fill_ < bytes_) {
+        const std::size_t from = fill_;
+        read_more();
+        terminators.add(buffer_ + from, buffer_ + fill_);
+      }
+    } else {
+      count_rest(file_, offset_, position_ + fill_, bytes_, terminators, last_byte_);
+    }
+    count_.records += terminators.records();
+    count_.longest_record_bytes = std::max(count_.longest_record_bytes, terminators.longest());
+    count_.record_bytes_squared += terminators.squares();
+  }
+
+  // The whole records of [at_, fill_), and at the input's end the last one
+  // even without its terminator.
+  void count_records_read() {
+    const bool at_input_end = position_ + fill_ == bytes_;
+    while (at_ < fill_) {
+      // TFRecord: each frame's CRCs, checked here once (and its truncation).
+      if (framed_) {
+        formats::check_tfrecord_frame(buffer_ + at_, buffer_ + fill_, bytes_ - position_ - at_, position_ + at_,
+                                      display_name_);
+      }
+      const formats::RecordScan scan = formats::scan_record(buffer_ + at_, buffer_ + fill_, syntax_);
+      if (scan.end) {
+        count_record(static_cast<std::size_t>(scan.end - buffer_), false);
+        continue;
+      }
+      if (!at_input_end) return;
+      if (scan.inside_quotes) {
+        throw InputError("input " + display_name_ + ": unterminated quoted field in the record starting at byte " +
+                         std::to_string(position_ + at_));
+      }
+      // The last record lacks its terminator: it ends at the input's end.
+      count_record(fill_, true);
+    }
+  }
+
+  // The record [at_, end) (a header line while the header lasts), and one
+  // byte more for the terminator that an `unterminated` one gets.
+  void count_record(std::size_t end, bool unterminated) {
+    const std::size_t begin = std::exchange(at_, end);
+    if (headers_seen_ < header_records_) {
+      ++headers_seen_;
+      count_.header_bytes = position_ + end;
+      return;
+    }
+    const std::uint64_t length = end - begin + (unterminated ? 1 : 0);
+    if (skip_blank_ && formats::is_blank_record(buffer_ + begin, buffer_ + begin + length)) return;
+    ++count_.records;
+    count_.longest_record_bytes = std::max(count_.longest_record_bytes, length);
+    count_.record_bytes_squared += static_cast<double>(length) * static_cast<double>(length);
+    if (!digest_) return;
+    if (unterminated) {
+      std::string record(buffer_ + begin, end - begin);
+      record += syntax_.terminator;
+      digest_->add(reinterpret_cast<const std::byte*>(record.data()), record.size());
+    } else {
+      digest_->add(reinterpret_cast<const std::byte*>(buffer_ + begin), length);
+    }
+  }
+
+  io::BlockFile& file_;
+  const std::uint64_t offset_, bytes_;
+  const formats::RecordSyntax& syntax_;
+  const std::uint64_t header_records_;
+  const bool skip_blank_;
+  const std::string& display_name_;
+  RecordDigest* const digest_;
+  const std::byte* const mapped_;
+  const bool framed_;
+  const bool count_terminators_;
+  io::AlignedBuffer storage_;  // streaming: the piece read, and the record in progress before it
+  std::size_t capacity_ = 0;
+  const char* buffer_ = nullptr;
+  std::uint64_t position_ = 0;  // of buffer_[0] in the input
+  std::size_t fill_ = 0, at_ = 0;
+  std::uint64_t headers_seen_ = 0;
+  char last_byte_;
+  TextCount count_;
+};
+
 }  // namespace
 
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
                              const std::string& display_name, RecordDigest* digest, const std::byte* mapped) {
-  // Mapped: counted where the bytes lie, a piece at a time (the kernel reads
-  // ahead as the pages are touched).
-  constexpr std::size_t kPiece = std::size_t{8} << 20;
-  TextCount count;
-  // Streaming, the bytes pass through a buffer of one piece (grown for a
-  // longer record) that keeps only the record in progress.
-  io::AlignedBuffer storage;
-  std::size_t capacity = kPiece;
-  const char* buffer = nullptr;
-  if (mapped != nullptr) {
-    buffer = reinterpret_cast<const char*>(mapped);
-    capacity = bytes;
-  } else {
-    capacity = kCountPieceBytes;
-    storage = io::allocate_aligned(capacity);
-    buffer = reinterpret_cast<const char*>(storage.get());
-  }
-  std::uint64_t position = 0;  // of buffer[0] in the input
-  std::size_t fill = 0, at = 0;
-  std::uint64_t headers_seen = 0;
-  // Plain lines need no record boundaries once the header is passed: count terminators.
-  const bool framed = syntax.framing == formats::RecordFraming::kTfrecord;
-  const bool count_terminators = !syntax.quoted && !skip_blank && !digest && !framed;
-  char last_byte = syntax.terminator;
-  bool counted_by_terminators = false;  // the last piece: its unterminated line is not counted yet
-  // The next piece, after fill.
-  auto more = [&] {
-    if (mapped != nullptr) {
-      fill = std::min<std::uint64_t>(bytes, fill + kPiece);
-    } else {
-      // Keep the incomplete record; grow the buffer when it fills it.
-      std::memmove(storage.get(), buffer + at, fill - at);
-      position += at;
-      fill -= at;
-      at = 0;
-      if (fill == capacity) {
-        io::AlignedBuffer larger = io::allocate_aligned(2 * capacity);
-        std::memcpy(larger.get(), storage.get(), fill);
-        storage = std::move(larger);
-        capacity *= 2;
-        buffer = reinterpret_cast<const char*>(storage.get());
-      }
-      const std::size_t take =
-          static_cast<std::size_t>(std::min<std::uint64_t>(capacity - fill, bytes - position - fill));
-      file.read_now(storage.get() + fill, offset + position + fill, take);
-      fill += take;
-    }
-    last_byte = buffer[fill - 1];
-  };
-  while (position + fill < bytes || at < fill) {
-    if (position + fill < bytes) more();
-  const bool at_input_end = position + fill == bytes;
-    if (count_terminators && headers_seen == header_records) {
-      TerminatorCount terminators(syntax.terminator);
-      terminators.add(buffer + at, buffer + fill);
-      if (mapped != nullptr) {
-        while (fill < bytes) {
-          const std::size_t from = fill;
-          more();
-          terminators.add(buffer + from, buffer + fill);
-        }
-      } else {
-        count_rest(file, offset, position + fill, bytes, terminators, last_byte);
-      }
-      count.records += terminators.records();
-      count.longest_record_bytes = terminators.longest();
-      count.record_bytes_squared += terminators.squares();
-      counted_by_terminators = true;
-      break;
-    }
-    counted_by_terminators = false;
-    while (at < fill) {
-      // TFRecord: each frame's CRCs, checked here once (and its truncation).
-      if (framed) {
-        formats::check_tfrecord_frame(buffer + at, buffer + fill, bytes - position - at, position + at, display_name);
-      }
-      const formats::RecordScan scan = formats::scan_record(buffer + at, buffer + fill, syntax);
-      if (!scan.end) {
-        if (!at_input_end) break;
-        if (scan.inside_quotes) {
-          throw InputError("input " + display_name + ": unterminated quoted field in the record starting at byte " +
-                           std::to_string(position + at));
-        }
-        // The last record lacks its terminator: it ends at the input's end.
-        const std::size_t end = fill;
-        if (headers_seen < header_records) {
-          ++headers_seen;
-          count.header_bytes = position + end;
-        } else if (!skip_blank || !formats::is_blank_record(buffer + at, buffer + end + 1)) {
-          ++count.records;
-          count.longest_record_bytes = std::max<std::uint64_t>(count.longest_record_bytes, end - at + 1);
-          count.record_bytes_squared += static_cast<double>(end - at + 1) * static_cast<double>(end - at + 1);
-          if (digest) {
-            std::string record(buffer + at, end - at);
-            record += syntax.terminator;
-            digest->add(reinterpret_cast<const std::byte*>(record.data()), record.size());
-          }
-        }
-        at = fill;
-        break;
-      }
-      const std::size_t end = static_cast<std::size_t>(scan.end - buffer);
-      if (headers_seen < header_records) {
-        ++headers_seen;
-        count.header_bytes = position + end;
-      } else if (!skip_blank || !formats::is_blank_record(buffer + at, scan.end)) {
-        ++count.records;
-        count.longest_record_bytes = std::max<std::uint64_t>(count.longest_record_bytes, end - at);
-        count.record_bytes_squared += static_cast<double>(end - at) * static_cast<double>(end - at);
-        if (digest) digest->add(reinterpret_cast<const std::byte*>(buffer + at), end - at);
-      }
-      at = end;
-    }
-  }
-  if (counted_by_terminators && last_byte != syntax.terminator) {
-    ++count.records;  // the last line, unterminated
-  }
-  // With blank records skipped, a record's span in the node reaches to the
-  // next record: bound it by the blank records' bytes too (rare; see the
-  // header).
-  if (skip_blank) count.longest_record_bytes = std::max(count.longest_record_bytes, bytes - count.header_bytes);
-  count.add_terminator = bytes > 0 && last_byte != syntax.terminator && !framed;
-  return count;
+  return TextCounter(file, offset, bytes, syntax, header_records, skip_blank, display_name, digest, mapped).count();
 }
 
 }  // namespace extshuffle::dataset

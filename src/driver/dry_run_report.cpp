@@ -14,15 +14,15 @@ using ioperm::Schedule;
 // The schedule of a dataset of `record_bytes` bytes of records. For text,
 // from what the counting pass found: the longest record and the records'
 // spread in size (node_path.hpp).
-Schedule schedule_for(const JobOptions& config, const InputLayout& layout, std::uint64_t record_bytes) {
+Schedule schedule_for(const JobOptions& options, const InputLayout& layout, std::uint64_t record_bytes) {
   if (layout.text) {
     const double n = static_cast<double>(std::max<std::uint64_t>(layout.records, 1));
     const double mean = static_cast<double>(record_bytes) / n;
     const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
     return ioperm::plan_schedule_text(layout.records, record_bytes, layout.text_count.longest_record_bytes,
-                                  text_options(config, layout), variance);
+                                  text_options(options, layout), variance);
   }
-  return ioperm::plan_schedule(layout.records, walk_options(config, layout));
+  return ioperm::plan_schedule(layout.records, walk_options(options, layout));
 }
 
 namespace {
@@ -30,13 +30,13 @@ namespace {
 // The smallest budget, in whole MiB, above the configured one with which
 // the run makes fewer than `passes` passes: bisection over the schedule (no
 // IO), up to 2^60 bytes; 0 if none.
-std::uint64_t mebibytes_for_fewer_passes(JobOptions config, const InputLayout& layout, std::uint64_t record_bytes,
+std::uint64_t mebibytes_for_fewer_passes(JobOptions options, const InputLayout& layout, std::uint64_t record_bytes,
                                          std::uint32_t passes) {
   auto passes_at = [&](std::uint64_t bytes) {
-    config.memory_bytes = bytes;
-    return schedule_for(config, layout, record_bytes).passes;
+    options.memory_bytes = bytes;
+    return schedule_for(options, layout, record_bytes).passes;
   };
-  std::uint64_t low = config.memory_bytes, high = std::max<std::uint64_t>(1, low);
+  std::uint64_t low = options.memory_bytes, high = std::max<std::uint64_t>(1, low);
   while (passes_at(high) >= passes) {  // invariant: `low` makes as many passes
     low = high;
     if (high >= (std::uint64_t{1} << 60)) return 0;
@@ -52,7 +52,7 @@ std::uint64_t mebibytes_for_fewer_passes(JobOptions config, const InputLayout& l
 
 }  // namespace
 
-std::string describe_schedule(const InputLayout& layout, const JobOptions& config, const Schedule& s) {
+std::string describe_schedule(const InputLayout& layout, const JobOptions& options, const Schedule& s) {
   char what[128];
   if (layout.text) {
     std::snprintf(what, sizeof what, "%llu text records", static_cast<unsigned long long>(layout.records));
@@ -60,8 +60,8 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& confi
     std::snprintf(what, sizeof what, "%llu records of %zu bytes", static_cast<unsigned long long>(layout.records),
                   layout.record_size);
   }
-  const bool shipped = config.constants.leaf_records == core::kPlanV2.leaf_records &&
-                       config.constants.max_fanout == core::kPlanV2.max_fanout;
+  const bool shipped = options.constants.leaf_records == core::kPlanV2.leaf_records &&
+                       options.constants.max_fanout == core::kPlanV2.max_fanout;
   const std::string version =
       shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
   auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
@@ -85,32 +85,32 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& confi
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
                 "space%s%s, %llu node%s in RAM\n"
                 "expected IO: %llu bytes read, %llu bytes written%s; peak memory %llu bytes\n",
-                what, version.c_str(), u(config.constants.leaf_records), u(config.constants.max_fanout), s.levels,
-                s.levels == 1 ? "" : "s", u(config.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
+                what, version.c_str(), u(options.constants.leaf_records), u(options.constants.max_fanout), s.levels,
+                s.levels == 1 ? "" : "s", u(options.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
                 u(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s", routed, windows, u(s.nodes_in_memory),
                 s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
                 layout.text ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
   return text;
 }
 
-std::string describe_scratch(const JobOptions& config, std::uint64_t spooled_bytes, std::uint64_t record_bytes,
+std::string describe_scratch(const JobOptions& options, std::uint64_t spooled_bytes, std::uint64_t record_bytes,
                              const Schedule& s) {
   // The spool, then the buckets of each pass through disk but the last
   // (which writes the output): an upper estimate of the files at once.
   const std::uint64_t buckets = s.passes > 1 ? record_bytes * (s.passes - 1) : 0;
-  const std::string where = config.tmpdir.empty() ? "the scratch directory" : "'" + config.tmpdir + "'";
+  const std::string where = options.tmpdir.empty() ? "the scratch directory" : "'" + options.tmpdir + "'";
   return "scratch space: up to " + std::to_string(spooled_bytes + buckets) + " bytes in " + where + " (" +
          std::to_string(spooled_bytes) + " bytes of spooled input)\n";
 }
 
-std::string describe_mode(const JobOptions& config) {
-  const char* mode = config.repeat ? "-r (draws with replacement)" : config.echo ? "-e (the arguments)"
-                     : config.integer_range                         ? "-i (an integer range)"
+std::string describe_mode(const JobOptions& options) {
+  const char* mode = options.repeat ? "-r (draws with replacement)" : options.echo ? "-e (the arguments)"
+                     : options.integer_range                         ? "-i (an integer range)"
                                                                     : "-n 0";
   std::string text = std::string("plan: shuf mode ") + mode;
-  if (config.echo) text += ", " + std::to_string(config.echo_items.size()) + " records";
-  if (config.integer_range) {
-    const unsigned __int128 count = static_cast<unsigned __int128>(config.range_high) + 1 - config.range_low;
+  if (options.echo) text += ", " + std::to_string(options.echo_items.size()) + " records";
+  if (options.integer_range) {
+    const unsigned __int128 count = static_cast<unsigned __int128>(options.range_high) + 1 - options.range_low;
     text += ", " + (count > UINT64_MAX ? std::string("18446744073709551616") : std::to_string(static_cast<std::uint64_t>(count))) +
             " records";
   }
@@ -118,13 +118,13 @@ std::string describe_mode(const JobOptions& config) {
 }
 
 // What a larger budget would save: the budget of each smaller pass count.
-std::string describe_fewer_passes(const InputLayout& layout, const JobOptions& config, std::uint64_t record_bytes,
+std::string describe_fewer_passes(const InputLayout& layout, const JobOptions& options, std::uint64_t record_bytes,
                                   std::uint32_t passes) {
   std::string text;
   for (std::uint32_t p = passes; p > 1;) {
-    const std::uint64_t mebibytes = mebibytes_for_fewer_passes(config, layout, record_bytes, p);
+    const std::uint64_t mebibytes = mebibytes_for_fewer_passes(options, layout, record_bytes, p);
     if (mebibytes == 0) break;
-    JobOptions larger = config;
+    JobOptions larger = options;
     larger.memory_bytes = mebibytes << 20;
     p = schedule_for(larger, layout, record_bytes).passes;
     text += (text.empty() ? "fewer passes: " : ", ") + std::to_string(p) + (p == 1 ? " pass (in RAM)" : " passes") +

@@ -27,11 +27,11 @@ std::string describe_schedule(const dataset::InputLayout& layout, const JobOptio
 // over schedule_for() per pass count.
 // The scratch space the run needs at most: the spool of compressed inputs
 // and pipes, and the buckets of its passes through disk.
-std::string describe_scratch(const JobOptions& config, std::uint64_t spooled_bytes, std::uint64_t record_bytes,
+std::string describe_scratch(const JobOptions& options, std::uint64_t spooled_bytes, std::uint64_t record_bytes,
                              const ioperm::Schedule& s);
 
 // A dry run of shuf's -r, -e, -i or -n 0: what it would output.
-std::string describe_mode(const JobOptions& config);
+std::string describe_mode(const JobOptions& options);
 
 std::string describe_fewer_passes(const dataset::InputLayout& layout, const JobOptions& options,
                                   std::uint64_t record_bytes, std::uint32_t passes);

@@ -98,7 +98,7 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
   schedule.bytes_read += layout.text ? dataset.bytes : 0;
   const bool mapped =
       layout.text && !layout.tar && dataset.files.size() == 1 &&
-      ioperm::maps_while_counting(dataset.bytes, options.memory_bytes);
+      ioperm::maps_input(dataset.bytes, options.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
@@ -149,16 +149,16 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
       ioperm::TextOptions text = text_options(options, layout);
       text.walk.output_records = wanted;
       text.walk.progress_bytes = progress.counter();
-      ioperm::LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
+      ioperm::MappedRecords mapped_records{std::move(prepared.mapping.mapped), dataset.mapped};
       return ioperm::shuffle_text(dataset.data, layout.records, layout.text_count.longest_record_bytes, in.scratch(),
-                                  in.scratch_offset(), text, sink, loaded.mapped ? &loaded : nullptr);
+                                  in.scratch_offset(), text, sink, mapped_records.mapped ? &mapped_records : nullptr);
     }
     ioperm::WalkOptions walk = walk_options(options, layout);
     walk.output_records = wanted;
     walk.progress_bytes = progress.counter();
-    ioperm::LoadedRecords loaded{std::move(prepared.mapping.mapped), dataset.loaded};
+    ioperm::MappedRecords mapped_records{std::move(prepared.mapping.mapped), dataset.mapped};
     return ioperm::shuffle_fixed_size(dataset.data, layout.records, in.scratch(), in.scratch_offset(), walk, sink,
-                                      loaded.mapped ? &loaded : nullptr);
+                                      mapped_records.mapped ? &mapped_records : nullptr);
   } catch (const std::runtime_error&) {
     in.check_unchanged();
     throw;

@@ -124,8 +124,6 @@ std::unique_ptr<BlockFile> BlockFile::open_input(const std::string& path) {
   }
   auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "input"));
   result->side_fd_ = probe;
-  result->device_id_ = st.st_dev;
-  result->inode_ = st.st_ino;
   return result;
 }
 

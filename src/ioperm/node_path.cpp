@@ -88,6 +88,25 @@ double share_in_ram(const RecordLayout& layout, NodeFacts node, double mean, dou
   return 0.5 * std::erfc((mean - fits) / (deviation * std::sqrt(2.0)));
 }
 
+// What the walk is expected to do, summed over its levels (fractions of
+// nodes and bytes: the schedule rounds them).
+struct ExpectedCounts {
+  double read = 0, written = 0;  // bytes
+  double in_ram = 0, on_disk = 0, routed_nodes = 0, windows = 0, into_windows_nodes = 0, orders_on_disk_nodes = 0;
+
+  void round_into(Schedule& s, std::uint64_t output_bytes) const {
+    auto whole = [](double x) { return static_cast<std::uint64_t>(std::llround(x)); };
+    s.bytes_read = whole(read);
+    s.bytes_written = whole(written) + output_bytes;  // and the output
+    s.nodes_in_memory = whole(in_ram);
+    s.nodes_on_disk = whole(on_disk);
+    s.nodes_routed = whole(routed_nodes);
+    s.nodes_into_windows = whole(into_windows_nodes);
+    s.leaf_orders_on_disk = whole(orders_on_disk_nodes);
+    s.nodes_in_windows = whole(windows);
+  }
+};
+
 }  // namespace
 
 Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
@@ -102,8 +121,8 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
   // in RAM above); every record of an active node is read, and written
   // again by a split. Fixed-size records have no spread: each share is 0 or 1.
   // `share` is the share of the input's records in those nodes.
-  double active = 1, share = 1, read = 0, written = 0, in_ram = 0, on_disk = 0, routed_nodes = 0, windows = 0;
-  double into_windows_nodes = 0, orders_on_disk_nodes = 0;
+  double active = 1, share = 1;
+  ExpectedCounts e;
   const double all_bytes = static_cast<double>(record_bytes);
   NodeFacts node{records, record_bytes, false, max_record_bytes, 0};
   double in_tag = 0;          // the tag before each record of this level's nodes
@@ -113,13 +132,13 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     const double node_mean = mean * n;
     const double deviation = std::sqrt(std::max(0.0, n * record_bytes_variance * (total - n) / std::max(total - 1, 1.0)));
     node.record_bytes = static_cast<std::uint64_t>(node_mean);
-    read += share * (all_bytes + total * in_tag);
+    e.read += share * (all_bytes + total * in_tag);
     if (into_windows) {  // placed window by window: no pass of their own
-      windows += active;
+      e.windows += active;
       break;
     }
     const double fit = share_in_ram(layout, node, node_mean, deviation, budget);
-    in_ram += active * fit;
+    e.in_ram += active * fit;
     if (fit > 0) s.peak_memory_bytes = std::max(s.peak_memory_bytes, layout.in_memory_bytes(node, budget));
     const double rest = active * (1 - fit);
     if (rest <= 1e-9) break;
@@ -130,9 +149,9 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
       // Written once into windows by output position, read back once.
       const std::uint64_t per_window = leaf_window_records(layout, node.records, node.record_bytes, budget);
       const double tag = PositionTag::for_node(per_window, layout.text()).width;
-      windows += rest;
-      written += share * (1 - fit) * (all_bytes + total * tag);
-      read += share * (1 - fit) * (all_bytes + total * tag);
+      e.windows += rest;
+      e.written += share * (1 - fit) * (all_bytes + total * tag);
+      e.read += share * (1 - fit) * (all_bytes + total * tag);
       s.passes += deeper ? 1 : 0;
       break;
     }
@@ -143,14 +162,14 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     into_windows = !bucket_windows.empty();
     const double out_tag = into_windows ? bucket_windows.tag.width
                                         : (routed ? PositionTag::for_node(child, layout.text()).width : 0);
-    on_disk += rest;
-    routed_nodes += routed ? rest : 0;
-    into_windows_nodes += into_windows ? rest : 0;
-    orders_on_disk_nodes += bucket_windows.orders_on_disk ? rest : 0;
-    written += share * (1 - fit) * (all_bytes + total * out_tag);
+    e.on_disk += rest;
+    e.routed_nodes += routed ? rest : 0;
+    e.into_windows_nodes += into_windows ? rest : 0;
+    e.orders_on_disk_nodes += bucket_windows.orders_on_disk ? rest : 0;
+    e.written += share * (1 - fit) * (all_bytes + total * out_tag);
     if (bucket_windows.orders_on_disk) {  // 4 bytes a record written, then read back
-      written += share * (1 - fit) * total * 4;
-      read += share * (1 - fit) * total * 4;
+      e.written += share * (1 - fit) * total * 4;
+      e.read += share * (1 - fit) * total * 4;
     }
     s.passes += deeper ? 1 : 0;
     in_tag = out_tag;
@@ -160,15 +179,7 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     active = rest * static_cast<double>(p);
     share *= 1 - fit;
   }
-  auto whole = [](double x) { return static_cast<std::uint64_t>(std::llround(x)); };
-  s.bytes_read = whole(read);
-  s.bytes_written = whole(written) + record_bytes;  // and the output
-  s.nodes_in_memory = whole(in_ram);
-  s.nodes_on_disk = whole(on_disk);
-  s.nodes_routed = whole(routed_nodes);
-  s.nodes_into_windows = whole(into_windows_nodes);
-  s.leaf_orders_on_disk = whole(orders_on_disk_nodes);
-  s.nodes_in_windows = whole(windows);
+  e.round_into(s, record_bytes);
   return s;
 }
 

@@ -18,10 +18,10 @@
 namespace extshuffle::ioperm {
 
 PlanWalk::PlanWalk(const RecordLayout& layout, io::BucketStore& store, const WalkOptions& options,
-                   const OutputSink& sink, device::HostMemory arena, bool root_loaded)
+                   const OutputSink& sink, device::HostMemory arena, bool root_mapped)
     : layout_(layout), store_(store), o_(options), output_(sink, options.output_records, stats_),
       memory_(arena ? std::move(arena) : device::allocate_host_memory(options.shuffle.device, options.memory_bytes)),
-      ctx_{o_, stats_, output_, memory_.get(), device::resolve_threads(options.shuffle.threads), root_loaded} {}
+      ctx_{o_, stats_, output_, memory_.get(), device::resolve_threads(options.shuffle.threads), root_mapped} {}
 
 WalkStats PlanWalk::run(const NodeFacts& root, const io::ByteExtents& data) {
   stats_.passes = run_node(core::Node{core::NodeId{0, 0}, root.records}, data, root, true);

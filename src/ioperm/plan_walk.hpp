@@ -32,9 +32,9 @@ class PlanWalk {
  public:
   // `options.memory_bytes` is the arena, allocated here once; or `arena`
   // when given, the workspace of a root whose records are in memory already
-  // (`root_loaded`, mapped while counted: run_context.hpp).
+  // (`root_mapped`, mapped while counted: run_context.hpp).
   PlanWalk(const RecordLayout& layout, io::BucketStore& store, const WalkOptions& options, const OutputSink& sink,
-           device::HostMemory arena = {}, bool root_loaded = false);
+           device::HostMemory arena = {}, bool root_mapped = false);
 
   // Runs the plan of the root, whose bytes are `data`; returns what it did.
   WalkStats run(const NodeFacts& root, const io::ByteExtents& data);
@@ -50,12 +50,6 @@ class PlanWalk {
   void scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts, bool root,
                       NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets);
   std::uint64_t chunk_memory_bytes(const NodeFacts& facts, NodePath path) const;
-  // Runs `node` (a bucket of a split made elsewhere, or the root) from its
-  // bytes, its output to the sink in order; returns the passes through
-  // disk on its deepest path.
-  std::uint32_t run_subtree(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts) {
-    return run_node(node, data, facts, node.id.depth == 0);
-  }
   // Step 4 for buckets [first, end) of `node` (whose facts are `facts`, its
   // p buckets filled by a split made elsewhere, routed or not), read from
   // `buckets`, their output to the sink in order: consecutive small ones

@@ -78,9 +78,9 @@ class RecordLayout {
   }
   // The arena of a root that runs in RAM in `in_memory` bytes (what
   // in_memory_bytes(node, budget) gave) when its records are mapped
-  // already (ctx.root_loaded): what its way needs beside them, which stay
+  // already (ctx.root_mapped): what its way needs beside them, which stay
   // where they lie; UINT64_MAX where the way needs its own copy.
-  virtual std::uint64_t loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
+  virtual std::uint64_t mapped_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
     return in_memory - (node.record_bytes + 63) / 64 * 64;
   }
   // 2.3, a node that fits: its output goes to ctx.output in order.

@@ -56,8 +56,8 @@ struct RunContext {
   // text input that fits in RAM is mapped while its records are counted, so
   // it is read once, and the arena is only their workspace; a fixed-size
   // one is mapped, so it is read without a copy (record_layout.hpp,
-  // loaded_arena_bytes).
-  bool root_loaded = false;
+  // mapped_arena_bytes).
+  bool root_mapped = false;
 
   void publish_progress() const {
     if (options.progress_bytes) {

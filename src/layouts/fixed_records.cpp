@@ -66,7 +66,7 @@ class FileSource final : public RecordSource {
 // as much CPU as the read() copy it saved (docs/benchmarks.md, "Fixed-size
 // inputs mapped"); it reads its records as without a mapping, as does the
 // GPU.
-std::uint64_t FixedRecords::loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
+std::uint64_t FixedRecords::mapped_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
   const InRam way = way_for(node, in_memory);
   if (way == InRam::kDevice || !core::is_leaf(node.records, o_.shuffle.constants)) return UINT64_MAX;
   return MemoryPlan::workspace_bytes(node.records, o_.shuffle,
@@ -148,8 +148,8 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
   const InRam way = way_for(facts, o_.memory_bytes);
   const MemoryMode mode = way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
   const bool leaf = core::is_leaf(n, o_.shuffle.constants);
-  // The records mapped (loaded_arena_bytes): read where they lie.
-  const std::byte* mapped = root && ctx.root_loaded && data.extents.size() == 1 && data.extents[0].file == nullptr
+  // The records mapped (mapped_arena_bytes): read where they lie.
+  const std::byte* mapped = root && ctx.root_mapped && data.extents.size() == 1 && data.extents[0].file == nullptr
                                 ? data.extents[0].memory
                                 : nullptr;
   std::byte* node_buffer = ctx.arena;

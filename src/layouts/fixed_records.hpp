@@ -41,7 +41,7 @@ class FixedRecords final : public RecordLayout {
   std::uint64_t in_memory_bytes(const NodeFacts& node, std::uint64_t budget) const override;
   void run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool root,
                      RunContext& ctx) const override;
-  std::uint64_t loaded_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const override;
+  std::uint64_t mapped_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const override;
 
   bool chunks_fit(const NodeFacts& node, std::uint64_t budget) const override;
   SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override {

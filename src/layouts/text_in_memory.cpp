@@ -77,9 +77,138 @@ class StagedOutput {
   std::uint64_t fill_ = 0, records_ = 0;
 };
 
+// The arrays of a node in RAM, carved from its workspace in the order
+// text_in_memory_workspace_bytes counts them.
+struct NodeArrays {
+  std::uint64_t* offsets;   // where each record starts (untagged: and one past the last)
+  std::uint32_t* lengths;   // tagged: each record's length, from its tag
+  std::uint32_t* indices;   // the plan's output
+  std::byte* plan_workspace;
+  std::uint32_t* identity;  // the plan's input batches
+  std::uint64_t* batch_offsets;
+  std::byte* staging;
+};
+
+NodeArrays carve_node_arrays(std::uint64_t n, bool tagged, const ShuffleOptions& index, std::uint64_t batch_records,
+                             std::byte* workspace) {
+  NodeArrays a{};
+  std::byte* cursor = workspace;
+  a.offsets = carve<std::uint64_t>(cursor, tagged ? n : n + 1);
+  a.lengths = tagged ? carve<std::uint32_t>(cursor, n) : nullptr;
+  a.indices = carve<std::uint32_t>(cursor, n);
+  a.plan_workspace = cursor;
+  cursor += MemoryPlan::workspace_bytes(n, index, MemoryMode::kShuffle);
+  a.identity = carve<std::uint32_t>(cursor, MemoryPlan::batch_bytes(n, index) / 4);
+  a.batch_offsets = carve<std::uint64_t>(cursor, batch_records);
+  a.staging = cursor;
+  return a;
+}
+
+// Step 1, where each record is: in bulk for plain terminators, by the
+// syntax otherwise; behind its tag, wherever it lies, when it was routed
+// here. Throws (TextScan::throw_records_changed) unless the bytes hold
+// exactly the node's `n` records.
+void locate_records(const std::byte* bytes, std::uint64_t size, std::uint64_t n, bool tagged, const TextScan& s,
+                    char terminator, const NodeArrays& a) {
+  const std::byte* at = bytes;
+  const std::byte* end = bytes + size;
+  if (tagged) {
+    locate_tagged_records(bytes, size, n, PositionTag::for_node(n, true), s, a.offsets, a.lengths);
+    at = end;
+  } else if (s.plain_terminators()) {
+    a.offsets[0] = 0;
+    const auto* text = reinterpret_cast<const char*>(bytes);
+    if (formats::find_record_ends(text, text + size, terminator, n, a.offsets + 1) < n) {
+      s.throw_records_changed(n);
+    }
+    at = bytes + a.offsets[n];
+  } else {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::byte* stop = s.next_record(at, end);
+      if (!stop) s.throw_records_changed(n);
+      a.offsets[k] = static_cast<std::uint64_t>(at - bytes);
+      at = stop;
+    }
+  }
+  if (at != end && (!s.filter_blank || s.next_record(at, end))) s.throw_records_changed(n);
+  if (!tagged) a.offsets[n] = size;
+}
+
+// Step 4, the gather: random access into the node's bytes, bound by memory
+// latency. Batches of the records in the plan's order are placed in the
+// staging buffer by a prefix sum of their lengths and copied by all threads.
+class RecordGather {
+ public:
+  RecordGather(const std::byte* bytes, bool tagged, const TextScan& s, const NodeArrays& a,
+               std::uint64_t batch_records, std::uint64_t staging_capacity, RunContext& ctx)
+      : bytes_(bytes), tagged_(tagged), s_(s), a_(a), batch_records_(batch_records),
+        staging_capacity_(staging_capacity), ctx_(ctx), staged_(ctx, a.staging, staging_capacity) {}
+
+  // The records of a piece of the plan's order (4-byte indices).
+  void gather(const std::byte* piece, std::size_t piece_bytes) {
+    const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
+    const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
+    for (std::uint64_t first = 0; first < count && !ctx_.output.done();) {
+      first += gather_batch(order + first, std::min({batch_records_, count - first, ctx_.output.records_left()}));
+    }
+  }
+
+  void flush() { staged_.flush(); }
+
+ private:
+  std::uint64_t length_of(std::uint32_t e) const {
+    return tagged_ ? a_.lengths[e] : s_.record_length(bytes_ + a_.offsets[e], a_.offsets[e + 1] - a_.offsets[e]);
+  }
+
+  // Writes the first records of the `m` at `batch`, as many as fit in the
+  // staging buffer (at least one); returns how many.
+  std::uint64_t gather_batch(const std::uint32_t* batch, std::uint64_t m) {
+    const int threads = ctx_.threads;
+    std::uint64_t* batch_offsets = a_.batch_offsets;
+#pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
+    for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
+    // The records that fit in the staging buffer go now, the rest next step.
+    std::uint64_t total = 0, fit = 0;
+    for (; fit < m && total + batch_offsets[fit] <= staging_capacity_; ++fit) {
+      total += std::exchange(batch_offsets[fit], total);
+    }
+    if (fit == 0) {  // a record larger than the staging buffer
+      staged_.record(bytes_ + a_.offsets[batch[0]], length_of(batch[0]));
+      staged_.flush();
+      return 1;
+    }
+    m = fit;
+    // Each thread copies an equal share of the bytes, not of the records:
+    // with heavy-tailed lengths an equal count of records left one thread
+    // copying the long ones while the others waited.
+    const int parts = m >= tuning::kParallelGatherMin ? threads : 1;
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+    for (int part = 0; part < parts; ++part) {
+      const std::uint64_t k0 = byte_share_start(batch_offsets, m, total, part, parts);
+      const std::uint64_t k1 = byte_share_start(batch_offsets, m, total, part + 1, parts);
+      for (std::uint64_t k = k0; k < k1; ++k) {
+        if (k + 8 < k1) __builtin_prefetch(bytes_ + a_.offsets[batch[k + 8]]);
+        const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
+        std::memcpy(a_.staging + batch_offsets[k], bytes_ + a_.offsets[batch[k]], stop - batch_offsets[k]);
+      }
+    }
+    ctx_.output.write(a_.staging, total, m);
+    ctx_.publish_progress();
+    return m;
+  }
+
+  const std::byte* bytes_;
+  const bool tagged_;
+  const TextScan& s_;
+  const NodeArrays& a_;
+  const std::uint64_t batch_records_, staging_capacity_;
+  RunContext& ctx_;
+  StagedOutput staged_;
+};
+
 }  // namespace
 
-std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
+std::uint64_t text_in_memory_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
   const ShuffleOptions index = index_options(o);
   const std::uint64_t places = tagged ? align_up(8 * records, 64) + align_up(4 * records, 64)
                                       : align_up(8 * (records + 1), 64);
@@ -88,109 +217,33 @@ std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, co
          staging_bytes(o.walk.memory_bytes);
 }
 
-void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
+void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
                      const TextScan& s, std::byte* workspace, const TextOptions& o, RunContext& ctx) {
   const std::uint64_t n = node.records;
   const ShuffleOptions index = index_options(o);
-  std::byte* cursor = workspace;
-  auto* offsets = carve<std::uint64_t>(cursor, tagged ? n : n + 1);
-  auto* lengths = tagged ? carve<std::uint32_t>(cursor, n) : nullptr;
-  auto* indices = carve<std::uint32_t>(cursor, n);
-  std::byte* plan_workspace = cursor;
-  cursor += MemoryPlan::workspace_bytes(n, index, MemoryMode::kShuffle);
-  auto* identity = carve<std::uint32_t>(cursor, MemoryPlan::batch_bytes(n, index) / 4);
   const std::uint64_t batch_records = gather_batch_records(o.walk.memory_bytes);
-  auto* batch_offsets = carve<std::uint64_t>(cursor, batch_records);
-  std::byte* staging = cursor;
+  const NodeArrays a = carve_node_arrays(n, tagged, index, batch_records, workspace);
 
   PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
-  // 1. Where each record is: in bulk for plain terminators, by the syntax
-  //    otherwise; behind its tag, wherever it lies, when it was routed here.
-  const std::byte* at = bytes;
-  const std::byte* end = bytes + size;
-  if (tagged) {
-    locate_tagged_records(bytes, size, n, PositionTag::for_node(n, true), s, offsets, lengths);
-    at = end;
-  } else if (s.plain_terminators()) {
-    offsets[0] = 0;
-    const auto* text = reinterpret_cast<const char*>(bytes);
-    if (formats::find_record_ends(text, text + size, o.syntax.terminator, n, offsets + 1) < n) {
-      s.throw_records_changed(n);
-    }
-    at = bytes + offsets[n];
-  } else {
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::byte* stop = s.next_record(at, end);
-      if (!stop) s.throw_records_changed(n);
-      offsets[k] = static_cast<std::uint64_t>(at - bytes);
-      at = stop;
-    }
-  }
-  if (at != end && (!s.filter_blank || s.next_record(at, end))) s.throw_records_changed(n);
-  if (!tagged) offsets[n] = size;
-
-  const std::uint64_t staging_capacity = staging_bytes(o.walk.memory_bytes);
-  StagedOutput staged(ctx, staging, staging_capacity);
-  const int threads = ctx.threads;
-  auto length_of = [&](std::uint32_t e) -> std::uint64_t {
-    return tagged ? lengths[e] : s.record_length(bytes + offsets[e], offsets[e + 1] - offsets[e]);
-  };
-  // 2-3. The plan on the indices; 4. the gather is random access into the
-  // node's bytes, bound by memory latency: batches of records are placed by
-  // a prefix sum of their lengths and copied by all threads.
-  const EmitOutput gather = [&](const std::byte* piece, std::size_t piece_bytes) {
-    const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
-    const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
-    for (std::uint64_t first = 0; first < count && !ctx.output.done();) {
-      std::uint64_t m = std::min({batch_records, count - first, ctx.output.records_left()});
-      const std::uint32_t* batch = order + first;
-#pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
-      for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
-      // The records that fit in the staging buffer go now, the rest next step.
-      std::uint64_t total = 0, fit = 0;
-      for (; fit < m && total + batch_offsets[fit] <= staging_capacity; ++fit) {
-        total += std::exchange(batch_offsets[fit], total);
-      }
-      if (fit == 0) {  // a record larger than the staging buffer
-        staged.record(bytes + offsets[batch[0]], length_of(batch[0]));
-        staged.flush();
-        ++first;
-        continue;
-      }
-      m = fit;
-      // Each thread copies an equal share of the bytes, not of the records:
-      // with heavy-tailed lengths an equal count of records left one thread
-      // copying the long ones while the others waited.
-      const int parts = m >= tuning::kParallelGatherMin ? threads : 1;
-#pragma omp parallel for schedule(static, 1) num_threads(parts)
-      for (int part = 0; part < parts; ++part) {
-        const std::uint64_t k0 = byte_share_start(batch_offsets, m, total, part, parts);
-        const std::uint64_t k1 = byte_share_start(batch_offsets, m, total, part + 1, parts);
-        for (std::uint64_t k = k0; k < k1; ++k) {
-          if (k + 8 < k1) __builtin_prefetch(bytes + offsets[batch[k + 8]]);
-          const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
-          std::memcpy(staging + batch_offsets[k], bytes + offsets[batch[k]], stop - batch_offsets[k]);
-        }
-      }
-      first += m;
-      ctx.output.write(staging, total, m);
-      ctx.publish_progress();
-    }
-  };
+  locate_records(bytes, size, n, tagged, s, o.syntax.terminator, a);
+  // 2-3. The plan on the indices, each piece of its order gathered (4.) as
+  // it comes.
+  RecordGather gather(bytes, tagged, s, a, batch_records, staging_bytes(o.walk.memory_bytes), ctx);
+  const EmitOutput emit = [&](const std::byte* piece, std::size_t piece_bytes) { gather.gather(piece, piece_bytes); };
   if (o.walk.shuffle.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
       device::node_fits_on_device(n, sizeof(std::uint32_t), o.walk.shuffle.constants)) {
     // The order of the whole node from the GPU, handed on as it comes back.
     device::NodeOnDeviceOptions on_device;
-    on_device.threads = threads;
-    on_device.emit = gather;
-    device::node_order_on_device(node, o.walk.shuffle.seed, o.walk.shuffle.constants, indices, on_device);
+    on_device.threads = ctx.threads;
+    on_device.emit = emit;
+    device::node_order_on_device(node, o.walk.shuffle.seed, o.walk.shuffle.constants, a.indices, on_device);
   } else {
-    MemoryPlan plan(index, MemoryMode::kShuffle, plan_workspace, gather,
+    MemoryPlan plan(index, MemoryMode::kShuffle, a.plan_workspace, emit,
                     [&](std::uint64_t first) { return ctx.output.wanted(first); });
-    IndexSource source(identity, MemoryPlan::batch_bytes(n, index) / 4);
-    plan.run(node, source, reinterpret_cast<std::byte*>(indices));
+    IndexSource source(a.identity, MemoryPlan::batch_bytes(n, index) / 4);
+    plan.run(node, source, reinterpret_cast<std::byte*>(a.indices));
   }
-  staged.flush();
+  gather.flush();
   ctx.stats.huge_page_bytes = std::max(ctx.stats.huge_page_bytes, device::huge_page_bytes());
 }
 

@@ -19,14 +19,14 @@ std::uint64_t group_arrays_bytes(std::uint64_t leaf_records, std::uint64_t group
 
 std::uint64_t TextRecords::in_memory_bytes(const NodeFacts& node) const {
   if (node.records >= (std::uint64_t{1} << 32)) return UINT64_MAX;
-  return align_up(stored_bytes(*this, node), 64) + text_loaded_workspace_bytes(node.records, node.tagged, o_);
+  return align_up(stored_bytes(*this, node), 64) + text_in_memory_workspace_bytes(node.records, node.tagged, o_);
 }
 
 void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                                 bool root, RunContext& ctx) const {
-  if (root && ctx.root_loaded && data.extents.size() == 1 && data.extents[0].file == nullptr) {
+  if (root && ctx.root_mapped && data.extents.size() == 1 && data.extents[0].file == nullptr) {
     // Mapped while counted: run where the records lie.
-    run_text_loaded(node, data.extents[0].memory, data.bytes, facts.tagged, scan(root), ctx.arena, o_, ctx);
+    run_text_in_memory(node, data.extents[0].memory, data.bytes, facts.tagged, scan(root), ctx.arena, o_, ctx);
     return;
   }
   std::byte* bytes = ctx.arena;
@@ -35,7 +35,7 @@ void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& d
     io::ExtentReader(data).read_now(bytes, data.bytes);
     ctx.stats.bytes_read += data.bytes;
   }
-  run_text_loaded(node, bytes, data.bytes, facts.tagged, scan(root), bytes + align_up(data.bytes, 64), o_, ctx);
+  run_text_in_memory(node, bytes, data.bytes, facts.tagged, scan(root), bytes + align_up(data.bytes, 64), o_, ctx);
 }
 
 bool TextRecords::chunks_fit(const NodeFacts& node, std::uint64_t budget) const {
@@ -84,7 +84,7 @@ std::unique_ptr<ChunkGroups> TextRecords::open_chunk_groups(const core::Node& no
 bool TextRecords::runs_in_group(const NodeFacts& bucket, std::uint64_t stored_bytes,
                                 std::uint64_t workspace_bytes) const {
   return bucket.records < (std::uint64_t{1} << 32) && stored_bytes <= workspace_bytes &&
-         text_loaded_workspace_bytes(bucket.records, bucket.tagged, o_) <= workspace_bytes;
+         text_in_memory_workspace_bytes(bucket.records, bucket.tagged, o_) <= workspace_bytes;
 }
 
 void TextRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p, std::uint64_t first,
@@ -92,7 +92,7 @@ void TextRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p,
                                         std::byte* input, std::byte* workspace, RunContext& ctx) const {
   const std::byte* at = input;
   for (std::uint64_t j = first; j < end && !ctx.output.done(); ++j) {
-    run_text_loaded(core::bucket_node(node, p, j), at, bucket_bytes[j - first], tagged, scan(false), workspace, o_,
+    run_text_in_memory(core::bucket_node(node, p, j), at, bucket_bytes[j - first], tagged, scan(false), workspace, o_,
                     ctx);
     at += bucket_bytes[j - first];
   }

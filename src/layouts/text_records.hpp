@@ -71,10 +71,10 @@ class TextRecords final : public RecordLayout {
 // A text node whose `size` bytes are at `bytes` (records in plan order, or
 // each behind its position tag), run in RAM with the arrays carved from
 // `workspace` on (text_in_memory.cpp).
-void run_text_loaded(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
+void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
                      const TextScan& scan, std::byte* workspace, const TextOptions& o, RunContext& ctx);
-// The workspace run_text_loaded needs for a node of `records` records.
-std::uint64_t text_loaded_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o);
+// The workspace run_text_in_memory needs for a node of `records` records.
+std::uint64_t text_in_memory_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o);
 
 std::unique_ptr<ChunkGroups> open_text_chunk_groups(const core::Node& node, const io::ByteExtents& data,
                                                     std::uint64_t end_chunk, const TextScan& scan,

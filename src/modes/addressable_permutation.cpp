@@ -186,7 +186,7 @@ const std::vector<std::uint32_t>& AddressablePermutation::compaction(const Compa
                                    [](const auto& x, const auto& y) { return x.second.first < y.second.first; });
     compactions_.erase(oldest);
   }
-  // The vectorised evaluation the executors use (device/permutation_indices.hpp), on this thread.
+  // The vectorised evaluation the walk uses (device/permutation_indices.hpp), on this thread.
   std::vector<std::uint32_t> order(m);
   device::shuffle_permutation(f, m, order.data(), 1);
   return compactions_.emplace(key, std::make_pair(uses_, std::move(order))).first->second.second;

@@ -10,10 +10,10 @@
 
 namespace extshuffle::modes {
 
-// Whether `config` outputs nothing of its input: -n 0, no header kept (by
+// Whether `options` outputs nothing of its input: -n 0, no header kept (by
 // --header, --format or the input's extension), an input not named .npy,
 // and neither --verify nor --dry-run (which have their own say about -n).
-bool outputs_nothing_of_input(const JobOptions& config, const JobDataset& dataset);
+bool outputs_nothing_of_input(const JobOptions& options, const JobDataset& dataset);
 
 // Writes an empty output (a valid empty stream for .gz and .zst) and opens
 // no input. Throws IoError for a bad destination.

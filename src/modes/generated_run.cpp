@@ -18,7 +18,7 @@ namespace {
 
 // One hypergeometric draw of permutation_prefix() (~200 ns,
 // bench/hypergeometric_bench) against one index written, shuffled and read
-// back by the fixed-size executor: bench/permutation_prefix_bench measured
+// back by the walk of fixed-size records: bench/permutation_prefix_bench measured
 // 17-100 ns per estimated draw (up to 150 for k = 10: fixed costs) and 40-75
 // ns per index in RAM, more through disk (docs/benchmarks.md, "-i LO-HI -n K"). The
 // prefix is computed alone when its estimated draws times this are fewer
@@ -41,13 +41,13 @@ bool plan_addresses(std::uint64_t last_index, const core::PlanConstants& c) {
 
 // 1. The indices, as 8-byte records in scratch space; 2. their shuffle,
 // each index printed as the item it names.
-ioperm::WalkStats shuffle_all(const JobOptions& config, std::uint64_t n, ItemPrinter& printer) {
-  const std::string directory = io::scratch_directory(config.tmpdir);
+ioperm::WalkStats shuffle_all(const JobOptions& options, std::uint64_t n, ItemPrinter& printer) {
+  const std::string directory = io::scratch_directory(options.tmpdir);
   // The indices alone take n x 8 bytes: refused before any is written when
   // the scratch file system cannot hold them.
   io::check_scratch_room(directory, n > UINT64_MAX / 8 ? UINT64_MAX : n * 8,
-                         config.echo ? "-e" : "-i " + std::to_string(config.range_low) + "-" +
-                                                  std::to_string(config.range_high));
+                         options.echo ? "-e" : "-i " + std::to_string(options.range_low) + "-" +
+                                                  std::to_string(options.range_high));
   auto scratch = io::BlockFile::create_scratch(directory);
   const std::uint64_t piece = std::min<std::uint64_t>(n, std::uint64_t{1} << 20);
   const io::AlignedBuffer buffer = io::allocate_aligned(8 * std::max<std::uint64_t>(piece, 1));
@@ -57,9 +57,9 @@ ioperm::WalkStats shuffle_all(const JobOptions& config, std::uint64_t n, ItemPri
     for (std::uint64_t k = 0; k < count; ++k) indices[k] = first + k;
     scratch->write_now(indices, first * 8, count * 8);
   }
-  ioperm::WalkOptions options{{8, config.seed, config.constants, config.device, config.threads}, config.memory_bytes};
-  options.output_records = config.head_count;
-  ioperm::WalkStats e = shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, options,
+  ioperm::WalkOptions walk{{8, options.seed, options.constants, options.device, options.threads}, options.memory_bytes};
+  walk.output_records = options.head_count;
+  ioperm::WalkStats e = shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, walk,
                                      [&](const std::byte* data, std::size_t bytes) {
                                        for (std::size_t at = 0; at < bytes; at += 8) {
                                          std::uint64_t index = 0;
@@ -75,17 +75,17 @@ ioperm::WalkStats shuffle_all(const JobOptions& config, std::uint64_t n, ItemPri
 // stream (kRangeSample, j) among the numbers not yet output (redrawn while
 // taken), so the first K are a uniform sample in uniform order, and a
 // longer -n only appends.
-void sample_range(const JobOptions& config, std::uint64_t last_index, ItemPrinter& printer) {
-  const std::uint64_t k = config.head_count;
-  if (k > config.memory_bytes / kSampleBytesPerNumber) {
+void sample_range(const JobOptions& options, std::uint64_t last_index, ItemPrinter& printer) {
+  const std::uint64_t k = options.head_count;
+  if (k > options.memory_bytes / kSampleBytesPerNumber) {
     throw BudgetError("-n " + std::to_string(k) + " numbers of a range beyond 2^52 take about " +
                       std::to_string(kSampleBytesPerNumber) + " bytes each: more than --memory " +
-                      std::to_string(config.memory_bytes) + " allows");
+                      std::to_string(options.memory_bytes) + " allows");
   }
   std::unordered_set<std::uint64_t> taken;
   taken.reserve(k);
   for (std::uint64_t j = 0; j < k; ++j) {
-    core::Stream stream(config.seed, core::sequence_address(core::Purpose::kRangeSample, j));
+    core::Stream stream(options.seed, core::sequence_address(core::Purpose::kRangeSample, j));
     std::uint64_t index;
     do {
       index = last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
@@ -96,33 +96,33 @@ void sample_range(const JobOptions& config, std::uint64_t last_index, ItemPrinte
 
 }  // namespace
 
-RunStats run_generated(const JobOptions& config, dataset::ShardedOutput& output) {
-  const bool empty = ItemPrinter::empty(config);
-  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
-  const bool planned = empty || plan_addresses(last_index, config.constants);
-  if (!planned && config.head_count == UINT64_MAX) {
-    throw UsageError("-i " + std::to_string(config.range_low) + "-" + std::to_string(config.range_high) +
+RunStats run_generated(const JobOptions& options, dataset::ShardedOutput& output) {
+  const bool empty = ItemPrinter::empty(options);
+  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(options);
+  const bool planned = empty || plan_addresses(last_index, options.constants);
+  if (!planned && options.head_count == UINT64_MAX) {
+    throw UsageError("-i " + std::to_string(options.range_low) + "-" + std::to_string(options.range_high) +
                      " holds more than 2^52 numbers, beyond what permutation version " +
                      std::to_string(core::kPermutationVersion) + " orders: give -n K for a sample of K of them");
   }
   const std::uint64_t n = empty ? 0 : last_index + 1;  // 0 also for 2^64 (not planned)
-  const bool npy = writes_order_npy(config, output.spec().pattern);
+  const bool npy = writes_order_npy(options, output.spec().pattern);
   if (npy) {
-    const std::string header = order_npy_header(std::min(n == 0 && !empty ? UINT64_MAX : n, config.head_count));
+    const std::string header = order_npy_header(std::min(n == 0 && !empty ? UINT64_MAX : n, options.head_count));
     output.write_stream(header.data(), header.size());
   }
-  ItemPrinter printer(config, output, npy);
+  ItemPrinter printer(options, output, npy);
   RunStats stats;
   if (!planned) {
-    sample_range(config, last_index, printer);
-  } else if (config.head_count < n && permutation_prefix_draws(n, config.head_count, config.constants) *
+    sample_range(options, last_index, printer);
+  } else if (options.head_count < n && permutation_prefix_draws(n, options.head_count, options.constants) *
                                                   kIndexRecordsPerDraw < static_cast<double>(n)) {
-    for (const std::uint64_t index : permutation_prefix(config.seed, n, config.head_count, config.constants)) {
+    for (const std::uint64_t index : permutation_prefix(options.seed, n, options.head_count, options.constants)) {
       printer.print(index);
     }
   } else {
-    core::check_plan(n, config.constants);
-    const ioperm::WalkStats e = shuffle_all(config, n, printer);
+    core::check_plan(n, options.constants);
+    const ioperm::WalkStats e = shuffle_all(options, n, printer);
     stats.passes = e.passes;
     stats.bytes_read = e.bytes_read;
     stats.bytes_written = e.bytes_written;
@@ -130,7 +130,7 @@ RunStats run_generated(const JobOptions& config, dataset::ShardedOutput& output)
   printer.flush();
   stats.records = n;
   stats.bytes = n * 8;
-  stats.levels = planned ? core::plan_levels(n, config.constants) : 0;
+  stats.levels = planned ? core::plan_levels(n, options.constants) : 0;
   return stats;
 }
 

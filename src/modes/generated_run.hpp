@@ -20,32 +20,32 @@ namespace extshuffle::modes {
 // the caller writes: order_npy.hpp).
 class ItemPrinter {
  public:
-  ItemPrinter(const JobOptions& config, dataset::ShardedOutput& output, bool npy = false)
-      : config_(config), output_(output), npy_(npy) {}
+  ItemPrinter(const JobOptions& options, dataset::ShardedOutput& output, bool npy = false)
+      : options_(options), output_(output), npy_(npy) {}
   ~ItemPrinter() = default;  // unflushed items are dropped: the run failed
 
   // The items' count minus one (2^64 - 1 for -i 0-18446744073709551615,
   // which holds 2^64); only when not empty().
-  static std::uint64_t last_index(const JobOptions& config) {
-    return config.echo ? config.echo_items.size() - 1 : config.range_high - config.range_low;
+  static std::uint64_t last_index(const JobOptions& options) {
+    return options.echo ? options.echo_items.size() - 1 : options.range_high - options.range_low;
   }
-  static bool empty(const JobOptions& config) {
-    return config.echo ? config.echo_items.empty() : config.range_low > config.range_high;
+  static bool empty(const JobOptions& options) {
+    return options.echo ? options.echo_items.empty() : options.range_low > options.range_high;
   }
 
   void print(std::uint64_t index) {
     if (npy_) {
-      const std::uint64_t number = config_.range_low + index;  // little-endian, as the .npy header says
+      const std::uint64_t number = options_.range_low + index;  // little-endian, as the .npy header says
       text_.append(reinterpret_cast<const char*>(&number), sizeof number);
       if (text_.size() >= kFlushBytes) flush();
       return;
     }
-    if (config_.echo) {
-      text_ += config_.echo_items[index];
+    if (options_.echo) {
+      text_ += options_.echo_items[index];
     } else {
-      text_ += std::to_string(config_.range_low + index);
+      text_ += std::to_string(options_.range_low + index);
     }
-    text_ += config_.zero_terminated ? '\0' : '\n';
+    text_ += options_.zero_terminated ? '\0' : '\n';
     if (text_.size() >= kFlushBytes) flush();
   }
   void flush() {
@@ -55,20 +55,20 @@ class ItemPrinter {
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-  const JobOptions& config_;
+  const JobOptions& options_;
   dataset::ShardedOutput& output_;
   bool npy_;
   std::string text_;
 };
 
-// Shuffles config.echo_items or the integers config.range_low..range_high
+// Shuffles options.echo_items or the integers options.range_low..range_high
 // into `output` (a stream: ShardedOutput::start_stream(), finished and
 // committed by the caller), or with -n K only the first K of them:
 // - when the plan addresses N (N <= 2^52 with the shipped constants) and
 //   tracing K positions back through the plan (permutation_prefix.hpp) costs
 //   less than shuffling all N, the first K of P(seed, N) are computed alone;
 // - otherwise, for such N, the indices 0..N-1 are written as 8-byte records
-//   to scratch space (8 N bytes) and shuffled by the fixed-size executor;
+//   to scratch space (8 N bytes) and shuffled by the walk of fixed-size records;
 // - a range beyond the plan (-i over more than 2^52 numbers, up to all 2^64)
 //   needs -n K: its first K numbers are a sample without replacement, number
 //   j drawn from stream (kRangeSample, j), redrawn while already taken.
@@ -77,6 +77,6 @@ class ItemPrinter {
 // but seconds and peak_rss_bytes, which the caller measures. Throws
 // UsageError (a range beyond the plan without -n), BudgetError (its -n too
 // large for --memory), IoError.
-RunStats run_generated(const JobOptions& config, dataset::ShardedOutput& output);
+RunStats run_generated(const JobOptions& options, dataset::ShardedOutput& output);
 
 }  // namespace extshuffle::modes

@@ -4,11 +4,11 @@
 
 namespace extshuffle::modes {
 
-bool writes_order_npy(const JobOptions& config, const std::string& output) {
+bool writes_order_npy(const JobOptions& options, const std::string& output) {
   if (!output.ends_with(".npy")) return false;
-  if (config.echo) throw UsageError("-o " + output + ": a .npy output holds -i's numbers, not -e's items");
-  if (config.zero_terminated) throw UsageError("-o " + output + ": -z ends lines, a .npy output has none");
-  return config.integer_range && !config.repeat;
+  if (options.echo) throw UsageError("-o " + output + ": a .npy output holds -i's numbers, not -e's items");
+  if (options.zero_terminated) throw UsageError("-o " + output + ": -z ends lines, a .npy output has none");
+  return options.integer_range && !options.repeat;
 }
 
 std::string order_npy_header(std::uint64_t count) {

@@ -16,7 +16,7 @@ namespace extshuffle::modes {
 
 // order[j] = the input index of the record that P(seed, n) puts at output
 // position j, for j < min(k, n): the same numbers as the first k of
-// oracle_order() and of every executor, for any n that check_plan() accepts.
+// oracle_order() and of the walk, for any n that check_plan() accepts.
 //
 // Cost, for k within bucket 0 of every level (k <= L / 2 is always so):
 // per level, one matrix split per range on the paths from the root of the

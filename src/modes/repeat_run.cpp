@@ -47,19 +47,19 @@ class RepeatOutput {
   std::string staged_;
 };
 
-bool endless(const JobOptions& config) { return config.head_count == UINT64_MAX; }
+bool endless(const JobOptions& options) { return options.head_count == UINT64_MAX; }
 
 // Records of an input, fetched by number: from RAM when the data fit in
 // half of --memory (and, for text, the index in a quarter), else one read
 // each from the input (or its spool).
 class RecordFetcher {
  public:
-  RecordFetcher(const JobOptions& config, io::InputSource& source, const InputLayout& layout)
-      : source_(source), layout_(layout), budget_(config.memory_bytes), skip_blank_(config.skip_empty) {
+  RecordFetcher(const JobOptions& options, io::InputSource& source, const InputLayout& layout)
+      : source_(source), layout_(layout), budget_(options.memory_bytes), skip_blank_(options.skip_empty) {
     const std::uint64_t data_bytes = source.bytes() - layout.data_offset;
     if (layout.text) {
       index_ = std::make_unique<TextRecordIndex>(source.data(), layout.data_offset, data_bytes, layout.records,
-                                                 layout.syntax, config.skip_empty, budget_ / 4, source.scratch(),
+                                                 layout.syntax, options.skip_empty, budget_ / 4, source.scratch(),
                                                  source.scratch_offset());
     }
     if (data_bytes <= budget_ / 2 && (!index_ || index_->in_memory())) {
@@ -123,15 +123,15 @@ class RecordFetcher {
 };
 
 // -e ARG... and -i LO-HI: draw j prints the item repeat_draw() names.
-RunStats repeat_generated(const JobOptions& config, dataset::ShardedOutput& output) {
-  const bool empty = ItemPrinter::empty(config);
-  if (empty && config.head_count > 0) {
-    throw InputError(config.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
+RunStats repeat_generated(const JobOptions& options, dataset::ShardedOutput& output) {
+  const bool empty = ItemPrinter::empty(options);
+  if (empty && options.head_count > 0) {
+    throw InputError(options.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
   }
-  ItemPrinter printer(config, output);
-  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(config);
-  for (std::uint64_t j = 0; endless(config) || j < config.head_count; ++j) {
-    printer.print(repeat_draw(config.seed, j, last_index));
+  ItemPrinter printer(options, output);
+  const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(options);
+  for (std::uint64_t j = 0; endless(options) || j < options.head_count; ++j) {
+    printer.print(repeat_draw(options.seed, j, last_index));
   }
   printer.flush();
   RunStats stats;
@@ -146,27 +146,27 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
   return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
 }
 
-RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset::ShardedOutput& output) {
-  if (config.echo || config.integer_range) return repeat_generated(config, output);
+RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output) {
+  if (options.echo || options.integer_range) return repeat_generated(options, output);
   // 1. The output is open (the caller's, so that a bad destination failed
   //    before any work); the input, its format and its records.
   RepeatOutput out(output);
-  io::InputSource source(dataset.inputs.front(), io::scratch_directory(config.tmpdir));
-  const InputLayout layout = read_input_layout(config, source);
+  io::InputSource source(dataset.inputs.front(), io::scratch_directory(options.tmpdir));
+  const InputLayout layout = read_input_layout(options, source);
   const std::string name = dataset.inputs.front() == "-" ? "standard input" : "'" + dataset.inputs.front() + "'";
   const bool npy = !layout.text && !layout.header.empty();
-  if (npy && endless(config)) {
+  if (npy && endless(options)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");
   }
-  if (layout.records == 0 && config.head_count > 0) throw InputError("input " + name + ": no records to repeat");
+  if (layout.records == 0 && options.head_count > 0) throw InputError("input " + name + ": no records to repeat");
   // 2. The header once (a .npy's now says K rows), then the draws.
   const std::string header =
-      npy ? formats::npy_header_with_rows(layout.header, config.head_count, name) : layout.header;
+      npy ? formats::npy_header_with_rows(layout.header, options.head_count, name) : layout.header;
   out.write(header.data(), header.size());
-  if (config.head_count > 0) {
-    RecordFetcher records(config, source, layout);
-    for (std::uint64_t j = 0; endless(config) || j < config.head_count; ++j) {
-      records.emit(repeat_draw(config.seed, j, layout.records - 1), out);
+  if (options.head_count > 0) {
+    RecordFetcher records(options, source, layout);
+    for (std::uint64_t j = 0; endless(options) || j < options.head_count; ++j) {
+      records.emit(repeat_draw(options.seed, j, layout.records - 1), out);
     }
   }
   // 3. Check; the caller commits.

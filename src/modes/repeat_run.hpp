@@ -19,13 +19,13 @@ namespace extshuffle::modes {
 // UINT64_MAX) of draw j. Cost: one Philox call (rarely two).
 std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t last_index);
 
-// Runs config (config.repeat) on -e/-i items or on dataset.inputs.front():
+// Runs the Job (options.repeat) on -e/-i items or on dataset.inputs.front():
 // fixed-size records and .npy rows (the output header gives K rows; an
 // endless .npy is a usage error) fetched by offset, text records and
 // TFRecord frames through a TextRecordIndex (text_record_index.hpp), the
 // header of CSV/TSV once on top. Records stay in RAM when they fit in half
 // of --memory, else each draw is one read. An input with no records is an
 // InputError ("no records to repeat") unless -n 0. Throws like run().
-RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset::ShardedOutput& output);
+RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output);
 
 }  // namespace extshuffle::modes

@@ -37,8 +37,6 @@ class TextRecordIndex {
   std::pair<std::uint64_t, std::uint64_t> span(std::uint64_t k);
 
   bool in_memory() const { return scratch_ == nullptr; }
-  // Bytes of scratch space the index uses (0 in RAM).
-  std::uint64_t scratch_bytes() const { return in_memory() ? 0 : 8 * (records_ + 1); }
 
  private:
   void append(std::uint64_t start);

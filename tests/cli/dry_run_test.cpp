@@ -120,8 +120,8 @@ TEST(DryRun, HeavyTailedTextWithinFivePercent) {
   check_budgets(dir, (dir / "heavy.jsonl").string() + " --seed 3", std::uint64_t{200} << 20, 0.05);
 }
 
-// A text input that fits in RAM is read once: loaded while its records are
-// counted. The output is the same as from two inputs (not loaded) and as
+// A text input that fits in RAM is read once: mapped while its records are
+// counted. The output is the same as from two inputs (not mapped) and as
 // through disk.
 TEST(DryRun, TextInRamIsReadOnce) {
   TempDir dir;

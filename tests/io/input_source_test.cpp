@@ -1,4 +1,4 @@
-// The input as the executors read it (io/input_source.hpp): a plain file in
+// The input as the walk reads it (io/input_source.hpp): a plain file in
 // place, a compressed file spooled into scratch space with the same bytes,
 // and the check that an input read in place did not change size.
 #include "extshuffle/io/input_source.hpp"

@@ -49,7 +49,7 @@ TEST(Golden, PermutationVersionTwoIsPinned) {
 }
 
 // The independent oracle (support/plan_oracle.hpp) gives the same hashes, so
-// the oracle, the executors it checks and these values pin one another.
+// the oracle, the walk it checks and these values pin one another.
 TEST(Golden, TheOracleGivesThePinnedHashes) {
   for (const Golden& g : kGoldens) {
     const auto input = testing::numbered_records(g.records, 8);

@@ -1,4 +1,4 @@
-// Every path the driver can take for a node (src/ioperm/node_path.hpp) gives
+// Every path the walk can take for a node (src/ioperm/node_path.hpp) gives
 // the oracle's bytes, and the schedule (--dry-run) predicts what runs: in
 // RAM, chunks in memory (shuffled in groups or through one chunk's index
 // permutation), routed record by record (behind position tags, at one and

@@ -1,7 +1,7 @@
 // The generators: every one yields permutations, reproducibly and
 // independently of the thread count; the CLI generator runs the real binary
 // and must equal the in-RAM plan for the same seed and constants (in RAM and
-// through the streaming executor).
+// through the streaming walk).
 #include "generators.hpp"
 #include "support/command.hpp"
 

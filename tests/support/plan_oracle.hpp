@@ -2,7 +2,7 @@
 // permutation P(seed, N) computed the plainest way, with vectors and
 // recursion, from core's samplers alone (the multivariate hypergeometric draw
 // and the keyed bijection; the matrix's range tree is redone here). It
-// shares no code with the library's executors or device back ends, so a bug
+// shares no code with the library's walk or device back ends, so a bug
 // in their scatter, batching, windows or compaction cannot hide on both sides
 // of a byte-for-byte comparison. Cost: about 4 bijection evaluations per
 // record per level and 8 bytes per record per level of recursion: fine for

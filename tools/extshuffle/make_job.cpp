@@ -54,7 +54,7 @@ std::uint64_t seed_of(const std::string& text) {
 }
 
 // -i LO-HI, decimal and inclusive; LO = HI + 1 is the empty range.
-void set_range(JobOptions& config, const std::string& text) {
+void set_range(JobOptions& options, const std::string& text) {
   const auto dash = text.find('-');
   std::optional<std::uint64_t> low, high;
   if (dash != std::string::npos) {
@@ -65,9 +65,9 @@ void set_range(JobOptions& config, const std::string& text) {
   if (!low || !high || (*low > *high && *low - *high != 1)) {
     throw UsageError("invalid input range '" + text + "': expected LO-HI with LO <= HI + 1");
   }
-  config.integer_range = true;
-  config.range_low = *low;
-  config.range_high = *high;
+  options.integer_range = true;
+  options.range_low = *low;
+  options.range_high = *high;
 }
 
 // Files: without -o, [INPUT [OUTPUT]] as shuf; with one -o (before or after
@@ -75,15 +75,15 @@ void set_range(JobOptions& config, const std::string& text) {
 // aligned INPUT per -o. With -e the operands are the items; with -i there
 // is no input.
 void set_files(const Options& o, Job& job) {
-  JobOptions& config = job.options;
+  JobOptions& options = job.options;
   if (o.echo && !o.input_range.empty()) throw UsageError("-e and -i cannot be combined");
   if (o.echo || !o.input_range.empty()) {
     if (o.outputs.size() > 1) throw UsageError("-e and -i write one output");
     if (o.echo) {
-      config.echo_items = o.operands;
+      options.echo_items = o.operands;
     } else {
       if (!o.operands.empty()) throw UsageError("extra operand '" + o.operands[0] + "' with -i");
-      set_range(config, o.input_range);
+      set_range(options, o.input_range);
     }
     job.datasets = {{{"-"}, o.outputs.empty() ? "-" : o.outputs[0]}};
   } else if (o.outputs.size() > 1) {
@@ -107,24 +107,24 @@ void set_files(const Options& o, Job& job) {
 }
 
 // --- datasets: --shards, --shard-size, --split, --manifest ---
-void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
+void set_dataset_options(const Options& o, const Job& job, JobOptions& options) {
   if (!o.shards.empty()) {
     const auto shards = parse_unsigned(o.shards);
     if (!shards || *shards == 0) throw UsageError("invalid --shards '" + o.shards + "': expected a positive number");
-    config.shard_count = *shards;
+    options.shard_count = *shards;
   }
-  if (!o.shard_size.empty()) config.shard_bytes = parse_size(o.shard_size, "--shard-size");
-  if (config.shard_count > 0 && config.shard_bytes > 0) throw UsageError("--shards and --shard-size cannot be combined");
-  if (!o.split.empty()) config.splits = dataset::parse_split_spec(o.split);
-  config.manifest_path = o.manifest;
+  if (!o.shard_size.empty()) options.shard_bytes = parse_size(o.shard_size, "--shard-size");
+  if (options.shard_count > 0 && options.shard_bytes > 0) throw UsageError("--shards and --shard-size cannot be combined");
+  if (!o.split.empty()) options.splits = dataset::parse_split_spec(o.split);
+  options.manifest_path = o.manifest;
   if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
-  const bool files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
-  config.clean = o.clean;
+  const bool files = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty();
+  options.clean = o.clean;
   if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
-  if ((files || !o.manifest.empty()) && (config.echo || config.integer_range)) {
+  if ((files || !o.manifest.empty()) && (options.echo || options.integer_range)) {
     throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
   }
-  if (config.shard_bytes > 0 && job.datasets.size() > 1) {
+  if (options.shard_bytes > 0 && job.datasets.size() > 1) {
     throw UsageError("--shard-size cuts by bytes, which differ between aligned inputs: use --shards to keep "
                      "their shards aligned");
   }
@@ -136,8 +136,8 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
 // shuf's habits: --repeat (one input, a stream of draws: nothing to verify
 // or plan) and --random-source, which gives the seed.
 void set_shuf_habits(const Options& o, Job& job) {
-  JobOptions& config = job.options;
-  config.repeat = o.repeat;
+  JobOptions& options = job.options;
+  options.repeat = o.repeat;
   if (o.repeat && (job.datasets.size() > 1 || job.datasets.front().inputs.size() > 1)) {
     throw UsageError("--repeat draws from one input");
   }
@@ -145,51 +145,51 @@ void set_shuf_habits(const Options& o, Job& job) {
   if (o.repeat && o.dry_run) throw UsageError("--dry-run describes a shuffle: --repeat draws with replacement");
   if (o.random_source.empty()) return;
   if (!o.seed.empty()) throw UsageError("--random-source and --seed both give the seed: use one");
-  config.seed = io::seed_from_random_source(o.random_source);
+  options.seed = io::seed_from_random_source(o.random_source);
 }
 
 }  // namespace
 
 Job make_job(const Options& o) {
   Job job;
-  JobOptions& config = job.options;
+  JobOptions& options = job.options;
   static const std::map<std::string, formats::Format> kFormats{
       {"auto", formats::Format::kAuto}, {"binary", formats::Format::kBinary}, {"lines", formats::Format::kLines},
       {"csv", formats::Format::kCsv},   {"tsv", formats::Format::kTsv},       {"jsonl", formats::Format::kJsonl},
       {"tfrecord", formats::Format::kTfrecord},
       {"tar", formats::Format::kTar}};
-  config.format = kFormats.at(o.format);
-  config.zero_terminated = o.zero_terminated;
-  config.ignore_zeros = o.ignore_zeros;
-  config.skip_empty = o.skip_empty;
+  options.format = kFormats.at(o.format);
+  options.zero_terminated = o.zero_terminated;
+  options.ignore_zeros = o.ignore_zeros;
+  options.skip_empty = o.skip_empty;
   if (o.header) {
     const auto lines = parse_unsigned(*o.header);
     if (!lines || *lines > INT64_MAX) {
       throw UsageError("invalid --header '" + *o.header + "': expected --header or --header=N");
     }
-    config.header_lines = static_cast<std::int64_t>(*lines);
+    options.header_lines = static_cast<std::int64_t>(*lines);
   }
-  config.echo = o.echo;
+  options.echo = o.echo;
   set_files(o, job);
-  if (o.random_source.empty()) config.seed = seed_of(o.seed);
-  if (!o.record_size.empty()) config.record_size = parse_byte_count(o.record_size, "--record-size");
-  if ((config.echo || config.integer_range) && config.record_size == 0) config.record_size = 8;  // indices
-  config.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
-  config.tmpdir = o.tmpdir;
+  if (o.random_source.empty()) options.seed = seed_of(o.seed);
+  if (!o.record_size.empty()) options.record_size = parse_byte_count(o.record_size, "--record-size");
+  if ((options.echo || options.integer_range) && options.record_size == 0) options.record_size = 8;  // indices
+  options.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
+  options.tmpdir = o.tmpdir;
   // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
-  config.threads = extshuffle::device::resolve_threads(o.threads);
+  options.threads = extshuffle::device::resolve_threads(o.threads);
   if (o.leaf_records != 0 || o.fanout != 0) {
     if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
     spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
                  core::kPermutationVersion);
-    if (o.leaf_records != 0) config.constants.leaf_records = o.leaf_records;
-    if (o.fanout != 0) config.constants.max_fanout = o.fanout;
+    if (o.leaf_records != 0) options.constants.leaf_records = o.leaf_records;
+    if (o.fanout != 0) options.constants.max_fanout = o.fanout;
   }
-  if (o.device == "cuda" || (o.device == "auto" && device::cuda_available())) config.device = device::Device::kCuda;
-  config.head_count = o.head_count;
-  config.verify = o.verify;
-  config.dry_run = o.dry_run;
-  set_dataset_options(o, job, config);
+  if (o.device == "cuda" || (o.device == "auto" && device::cuda_available())) options.device = device::Device::kCuda;
+  options.head_count = o.head_count;
+  options.verify = o.verify;
+  options.dry_run = o.dry_run;
+  set_dataset_options(o, job, options);
 
   set_shuf_habits(o, job);
   Job made = extshuffle::make_job(std::move(job.options), std::move(job.datasets));
@@ -199,11 +199,11 @@ Job make_job(const Options& o) {
   return made;
 }
 
-std::string drawn_seed_line(const Options& o, const JobOptions& config) {
-  const bool writes_dataset = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty() ||
-                              !config.manifest_path.empty();
-  if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || config.dry_run) return {};
-  const std::string seed = std::to_string(config.seed);
+std::string drawn_seed_line(const Options& o, const JobOptions& options) {
+  const bool writes_dataset = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty() ||
+                              !options.manifest_path.empty();
+  if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || options.dry_run) return {};
+  const std::string seed = std::to_string(options.seed);
   return "seed " + seed + " drawn for this dataset (repeat the run with --seed " + seed + ")";
 }
 

@@ -28,6 +28,6 @@ Job make_job(const Options& options);
 // that says it, printed at the default verbosity once the run has written
 // one (shards, splits or a manifest; it is in the manifest and the RESULT
 // line too); empty for a run given its seed, or writing no dataset.
-std::string drawn_seed_line(const Options& options, const JobOptions& config);
+std::string drawn_seed_line(const Options& o, const JobOptions& options);
 
 }  // namespace extshuffle::cli

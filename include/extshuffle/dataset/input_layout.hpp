@@ -36,7 +36,7 @@ struct InputLayout {
   RecordDigest digest;  // of the text records read, with --verify
   // The input's records were mapped where read_input_layout was told (text:
   // and counted there).
-  bool loaded = false;
+  bool mapped = false;
   // Every input is read from its spool in scratch space (standard input, a
   // pipe, a compressed file): a record count that differs when it is read
   // again is damaged scratch, not a changed input.
@@ -47,7 +47,7 @@ struct InputLayout {
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
 // its records counted where they lie, so that a run in RAM reads it once and
 // holds it once, in the page cache's pages. Mapped only when the input turns
-// out to be text that may fit (maps_while_counting); the run's arena then
+// out to be text that may fit (maps_input); the run's arena then
 // holds only the workspace of its records (layouts/shuffle_entry.cpp).
 // One fixed-size input (a file of its own, not a spool) that may fit is
 // mapped too, so that a run in RAM reads its records where they lie rather
@@ -62,10 +62,10 @@ struct InputMapping {
 // path's extension counts) and lays out its records: fixed-size and .npy
 // records without reading more than the header; text records by the
 // counting pass (one sequential read, which also digests them with
-// config.verify). With `mapping`, an input that may fit in RAM is mapped
-// there (layout.loaded; text is counted where it lies), so that a run in
+// options.verify). With `mapping`, an input that may fit in RAM is mapped
+// there (layout.mapped; text is counted where it lies), so that a run in
 // RAM reads it where it lies. Throws UsageError, InputError, IoError.
-InputLayout read_input_layout(const JobOptions& config, io::InputSource& source, InputMapping* mapping = nullptr);
+InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping = nullptr);
 
 // How messages name an input: "standard input" for "-", else 'path'.
 std::string input_display_name(const std::string& path);

@@ -20,9 +20,9 @@ namespace extshuffle::dataset {
 
 class ManifestWriter {
  public:
-  // Opens the manifest's temporary file beside config.manifest_path, so
+  // Opens the manifest's temporary file beside options.manifest_path, so
   // that a bad path fails before any work. Throws IoError.
-  explicit ManifestWriter(const JobOptions& config);
+  explicit ManifestWriter(const JobOptions& options);
   ~ManifestWriter();
   ManifestWriter(const ManifestWriter&) = delete;
   ManifestWriter& operator=(const ManifestWriter&) = delete;
@@ -33,7 +33,7 @@ class ManifestWriter {
   // U+FFFD for its bad bytes).
   std::string text() const;
   // Writes the manifest and renames it into place: call it once every
-  // output is committed. With config.verify, first parses the text back and
+  // output is committed. With options.verify, first parses the text back and
   // reads every output file from the file system, and throws Error ("verify
   // failed: ...") unless each one's size and xxh64 are what the manifest
   // says. Throws IoError.
@@ -41,13 +41,13 @@ class ManifestWriter {
   // commit() in two steps, so that a run commits its outputs and manifest
   // as one: prepare() writes the text under the temporary name and syncs it
   // (every destination still untouched); publish(), once every output is in
-  // place, checks them (config.verify) and renames the manifest into place.
+  // place, checks them (options.verify) and renames the manifest into place.
   void prepare();
   void publish();
 
  private:
   void check_outputs() const;
-  JobOptions config_;
+  JobOptions options_;
   std::vector<RunResult> runs_;
   std::string text_;  // after prepare()
   std::unique_ptr<io::OutputFile> file_;

@@ -1,6 +1,6 @@
 // The index form of one bijective shuffle (Mitchell et al., Algorithm 1):
 // which input record each output position takes, or where each input record
-// goes, as 32-bit indices, without moving any record. The driver uses it
+// goes, as 32-bit indices, without moving any record. The walk uses it
 // where records are too large, or too many, to be shuffled in place: a chunk
 // whose records are routed one by one to their buckets, a leaf emitted by
 // gathering from memory or by windows through scratch space.

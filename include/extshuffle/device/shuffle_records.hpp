@@ -41,7 +41,7 @@ inline void shuffle_records(Device device, const ShuffleJob& job, std::size_t re
 // The CPU worker threads a run uses: `requested` when positive, else every
 // core OpenMP may use (OMP_NUM_THREADS and the process's CPU affinity, so a
 // cgroup's cpuset, count). The one place "all cores" is decided: the CLI, the
-// driver and the CPU back end all ask here.
+// walk and the CPU back end all ask here.
 int resolve_threads(int requested);
 
 bool cuda_available();

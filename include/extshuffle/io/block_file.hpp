@@ -1,7 +1,7 @@
-// Files the executor reads and writes, all through STXXL file objects
+// Files the walk reads and writes, all through STXXL file objects
 // (docs/conventions.md, Rooms, STXXL): the user's input, the per-process scratch
 // file under --tmpdir, and a memory-backed file (stxxl::mem_file) with the
-// same interface so the driver can be tested without disks.
+// same interface so the walk can be tested without disks.
 #pragma once
 
 #include <cstddef>
@@ -69,9 +69,6 @@ class BlockFile {
   // A POSIX descriptor of the input or scratch file, to map its bytes
   // (io/mapped_bytes.hpp); -1 for a memory file. Owned by this object.
   int descriptor() const { return side_fd_; }
-  // Device and inode of the file, to detect input == output; zeros for memory files.
-  std::uint64_t device_id() const { return device_id_; }
-  std::uint64_t inode() const { return inode_; }
 
  private:
   BlockFile(std::unique_ptr<stxxl::file> file, std::string path, std::string role);
@@ -80,8 +77,6 @@ class BlockFile {
   int side_fd_ = -1;  // a POSIX descriptor of the file: discard() of scratch, mapping
   std::string path_;
   std::string role_;  // "input" or "scratch": names the file in error messages
-  std::uint64_t device_id_ = 0;
-  std::uint64_t inode_ = 0;
   // Memory files only (tests): see write(). Their size is the end of what
   // was written; the memory behind it grows by doubling.
   bool in_memory_ = false;

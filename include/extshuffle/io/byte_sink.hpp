@@ -1,6 +1,6 @@
 // Where a stream of bytes goes, appended in order: a bucket's region in
 // scratch space (BucketWriter), or, under MPI, the send buffers towards the
-// rank that owns the bucket. The driver's scatter writes every slice of a
+// rank that owns the bucket. The walk's scatter writes every slice of a
 // split through this interface, so it does not care which.
 #pragma once
 

@@ -21,7 +21,7 @@ struct ByteExtents;
 namespace extshuffle::ioperm {
 
 
-// What the executor did, for --stats and --dry-run.
+// What the walk did, for --stats and --dry-run.
 struct WalkStats {
   std::uint64_t bytes_read = 0;     // input and scratch
   std::uint64_t bytes_written = 0;  // scratch and output
@@ -36,7 +36,7 @@ struct WalkStats {
   std::uint64_t huge_page_bytes = 0;  // RunStats::huge_page_bytes
 };
 
-// Smallest --memory the executor accepts for `records` records of
+// Smallest --memory the walk accepts for `records` records of
 // `record_size` bytes: at least 4 KiB, and what the deepest routed split or
 // a leaf in windows needs (about 4.6 MiB for two levels with the shipped L
 // and F and small records, 4 MiB more a level).
@@ -72,13 +72,13 @@ WalkStats shuffle_fixed_size(io::BlockFile& input, std::uint64_t input_offset, s
                                const WalkOptions& options, const OutputSink& sink);
 // The same for records anywhere: `data` holds the `records` records one
 // after the other, possibly across several files (inputs concatenated).
-// With `loaded` (text_shuffle.hpp), the same records are also mapped: a run
+// With `mapped_records` (text_shuffle.hpp), the same records are also mapped: a run
 // in RAM whose way can read them there does, without a copy of its own
 // (the budget still counts them: they are resident while read); any other
 // run unmaps them first and reads `data`.
-struct LoadedRecords;
+struct MappedRecords;
 WalkStats shuffle_fixed_size(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
-                               LoadedRecords* loaded = nullptr);
+                               MappedRecords* mapped_records = nullptr);
 
 }  // namespace extshuffle::ioperm

@@ -45,7 +45,7 @@ struct TextInput {
 std::uint64_t minimum_memory_bytes_text(const core::PlanConstants& constants, std::uint64_t records,
                                             std::uint64_t longest_record_bytes, std::uint64_t record_bytes = 0);
 
-// Where the executor would run each node, computed without IO: the run's
+// Where the walk would run each node, computed without IO: the run's
 // own decisions (node_path.hpp), for nodes whose bytes vary about their
 // share of the input by the records' `record_bytes_variance` (bytes^2).
 Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uint64_t longest_record_bytes,
@@ -58,27 +58,28 @@ Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uin
 // `scratch_offset` up holds the buckets.
 WalkStats shuffle_text(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink);
-// Whether one text input of `input_bytes` bytes is mapped while counted
-// under a budget of `budget_bytes`: when it takes under 95% of the budget
-// (the rest is the least its workspace in RAM can need).
-bool maps_while_counting(std::uint64_t input_bytes, std::uint64_t budget_bytes);
+// Whether one input of `input_bytes` bytes is mapped under a budget of
+// `budget_bytes` (text: while it is counted; fixed-size records: a file of
+// their own): when it takes under 95% of the budget (the rest is the least
+// its workspace in RAM can need).
+bool maps_input(std::uint64_t input_bytes, std::uint64_t budget_bytes);
 
 // The same for records anywhere: `data` holds the `records` text records,
 // each whole and terminated, possibly across several files (inputs
 // concatenated, with terminators in memory where an input lacked its last),
 // the longest of `longest_record_bytes` (0: unknown).
-// With `loaded`, the same records are also in memory, mapped while they were
+// With `mapped_records`, the same records are also in memory, mapped while they were
 // counted (dataset/input_layout.hpp): a run in RAM uses them where they lie,
 // its arena holding only their workspace, so the input is read once and held
 // once; a larger run unmaps them first (they would hold memory beside its
 // arena) and reads `data`.
-struct LoadedRecords {
+struct MappedRecords {
   std::optional<io::MappedBytes> mapped;
   io::ByteExtents records;  // one extent in memory, inside `mapped`
 };
 WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records,
                                std::uint64_t longest_record_bytes, io::BlockFile& scratch,
                                std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink,
-                               LoadedRecords* loaded = nullptr);
+                               MappedRecords* mapped_records = nullptr);
 
 }  // namespace extshuffle::ioperm

@@ -32,7 +32,7 @@ class AddressablePermutation {
  public:
   // Throws std::invalid_argument if check_plan() rejects n or the constants,
   // or leaf_records exceeds 2^32 (a leaf's order is held as 32-bit indices,
-  // as the executors hold it).
+  // as the walk holds it).
   AddressablePermutation(std::uint64_t seed, std::uint64_t n, const core::PlanConstants& constants = core::kPlanV2);
 
   std::uint64_t size() const { return n_; }

@@ -30,7 +30,6 @@ class PinnedRing {
   PinnedRing(std::size_t slots, std::size_t slot_bytes);
 
   std::size_t slot_bytes() const { return slot_bytes_; }
-  std::size_t slot_count() const { return slots_.size(); }
 
   // The next slot in ring order, free: its last DMA has finished and its
   // `then` has run. The caller queues a DMA, records `done` on its stream and

@@ -239,6 +239,46 @@ std::vector<std::uint64_t> locate_starts(io::BlockFile& file, std::uint64_t byte
   return at;
 }
 
+// Step 4 of split_text_input: the longest record and the squares, the same
+// on every rank (summed in rank order): each rank's own records, the records
+// that cross into a rank's range (from the last record end before it to its
+// first), and a last record without its terminator (it gets one). `own`:
+// this rank's lengths in its true entry state. Collective.
+void add_record_lengths(TextSplit& split, const RecordLengths& own, const std::vector<RangeScan>& scans,
+                        const Composition& c, std::uint64_t bytes, std::uint64_t header_records,
+                        std::uint64_t total, Communicator& comm) {
+  // The lengths of the records that start and end in this rank's range
+  // (in its true entry state), less those of the header: the record ending
+  // at its k-th record end (k from 0) is record first_index[me] - 1 + k
+  // (rank 0: record 0 ends at its first).
+  struct Found {
+    std::uint64_t longest = 0;
+    double squares = 0;
+  } found;
+  const auto records_before = [&](int r) { return r == 0 ? std::uint64_t{1} : c.first_index[r]; };
+  if (bytes > 0) {
+    const std::uint64_t first_inner = records_before(c.me);  // the index of the record ending at the second end
+    const std::uint64_t skip = header_records > first_inner ? header_records - first_inner : 0;
+    own.add_after(skip, found.longest, found.squares);
+  }
+  const std::vector<Found> all = comm.all_gather(found);
+  const auto add = [&](std::uint64_t length, std::uint64_t index) {
+    if (index < header_records) return;
+    split.longest_record_bytes = std::max(split.longest_record_bytes, length);
+    split.record_bytes_squared += static_cast<double>(length) * static_cast<double>(length);
+  };
+  std::uint64_t last_end = 0;
+  for (int r = 0; r < comm.size() && bytes > 0; ++r) {
+    const RangeCount& count = scans[r][c.entry_state[r]];
+    if (count.first_end == kNone) continue;
+    add(count.first_end - last_end, records_before(r) - 1);
+    last_end = count.last_end;
+    split.longest_record_bytes = std::max(split.longest_record_bytes, all[r].longest);
+    split.record_bytes_squared += all[r].squares;
+  }
+  if (last_end < bytes) add(bytes - last_end + 1, total - 1);
+}
+
 }  // namespace
 
 std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks) {
@@ -296,40 +336,8 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
     split.data_begin[r] = chunks_here ? at[r] : split.data_begin[r + 1];
     split.held_byte_begin[r] = held[r] < held[r + 1] ? at[ranks + r] : split.held_byte_begin[r + 1];
   }
-  // The lengths of the records that start and end in this rank's range
-  // (in its true entry state), less those of the header: the record ending
-  // at its k-th record end (k from 0) is record first_index[me] - 1 + k
-  // (rank 0: record 0 ends at its first).
-  struct Found {
-    std::uint64_t longest = 0;
-    double squares = 0;
-  } found;
-  const auto records_before = [&](int r) { return r == 0 ? std::uint64_t{1} : first_index[r]; };
-  if (bytes > 0) {
-    const std::uint64_t first_inner = records_before(me);  // the index of the record ending at the second end
-    const std::uint64_t skip = header_records > first_inner ? header_records - first_inner : 0;
-    ranges[entry_state[me]].lengths.add_after(skip, found.longest, found.squares);
-  }
-  const std::vector<Found> all = comm.all_gather(found);
-  // 4. The longest record and the squares, the same on every rank (summed
-  // in rank order): each rank's own records, the records that cross into a
-  // rank's range (from the last record end before it to its first), and a
-  // last record without its terminator (it gets one).
-  const auto add = [&](std::uint64_t length, std::uint64_t index) {
-    if (index < header_records) return;
-    split.longest_record_bytes = std::max(split.longest_record_bytes, length);
-    split.record_bytes_squared += static_cast<double>(length) * static_cast<double>(length);
-  };
-  std::uint64_t last_end = 0;
-  for (int r = 0; r < ranks && bytes > 0; ++r) {
-    const RangeCount& count = scans[r][entry_state[r]];
-    if (count.first_end == kNone) continue;
-    add(count.first_end - last_end, records_before(r) - 1);
-    last_end = count.last_end;
-    split.longest_record_bytes = std::max(split.longest_record_bytes, all[r].longest);
-    split.record_bytes_squared += all[r].squares;
-  }
-  if (last_end < bytes) add(bytes - last_end + 1, total - 1);
+  // 4. The longest record and the squares.
+  add_record_lengths(split, ranges[entry_state[me]].lengths, scans, composition, bytes, header_records, total, comm);
   char last_byte = syntax.terminator;
   if (bytes > 0) file.read_now(&last_byte, bytes - 1, 1);
   split.add_terminator = bytes > 0 && last_byte != syntax.terminator;
