@@ -192,7 +192,7 @@ TEST_F(MpiBalance, ManyRoundsOfASpreadRootOfChunksAtASmallBudget) {
 }
 
 // Balanced by bytes (3000 records of lognormal sizes, shortest first: even
-// shares of the records gave one rank of 3 2.45 times its share of the bytes).
+// shares of the records give one rank of 3 2.49 times its share of the bytes).
 TEST_F(MpiBalance, EveryRankItsShareOfBytesOnHeavyTailedJsonl) {
   for (const int ranks : {2, 3}) expect_byte_shares("sorted.jsonl", ranks);
 }
