@@ -8,7 +8,7 @@
 
 namespace extshuffle::mpi {
 
-OutputRange cut_output_by_bytes(const OutputRange& traced, std::uint64_t header_bytes, Communicator& comm) {
+OutputRange cut_output_by_bytes(OutputRange traced, std::uint64_t header_bytes, Communicator& comm) {
   const int ranks = comm.size();
   const std::uint64_t mine = std::accumulate(traced.lengths.begin(), traced.lengths.end(), std::uint64_t{0});
   const std::uint64_t total = header_bytes + comm.sum(mine);
@@ -28,9 +28,11 @@ OutputRange cut_output_by_bytes(const OutputRange& traced, std::uint64_t header_
     pairs.push_back(traced.lengths[k]);
     at += traced.lengths[k];
   }
+  traced = {};
   const std::vector<int> receive = all_to_all(send);
   // From the lower ranks first: their records come first in the output.
-  const std::vector<std::uint64_t> received = all_to_all(pairs, send, receive);
+  std::vector<std::uint64_t> received = all_to_all(pairs, send, receive);
+  pairs = {};
   OutputRange range;
   range.inputs.reserve(received.size() / 2);
   range.lengths.reserve(received.size() / 2);

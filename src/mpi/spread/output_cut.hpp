@@ -30,7 +30,8 @@ struct OutputRange {
 // records this rank traced (`traced`, in output order, the ranks' traces
 // one after another in rank order) and a header of `header_bytes` bytes
 // before the records (written by rank 0, counted in its bytes). Memory:
-// the traced and the received records, two words each. Collective.
-OutputRange cut_output_by_bytes(const OutputRange& traced, std::uint64_t header_bytes, Communicator& comm);
+// two words per record traced and received, the traced ones released
+// before the exchange, so four words a record at most. Collective.
+OutputRange cut_output_by_bytes(OutputRange traced, std::uint64_t header_bytes, Communicator& comm);
 
 }  // namespace extshuffle::mpi

@@ -29,13 +29,13 @@ OutputRange output_range(std::vector<std::uint64_t> traced, const DistributedInp
                          Communicator& comm, FetchStats& stats) {
   OutputRange range;
   if (in.text) {
-    const RecordFetch lengths(std::move(traced), in.held_begin, held, comm, stats);
-    range = OutputRange{lengths.wanted(), lengths.lengths()};
+    RecordFetch lengths(std::move(traced), in.held_begin, held, comm, stats);
+    range = OutputRange{lengths.take_wanted(), lengths.take_lengths()};
   } else {
     range.lengths.assign(traced.size(), in.record_size);
     range.inputs = std::move(traced);
   }
-  return cut_output_by_bytes(range, in.header.size(), comm);
+  return cut_output_by_bytes(std::move(range), in.header.size(), comm);
 }
 
 }  // namespace
