@@ -48,7 +48,7 @@ std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
 inline constexpr std::uint64_t kSpreadChunksPerRank = 8;
 
 // Whether a root of `records` records is spread over `ranks` ranks (every
-// rank an even share of its records and of its output; spread_root.hpp)
+// rank 1/P of its bytes read and written; spread_root.hpp)
 // rather than scattered by whole chunks: on more than one rank, a leaf root
 // (N <= L, no chunks), and a root of two plan levels (every bucket a leaf)
 // with fewer than 8 chunks a rank (2 chunks on 4 ranks would leave 2 ranks
@@ -63,10 +63,10 @@ bool spread_root(std::uint64_t records, const core::PlanConstants& constants, in
 bool runs_alone(std::uint64_t records, const core::PlanConstants& constants, int ranks);
 
 // The records each rank holds (ranks + 1 entries: rank r holds data records
-// [held[r], held[r + 1])): a spread root in even shares N r / P, so that
-// every rank reads, sends and writes about 1/P of it (spread_root.hpp);
-// any other root by its chunks, as even_chunk_split gives them out. The
-// last entry is N.
+// [held[r], held[r + 1])): a spread root in even shares N r / P (records of
+// one size: 1/P of the bytes; text and datasets cut a spread root by bytes
+// instead, text_split.hpp and held_records_by_bytes); any other root by its
+// chunks, as even_chunk_split gives them out. The last entry is N.
 std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks);
 
 // Writes to `out` (p entries) the column sums of rows [first, end) of

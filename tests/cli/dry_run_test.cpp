@@ -1,7 +1,8 @@
 // --dry-run tells the truth: its bytes read, bytes written, passes and peak
 // memory against what the same command then does (--stats), for fixed-size
-// records (exact) and for text of heavy-tailed record sizes (bytes within
-// 5%), at budgets from the minimum to "fits in RAM"; and a text input that
+// records (exact) and for text of heavy-tailed record sizes and tar samples
+// (passes exact, bytes within 5%), at budgets from the minimum to "fits in
+// RAM"; and a text input that
 // fits in RAM is read once. Deterministic inputs: the false-failure rate is
 // 0, bar the text tolerance, which the schedule's model of node sizes meets
 // with a wide margin (docs/design.md, "--dry-run").
@@ -118,6 +119,35 @@ TEST(DryRun, HeavyTailedTextWithinFivePercent) {
   }
   write_file(dir / "heavy.jsonl", text);
   check_budgets(dir, (dir / "heavy.jsonl").string() + " --seed 3", std::uint64_t{200} << 20, 0.05);
+}
+
+// A tar archive (3000 samples: a .txt of lognormal size and a .cls, ~10 MB,
+// written by Python's tarfile), one leaf of the plan as every archive of
+// fewer than 2^20 samples: the passes exactly (2 through disk, 1 in RAM),
+// bytes within 5%, at budgets from the minimum (the archive ~30 times -S)
+// to "fits in RAM". (Plans of more levels, over 2^20 samples, take their
+// passes from the model of node sizes that every text input's plan uses,
+// as HeavyTailedTextWithinFivePercent checks.)
+TEST(DryRun, TarPassesExactlyAtEveryBudget) {
+  TempDir dir;
+  write_file(dir / "make.py", R"PY(
+import io, random, sys, tarfile
+rng = random.Random(9)
+with tarfile.open(sys.argv[1], 'w', format=tarfile.USTAR_FORMAT) as t:
+    for i in range(3000):
+        for ext, data in (('txt', b't' * int(4 * rng.lognormvariate(5, 1.5))), ('cls', b'%d' % (i % 10))):
+            info = tarfile.TarInfo('%06d.%s' % (i, ext)); info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+)PY");
+  const std::string archive = (dir / "samples.tar").string();
+  const CommandResult made = run_command("/usr/bin/python3 " + (dir / "make.py").string() + " " + archive);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  check_budgets(dir, archive + " --seed 3", std::uint64_t{24} << 20, 0.05);
+  // Both kinds of run were among them.
+  const std::string out = (dir / "out").string();
+  const std::uint64_t minimum = minimum_budget(archive);
+  EXPECT_EQ(measured(archive + " -S " + std::to_string(minimum / 1024) + "K", out).passes, 2u);
+  EXPECT_EQ(measured(archive + " -S 24M", out).passes, 1u);
 }
 
 // A text input that fits in RAM is read once: mapped while its records are

@@ -1,14 +1,16 @@
 """Writes the inputs of the extshuffle-mpi spread-root tests into a directory,
 with the real writers of each format: Python's csv and json modules,
-numpy's .npy.
+numpy's .npy, tarfile.
 
 usage: make_balance_inputs.py DIRECTORY
 """
 import csv
+import io
 import json
 import os
 import random
 import sys
+import tarfile
 
 import numpy as np
 
@@ -54,3 +56,26 @@ for name, records in (("chunks2.jsonl", 2 * 16384 - 300), ("chunks9.jsonl", 9 * 
             f.write(json.dumps({"id": i, "text": "z" * rng.randrange(0, 200)}) + "\n")
 for name, records in (("chunks2.bin", 2 * 16384 - 300), ("chunks9.bin", 9 * 16384 - 1000)):
     np.frombuffer(rng.randbytes(16 * records), dtype=np.uint8).tofile(path(name))
+
+# Byte balance (default L: each root one leaf). 3000 records of lognormal
+# sizes (median ~150 bytes, a tail to ~20 KB), sorted shortest first, so that
+# even shares of the records would be very uneven shares of the bytes: one
+# JSONL file, the same records dealt over three files (a dataset), and a tar
+# archive of samples (a .txt of 4 bytes a unit of size, and a .cls) in the
+# same order, written by Python's tarfile. No record exceeds 1/(8P) of the
+# bytes for P <= 3 (checked).
+sizes = sorted(int(rng.lognormvariate(5, 1.5)) for _ in range(3000))
+lines = [json.dumps({"id": i, "text": "w" * s}) + "\n" for i, s in enumerate(sizes)]
+assert max(map(len, lines)) * 8 * 3 <= sum(map(len, lines))
+with open(path("sorted.jsonl"), "w") as f:
+    f.writelines(lines)
+os.makedirs(path("sorted_parts"))
+for part in range(3):
+    with open(path("sorted_parts/part%d.jsonl" % part), "w") as f:
+        f.writelines(lines[part * 1000:(part + 1) * 1000])
+with tarfile.open(path("sorted.tar"), "w", format=tarfile.USTAR_FORMAT) as archive:
+    for i, s in enumerate(sizes):
+        for extension, data in (("txt", b"t" * (4 * s)), ("cls", b"%d" % (i % 10))):
+            member = tarfile.TarInfo("%06d.%s" % (i, extension))
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))

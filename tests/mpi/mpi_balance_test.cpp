@@ -7,36 +7,31 @@
 // (leaves), and for roots of 2 and 9 chunks of 16384 (JSONL and 16-byte
 // records) on 2, 3 and 4 ranks, each rank's input bytes read and output
 // bytes written (--stats, RANK lines) within 15% of 1/P of the input's
-// bytes, and its bytes sent within 15% of 1/P of all the ranks' bytes sent.
+// bytes, and its bytes sent within 15% of 1/P of all the ranks' bytes sent;
+// and on 2 and 3 ranks, for 3000 records of lognormal sizes sorted shortest
+// first (one JSONL file, three files, a tar archive), each rank's bytes read
+// and written within 15% of 1/P of them.
 //
-// False failures. The shares depend on the data and on the seed; with both
-// fixed the test is deterministic, and what follows bounds how often a
-// seed (the leaf's bijection taken as a uniformly random permutation of its
-// domain of D = 2^18 indices, N = 200k) or a draw of the generator would
-// fail it. Input bytes read: rank r holds records [N r/P, N (r+1)/P) (one
-// row more or less: exact for .npy); their JSONL lengths are independent,
-// uniform over a range of 200 bytes around a mean of ~126, so by Hoeffding
-// a share of n >= 50k records strays by 15% of its mean with probability
-// <= 2 exp(-2 (0.15 * 126)^2 n / 200^2) < 1e-300. Output bytes: the records
-// of rank r's output are the images below N of its D/P domain indices, a
-// sample without replacement of D/P of the D domain slots (those >= N
-// weigh 0 bytes); Hoeffding (which holds without replacement) bounds a
-// stray of 15% of the mean, t = 0.15 * B/P for B input bytes, by
-// 2 exp(-2 t^2 / ((D/P) b^2)) with b the longest record (~230 bytes: .npy
-// rows 24 bytes): < 1e-150 for every P here. Bytes sent: rank s sends its
-// held bytes less those its own output takes (again such a sample), and
-// the total is the input's bytes less all ranks' such shares: a stray of
-// 15% needs one of those sums to stray by over 5%, < 1e-15 each
-// (the same bound at t = 0.05 B/P). Over the 54 assertions: < 1e-13.
-// The few-chunk roots: rank r's output is the images below m_j of its
-// share of the buckets' domains (each bucket's leaf bijection taken as a
-// uniformly random permutation), a sample without replacement of D/P of
-// the slots again (D = 2^15 for 2 buckets of ~16k records, 9 x 2^14 for 9):
-// the smallest input, 2 chunks of JSONL (B ~ 4.1 MB, b ~ 230), on 4 ranks
-// strays by 15% with probability < 2 exp(-2 (0.15 B/4)^2 / (8192 b^2))
-// < 1e-46, every other case less; held bytes as above (n >= 8k records:
-// < 1e-60); 16-byte records are exact up to one record held, and their
-// output a count of such a sample. Over the 108 assertions: < 1e-13.
+// False failures. Bytes read and written are cut by bytes (docs/mpi.md,
+// "How the work is shared"): rank r holds the records that start in its
+// 1/P of the input's data bytes and writes those that start in its 1/P of
+// the output stream's, so each share is off by less than the longest
+// record, whatever the seed: at most 1/8 of a share for every input here
+// (JSONL records of at most ~250 bytes against shares of over 1 MB, .npy
+// rows exact; sorted.*: the generator checks that no record exceeds
+// 1/(8P) of the bytes for P <= 3). No false failure there. Bytes sent:
+// rank s sends its held bytes H (B/P within a record) less the bytes O_s
+// its own output takes from them; the records of a contiguous range of
+// the output (m = N/P of them; the bijection taken as a uniformly random
+// permutation) are a sample without replacement of the input's, and O_s
+// sums x_i = a record's bytes when s holds it, else 0. A stray of 15% from
+// the mean of the ranks' bytes sent needs some |O_s - E O_s| >= t = 0.075
+// (1 - 1/P) B/P; Bernstein's inequality (which holds without replacement)
+// bounds that by 2 exp(-t^2 / (2 (m var(x) + b t / 3))), b the longest
+// record. Worst here, chunks2.jsonl (B ~ 4.1 MB, JSONL lengths uniform
+// over ~200 bytes around ~126, b ~ 230) on 2 ranks: t ~ 76 KB, m var(x) ~
+// 16k x 5.6k, < 1e-12; every other case less (larger B or P). Over the
+// 54 + 108 assertions on bytes sent: < 1e-10.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -110,6 +105,25 @@ class MpiBalance : public MpiSuite<MpiBalance> {
     }
   }
 
+  // Each rank's input bytes read and output bytes written on `ranks` ranks
+  // within 15% of 1/P of all the ranks' (the records' bytes), the output
+  // extshuffle's.
+  void expect_byte_shares(const std::string& name, int ranks) {
+    const std::string err = expect_same(name, "--stats", {ranks});
+    const std::vector<RankBytes> all = rank_bytes(err);
+    ASSERT_EQ(all.size(), static_cast<std::size_t>(ranks)) << err;
+    double read = 0, written = 0;
+    for (const RankBytes& r : all) {
+      read += static_cast<double>(r.input_read);
+      written += static_cast<double>(r.output);
+    }
+    ASSERT_GT(read, 0.0) << err;
+    for (int r = 0; r < ranks; ++r) {
+      const std::string where = name + " on " + std::to_string(ranks) + " ranks, rank " + std::to_string(r);
+      EXPECT_NEAR(static_cast<double>(all[r].input_read), read / ranks, 0.15 * read / ranks) << where;
+      EXPECT_NEAR(static_cast<double>(all[r].output), written / ranks, 0.15 * written / ranks) << where;
+    }
+  }
 };
 
 TEST_F(MpiBalance, HeavyTailedJsonlOnOneToFourRanks) { expect_same("heavy.jsonl", kLeafKnobs, {1, 2, 3, 4}); }
@@ -175,6 +189,20 @@ TEST_F(MpiBalance, ManyRoundsOfASpreadRootOfChunksAtASmallBudget) {
   const std::string err = expect_same("chunks9.jsonl", "-S 8M --stats" + kFewChunksKnobs, {3});
   EXPECT_NE(err.find(" rounds="), std::string::npos);
   EXPECT_EQ(err.find(" rounds=1 "), std::string::npos) << err;
+}
+
+// Balanced by bytes (3000 records of lognormal sizes, shortest first: even
+// shares of the records give one rank of 3 2.49 times its share of the bytes).
+TEST_F(MpiBalance, EveryRankItsShareOfBytesOnHeavyTailedJsonl) {
+  for (const int ranks : {2, 3}) expect_byte_shares("sorted.jsonl", ranks);
+}
+
+TEST_F(MpiBalance, EveryRankItsShareOfBytesOnADatasetOfFiles) {
+  for (const int ranks : {2, 3}) expect_byte_shares("sorted_parts", ranks);
+}
+
+TEST_F(MpiBalance, EveryRankItsShareOfBytesOnATarArchive) {
+  for (const int ranks : {2, 3}) expect_byte_shares("sorted.tar", ranks);
 }
 
 }  // namespace

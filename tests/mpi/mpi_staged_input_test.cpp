@@ -1,18 +1,20 @@
 // A dataset's records gathered where each rank holds them
 // (src/mpi/inputs/dataset_files.hpp, src/mpi/inputs/staged_input.hpp): for every split of
 // the records among the ranks that held_record_split gives (L from 1 record
-// to more than all of them), each rank's bytes are exactly those of its
+// to more than all of them) and that held_records_by_bytes gives (rank r
+// the records that start in its 1/P of the bytes), each rank's bytes are exactly those of its
 // records in the files' concatenation, the terminator the one unterminated
 // file lacks added, whether they lie in plain files (read in place), in
 // compressed files it decompressed itself or in compressed files another
 // rank holds (sent over MPI); and all of them gathered on rank 0 in one
-// scratch file; and where the records of a file start, found in pieces of
-// any size. Files: lines, plain, .gz and .zst (by the real tools), one
+// scratch file; and where the records of a file start, and the first
+// record from any byte, found in pieces of any size. Files: lines, plain, .gz and .zst (by the real tools), one
 // empty, one without its final newline; each rank has a scratch directory
 // of its own. Run by ctest under mpirun on 3 and 4 ranks over TCP only;
 // every input is deterministic, so there is no false failure.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "mpi/inputs/dataset_files.hpp"
 #include "mpi/distribution.hpp"
 #include "mpi/inputs/staged_input.hpp"
+#include "mpi/inputs/text_split.hpp"
 #include "support/command.hpp"
 
 namespace extshuffle::mpi {
@@ -81,9 +84,10 @@ std::vector<std::uint64_t> scanned_starts(const std::string& text, const formats
   return starts;
 }
 
-// find_record_starts finds every record where a plain scan finds it, in
-// pieces of 1 to 13 bytes (a scan resumed inside quoted fields, between the
-// quotes of "", inside frame headers) and of the default size.
+// find_record_starts finds every record where a plain scan finds it, and
+// records_starting_at the first record a plain scan finds from every byte,
+// in pieces of 1 to 13 bytes (a scan resumed inside quoted fields, between
+// the quotes of "", inside frame headers) and of the default size.
 TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
   const formats::RecordSyntax csv{'\n', true, ','}, lines{'\n', false, ','};
   const formats::RecordSyntax tfrecord{'\n', false, ',', formats::RecordFraming::kTfrecord};
@@ -97,10 +101,25 @@ TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
       const std::vector<std::uint64_t> starts = scanned_starts(text, syntax);
       std::vector<std::uint64_t> wanted(starts.size());
       for (std::size_t k = 0; k < wanted.size(); ++k) wanted[k] = k;
+      // The first record from every offset (the end included): the record count past the last start.
+      std::vector<std::uint64_t> offsets, first_index, first_byte;
+      for (std::uint64_t b = 0; b <= text.size(); ++b) {
+        offsets.push_back(b);
+        first_index.push_back(static_cast<std::uint64_t>(std::lower_bound(starts.begin(), starts.end(), b) - starts.begin()));
+        first_byte.push_back(first_index.back() < starts.size() ? starts[first_index.back()] : text.size());
+      }
       for (const std::size_t piece : {std::size_t{1} + trial % 13, kStartScanPieceBytes}) {
-        EXPECT_EQ(find_record_starts(*file, at, text.size(), syntax, wanted, piece), starts)
-            << "trial " << trial << " framing " << static_cast<int>(syntax.framing) << " quoted " << syntax.quoted
-            << " piece " << piece;
+        const std::string where = "trial " + std::to_string(trial) + " framing " +
+                                  std::to_string(static_cast<int>(syntax.framing)) + " quoted " +
+                                  std::to_string(syntax.quoted) + " piece " + std::to_string(piece);
+        EXPECT_EQ(find_record_starts(*file, at, text.size(), syntax, wanted, piece), starts) << where;
+        std::vector<std::uint64_t> found_index, found_byte;
+        for (const RecordStart& f : records_starting_at(*file, at, text.size(), syntax, offsets, piece)) {
+          found_index.push_back(f.index);
+          found_byte.push_back(f.byte);
+        }
+        EXPECT_EQ(found_index, first_index) << where;
+        EXPECT_EQ(found_byte, first_byte) << where;
       }
     }
   }
@@ -150,6 +169,18 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
     const std::uint64_t first = bytes[comm.rank()], end = bytes[comm.rank() + 1];
     EXPECT_EQ(read_all(staged.data), expected.substr(first, end - first)) << "leaf " << leaf;
   }
+  // Held by bytes: rank r the records that start in bytes [B r / P, B (r + 1) / P)
+  // of the data, wherever in the files those bytes lie; then staged as above.
+  const HeldSplit by_bytes = held_records_by_bytes(files, comm.size(), comm);
+  for (int r = 0; r <= comm.size(); ++r) {
+    const std::uint64_t from = r == comm.size() ? expected.size() : range_begin(expected.size(), r, comm.size());
+    const auto first_start = std::lower_bound(starts.begin(), starts.end(), from);
+    EXPECT_EQ(by_bytes.records[r], static_cast<std::uint64_t>(first_start - starts.begin())) << "rank " << r;
+    EXPECT_EQ(by_bytes.bytes[r], *first_start) << "rank " << r;
+  }
+  const StagedInput staged = stage_input(files, by_bytes.bytes, false, scratch, comm);
+  const std::uint64_t first = by_bytes.bytes[comm.rank()], end = by_bytes.bytes[comm.rank() + 1];
+  EXPECT_EQ(read_all(staged.data), expected.substr(first, end - first)) << "held by bytes";
   std::vector<std::uint64_t> all_on_first(comm.size() + 1, expected.size());
   all_on_first[0] = 0;
   const StagedInput whole = stage_input(files, all_on_first, true, scratch, comm);

@@ -3,7 +3,8 @@
 // record count, header bytes and missing final terminator, the same error
 // for an unterminated quoted field, and each rank's chunks exactly those
 // whose first record follows a terminator in its byte range, at the bytes
-// where they start
+// where they start, and (a spread root) each rank's held records those
+// that follow a terminator in its byte range
 // (checked against a plain sequential scan). Random CSV over its own syntax
 // characters puts rank boundaries inside quoted fields, between the quotes
 // of "" and right after terminators; each file is tried with several header
@@ -70,7 +71,7 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
     for (const formats::RecordSyntax& syntax : {csv, lines}) {
       const std::vector<std::uint64_t> starts = record_starts(text, syntax);
       for (const std::uint64_t header : {0, 1, 3}) {
-        for (const std::uint64_t leaf : {1, 3, 8, 1000}) {  // 1000: a leaf root, held in even shares
+        for (const std::uint64_t leaf : {1, 3, 8, 1000}) {  // 1000: a leaf root, held by bytes
           std::string expected_error, error;
           dataset::TextCount expected;
           TextSplit split;
@@ -110,8 +111,19 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
             if (split.chunk_begin[r] < split.chunk_begin[r + 1]) {
               ASSERT_EQ(split.data_begin[r], starts[header + split.chunk_begin[r] * leaf]) << where << " rank " << r;
             }
-            const std::vector<std::uint64_t> held =
-                held_record_split(split.records, core::PlanConstants{leaf, core::kPlanV2.max_fanout}, comm.size());
+            const std::vector<std::uint64_t>& held = split.held_begin;
+            const core::PlanConstants constants{leaf, core::kPlanV2.max_fanout};
+            if (spread_root(split.records, constants, comm.size())) {
+              // Held by bytes: the records whose terminator before lies in the rank's range.
+              for (std::uint64_t k = held[r]; k < held[r + 1]; ++k) {
+                const std::uint64_t start = starts[header + k];
+                ASSERT_TRUE((start > begin && start <= end) || (r == 0 && start == 0)) << where << " record " << k;
+              }
+            } else {
+              ASSERT_EQ(held, held_record_split(split.records, constants, comm.size())) << where;
+            }
+            ASSERT_EQ(held.front(), 0u) << where;
+            ASSERT_EQ(held.back(), split.records) << where;
             const std::uint64_t held_start = held[r] < split.records ? starts[header + held[r]] : text.size();
             ASSERT_EQ(split.held_byte_begin[r], held_start) << where << " held by rank " << r;
           }

@@ -12,10 +12,10 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
-#include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "text_split.hpp"
 
 namespace extshuffle::mpi {
 namespace {
@@ -104,51 +104,24 @@ void add_up(DatasetFiles& d) {
   }
 }
 
-}  // namespace
-
-std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t total,
-                                              const formats::RecordSyntax& syntax,
-                                              const std::vector<std::uint64_t>& wanted, std::size_t piece_bytes_at_most) {
-  std::vector<std::uint64_t> found;
-  std::vector<char> piece(static_cast<std::size_t>(
-      std::min<std::uint64_t>(std::max(piece_bytes_at_most, formats::kTfrecordHeaderBytes), std::max<std::uint64_t>(total, 1))));
-  std::uint64_t piece_at = 0, piece_bytes = 0;  // the bytes in `piece`: [piece_at, piece_at + piece_bytes)
-  const auto read_from = [&](std::uint64_t at) {
-    if (at >= total) throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
-    piece_at = at;
-    piece_bytes = std::min<std::uint64_t>(piece.size(), total - at);
-    file.read_now(piece.data(), first_byte + at, static_cast<std::size_t>(piece_bytes));
-  };
-  std::uint64_t index = 0, start = 0;  // record `index` starts at `start`
-  formats::QuoteState state = formats::QuoteState::kFieldStart;
-  std::uint64_t scanned = 0;  // a terminated record: scanned up to here, in `state`
-  while (found.size() < wanted.size()) {
-    if (wanted[found.size()] == index) {
-      found.push_back(start);
-      continue;
+// The first record of held file `k` that starts at or after each of
+// `offsets` (sorted, in its data): its archive's frames, or a scan.
+std::vector<RecordStart> first_records_from(DatasetFiles& d, std::size_t k, const std::vector<std::uint64_t>& offsets) {
+  const DatasetFile& file = d.files[k];
+  if (file.tar()) {
+    std::vector<RecordStart> found;
+    for (const std::uint64_t at : offsets) {
+      const auto frame = std::lower_bound(file.tar_frame_begin.begin(), file.tar_frame_begin.end(), at);
+      found.push_back({static_cast<std::uint64_t>(frame - file.tar_frame_begin.begin()), *frame});
     }
-    if (syntax.framing == formats::RecordFraming::kTfrecord) {
-      // A frame's end is in its length field: only headers are read.
-      if (start < piece_at || start + formats::kTfrecordHeaderBytes > piece_at + piece_bytes) read_from(start);
-      if (piece_bytes < formats::kTfrecordHeaderBytes) throw InputError("input '" + file.path() + "': truncated frame");
-      start += formats::kTfrecordOverheadBytes + formats::tfrecord_data_length(piece.data() + (start - piece_at));
-      ++index;
-      continue;
-    }
-    // Terminated records: scanned a piece at a time in the quoting state
-    // where the last piece ended, so that a record of any length fits.
-    if (scanned == piece_at + piece_bytes) read_from(scanned);
-    const char* begin = piece.data() + (scanned - piece_at);
-    const char* end = formats::find_record_end(begin, piece.data() + piece_bytes, syntax, state);
-    if (end == nullptr) {
-      scanned = piece_at + piece_bytes;
-      continue;
-    }
-    scanned = start = piece_at + static_cast<std::uint64_t>(end - piece.data());
-    ++index;
+    return found;
   }
-  return found;
+  io::InputSource& source = *d.held[k];
+  return records_starting_at(source.data(), source.data_offset() + file.layout.data_offset,
+                             source.bytes() - file.layout.data_offset, file.layout.syntax, offsets);
 }
+
+}  // namespace
 
 bool DatasetFile::adds_terminator() const {
   return layout.text && layout.text_count.add_terminator && layout.data_offset < bytes;
@@ -263,6 +236,53 @@ std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& d, const std::vecto
     offsets[i] = file.data_begin + comm.broadcast(local[i], file.holder);
   }
   return offsets;
+}
+
+HeldSplit held_records_by_bytes(DatasetFiles& d, int ranks, Communicator& comm) {
+  HeldSplit split;
+  split.records.assign(ranks + 1, d.records);
+  split.bytes.assign(ranks + 1, d.data_bytes);
+  // The file in whose data each rank's first byte lies (none past the end),
+  // and the offset there; then the first record from it, in that file.
+  std::vector<std::size_t> file_of(ranks, d.files.size());
+  std::vector<RecordStart> first(ranks);
+  std::size_t f = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const std::uint64_t at = range_begin(d.data_bytes, r, ranks);
+    while (f < d.files.size() && at >= d.files[f].data_begin + d.files[f].data_bytes()) ++f;
+    if (f == d.files.size()) continue;
+    file_of[r] = f;
+    first[r].byte = at - d.files[f].data_begin;
+    const std::uint64_t size = d.files[f].layout.record_size;
+    if (!d.files[f].layout.text) first[r].index = std::min(d.files[f].layout.records, (first[r].byte + size - 1) / size);
+  }
+  // Text: each holder finds the records in its files.
+  const bool text = d.files.front().layout.text;
+  checkpoint(comm, [&] {
+    for (std::size_t k = 0; k < d.files.size() && text; ++k) {
+      if (d.files[k].holder != comm.rank()) continue;
+      std::vector<std::uint64_t> offsets;
+      for (int r = 0; r < ranks; ++r) {
+        if (file_of[r] == k) offsets.push_back(first[r].byte);
+      }
+      if (offsets.empty()) continue;
+      const std::vector<RecordStart> found = first_records_from(d, k, offsets);
+      for (int r = 0, w = 0; r < ranks; ++r) {
+        if (file_of[r] == k) first[r] = found[w++];
+      }
+    }
+  });
+  for (int r = 0; r < ranks; ++r) {
+    if (file_of[r] == d.files.size()) continue;
+    const DatasetFile& file = d.files[file_of[r]];
+    const std::uint64_t index = text ? comm.broadcast(first[r].index, file.holder) : first[r].index;
+    split.records[r] = file.first_record + index;
+    // Past the file's last record: the next file's first (after the terminator the last one gets).
+    split.bytes[r] = file.data_begin + (index == file.layout.records ? file.data_bytes()
+                                        : text ? comm.broadcast(first[r].byte, file.holder)
+                                               : index * file.layout.record_size);
+  }
+  return split;
 }
 
 }  // namespace extshuffle::mpi

@@ -18,6 +18,7 @@
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/mpi/communicator.hpp"
+#include "record_starts.hpp"
 
 namespace extshuffle::mpi {
 
@@ -73,21 +74,6 @@ std::vector<int> assign_files_by_size(const std::vector<std::uint64_t>& stored_b
 DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::string>& paths,
                              const std::string& scratch_directory, Communicator& comm);
 
-// Bytes read at a time while looking for record starts (as the counting pass reads).
-inline constexpr std::size_t kStartScanPieceBytes = std::size_t{8} << 20;
-
-// Where the text records `wanted` (indices from 0, sorted, each below the
-// number of records there) start among the `bytes` bytes at `first_byte` of
-// `file`, as offsets from `first_byte`: one read from there to the last of
-// them (TFRecord: of the frames' headers alone), in pieces of 8 MiB
-// whatever the records' lengths, a record found as formats::scan_record
-// finds it. Throws InputError when fewer records are there.
-// (Tests give tiny pieces, so that scans resume at every kind of place.)
-std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t bytes,
-                                              const formats::RecordSyntax& syntax,
-                                              const std::vector<std::uint64_t>& wanted,
-                                              std::size_t piece_bytes_at_most = kStartScanPieceBytes);
-
 // The byte offsets in the dataset's data of the data records `indices`
 // (sorted, each at most files.records; records itself is the end), the same
 // on every rank: fixed-size records by arithmetic, text records found by
@@ -95,5 +81,17 @@ std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t
 // Throws RankFailure on every rank. Collective.
 std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& files, const std::vector<std::uint64_t>& indices,
                                                Communicator& comm);
+
+// A spread root's held records cut by bytes (distribution.hpp,
+// spread_root): rank r holds the data records that start in bytes
+// [B r / P, B (r + 1) / P) of the dataset's B bytes of data, so that its
+// share of the bytes is off by less than one record. Text records are
+// found by the holders of the files those bytes lie in (a read of each such
+// file to its last such byte; an archive's frames from its index).
+struct HeldSplit {
+  std::vector<std::uint64_t> records;  // ranks + 1 entries: rank r holds [records[r], records[r + 1])
+  std::vector<std::uint64_t> bytes;    // where they start in the data; the last entry is B
+};
+HeldSplit held_records_by_bytes(DatasetFiles& files, int ranks, Communicator& comm);
 
 }  // namespace extshuffle::mpi

@@ -203,7 +203,7 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
     in.longest_record_bytes = split.longest_record_bytes;
     in.chunk_begin = split.chunk_begin;
     in.data_begin = split.data_begin;
-    in.held_begin = held_record_split(in.records, config.constants, comm.size());
+    in.held_begin = split.held_begin;
     in.held_byte_begin = split.held_byte_begin;
     // Every rank: its output's offset counts the header's bytes.
     in.header = in.source->read_head(in.data_offset);
@@ -233,9 +233,16 @@ void prepare_dataset(const JobOptions& config, const std::vector<std::string>& p
   in.input_bytes = d.input_bytes;
   in.format_name = dataset::format_name(first.layout.format);
   in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
-  in.held_begin = held_record_split(in.records, config.constants, comm.size());
-  const std::vector<std::uint64_t> held_bytes = record_byte_offsets(*in.files, in.held_begin, comm);
-  in.held_byte_begin = held_bytes;
+  // A spread root's records are held by bytes, any other's by its chunks.
+  if (spread_root(in.records, config.constants, comm.size())) {
+    HeldSplit split = held_records_by_bytes(*in.files, comm.size(), comm);
+    in.held_begin = std::move(split.records);
+    in.held_byte_begin = std::move(split.bytes);
+  } else {
+    in.held_begin = held_record_split(in.records, config.constants, comm.size());
+    in.held_byte_begin = record_byte_offsets(*in.files, in.held_begin, comm);
+  }
+  const std::vector<std::uint64_t>& held_bytes = in.held_byte_begin;
   // A root run alone reads one file range (whole_file, whole_text): its
   // records are copied there, in order, even those it could read in place.
   const bool contiguous = runs_alone(in.records, config.constants, comm.size());

@@ -1,6 +1,6 @@
-// The records a rank holds (DistributedInput::State::held_data): its even
-// share of a spread root (distribution.hpp, spread_root()), which it serves to the ranks whose output takes
-// them (record_fetch.hpp). Held as the input's own mapped pages where the
+// The records a rank holds (DistributedInput::State::held_data): its 1/P
+// of a spread root's bytes (distribution.hpp, spread_root()), which it
+// serves to the ranks whose output takes them (record_fetch.hpp). Held as the input's own mapped pages where the
 // input can be mapped (read where another rank asks for them), else read
 // into memory; text records are indexed by one scan of the held bytes.
 #pragma once

@@ -279,6 +279,22 @@ void add_record_lengths(TextSplit& split, const RecordLengths& own, const std::v
   if (last_end < bytes) add(bytes - last_end + 1, total - 1);
 }
 
+// A spread root's records held by bytes (distribution.hpp, spread_root):
+// rank r holds the data records that start in its counting range, bytes
+// [F r / P, F (r + 1) / P) of the input (the header's records, which rank 0
+// reads first, excluded), so that its share of the bytes is off by less
+// than one record; first_index[r] is the first such record (the whole
+// input's index).
+std::vector<std::uint64_t> held_by_bytes(const std::vector<std::uint64_t>& first_index,
+                                         std::uint64_t header_records, std::uint64_t records) {
+  std::vector<std::uint64_t> held(first_index.size());
+  for (std::size_t r = 0; r + 1 < first_index.size(); ++r) {
+    held[r] = std::min(records, first_index[r] > header_records ? first_index[r] - header_records : 0);
+  }
+  held.back() = records;
+  return held;
+}
+
 }  // namespace
 
 std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks) {
@@ -320,7 +336,10 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
 
   // 3. The second look: where each rank's first chunk, the data after the
   // header, and each rank's held records start (by global index).
-  const std::vector<std::uint64_t> held = held_record_split(split.records, constants, ranks);
+  split.held_begin = spread_root(split.records, constants, ranks)
+                         ? held_by_bytes(first_index, header_records, split.records)
+                         : held_record_split(split.records, constants, ranks);
+  const std::vector<std::uint64_t>& held = split.held_begin;
   std::vector<std::uint64_t> indices;
   for (int r = 0; r < ranks; ++r) indices.push_back(header_records + split.chunk_begin[r] * leaf_records);
   for (int r = 0; r < ranks; ++r) indices.push_back(header_records + held[r]);

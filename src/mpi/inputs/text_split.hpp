@@ -55,9 +55,11 @@ struct TextSplit {
   // of the root, whose bytes are [data_begin[r], data_begin[r + 1]).
   std::vector<std::uint64_t> chunk_begin;
   std::vector<std::uint64_t> data_begin;
-  // P + 1 entries: the byte where rank r's held records start
-  // (held_record_split: an even share of a spread root's records, or its
-  // chunks'); the last entry is the input's size.
+  // P + 1 entries: rank r holds data records [held_begin[r], held_begin[r + 1]):
+  // a spread root's by bytes (those that start in the rank's counting range),
+  // any other root's as held_record_split gives them; they start at byte
+  // held_byte_begin[r] (the last entry is the input's size).
+  std::vector<std::uint64_t> held_begin;
   std::vector<std::uint64_t> held_byte_begin;
 };
 

@@ -7,8 +7,8 @@ namespace extshuffle::mpi {
 std::string describe_shares(const DistributedInput::State& in, int ranks) {
   std::string text;
   for (int q = 0; q < ranks; ++q) {
-    // The records each rank holds: its chunks, or its even share of a
-    // spread root (distribution.hpp, held_record_split).
+    // The records each rank holds: its chunks, or its 1/P of a spread
+    // root's bytes (docs/mpi.md, "How the work is shared").
     const std::uint64_t records = in.held_begin[q + 1] - in.held_begin[q];
     const std::uint64_t bytes =
         in.text ? in.held_byte_begin[q + 1] - in.held_byte_begin[q] : records * in.record_size;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "extshuffle/mpi/communicator.hpp"
@@ -44,6 +45,10 @@ class RecordFetch {
   std::uint64_t wanted_bytes() const { return wanted_bytes_; }
   // How many records are wanted.
   std::uint64_t records() const { return wanted_.size(); }
+  // The wanted records and their lengths, in output order, moved out (the
+  // fetch cannot run after).
+  std::vector<std::uint64_t> take_wanted() { return std::move(wanted_); }
+  std::vector<std::uint64_t> take_lengths() { return std::move(lengths_); }
   // Fetches the wanted records, at most `window_bytes` received a round
   // (one record at least), and hands them to `out` in output order.
   // Returns the failure writing them met (the rounds go on to the end

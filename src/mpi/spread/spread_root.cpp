@@ -7,6 +7,7 @@
 #include "extshuffle/ioperm/output_sources.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "inputs/held_records.hpp"
+#include "output_cut.hpp"
 #include "record_fetch.hpp"
 
 namespace extshuffle::mpi {
@@ -19,6 +20,22 @@ std::uint64_t window_bytes(std::uint64_t memory_bytes, int ranks) {
   const auto p = static_cast<std::uint64_t>(ranks);
   const std::uint64_t budget = memory_bytes / (2 * p);
   return std::max<std::uint64_t>(1, std::min<std::uint64_t>(budget, INT_MAX / (p + 1)));
+}
+
+// This rank's range of the output, cut by bytes (output_cut.hpp) from the
+// records it traced: text records' lengths asked of their holders first
+// (a RecordFetch's first exchange), fixed-size ones known.
+OutputRange output_range(std::vector<std::uint64_t> traced, const DistributedInput::State& in, HeldRecords& held,
+                         Communicator& comm, FetchStats& stats) {
+  OutputRange range;
+  if (in.text) {
+    RecordFetch lengths(std::move(traced), in.held_begin, held, comm, stats);
+    range = OutputRange{lengths.take_wanted(), lengths.take_lengths()};
+  } else {
+    range.lengths.assign(traced.size(), in.record_size);
+    range.inputs = std::move(traced);
+  }
+  return cut_output_by_bytes(std::move(range), in.header.size(), comm);
 }
 
 }  // namespace
@@ -36,17 +53,19 @@ void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, 
   // Met at a checkpoint: the trace allocates a word per record of the share.
   std::vector<std::uint64_t> wanted;
   checkpoint(comm, [&] { wanted = root_range_inputs(config.seed, in.records, config.constants, me, ranks); });
-  const std::uint64_t first_record = comm.exclusive_sum(wanted.size());
+  const std::uint64_t first_traced = comm.exclusive_sum(wanted.size());
   // -n: the output positions past the first K are cut.
   const std::uint64_t head = config.head_count;
-  wanted.resize(head > first_record ? std::min<std::uint64_t>(wanted.size(), head - first_record) : 0);
+  wanted.resize(head > first_traced ? std::min<std::uint64_t>(wanted.size(), head - first_traced) : 0);
   std::optional<HeldRecords> held;
   checkpoint(comm, [&] {
     held.emplace(in.held_data(), in.held_begin[me], in.held_begin[me + 1], in.text ? 0 : in.record_size, in.syntax,
                  display_name);
   });
   FetchStats fetched;
-  RecordFetch fetch(std::move(wanted), in.held_begin, *held, comm, fetched);
+  OutputRange range = output_range(std::move(wanted), in, *held, comm, fetched);
+  const std::uint64_t first_record = comm.exclusive_sum(range.inputs.size());
+  RecordFetch fetch(std::move(range.inputs), in.held_begin, *held, comm, fetched);
   const std::uint64_t first_byte = in.header.size() + comm.exclusive_sum(fetch.wanted_bytes());
   RankSink* out = nullptr;
   checkpoint(comm, [&] { out = &open_sink(first_record, first_record + fetch.records(), first_byte); });

@@ -2,8 +2,9 @@
 // or two levels with too few chunks for an even split of whole chunks), so
 // that each rank reads, sends and writes about 1/P of it, the output byte
 // for byte extshuffle's:
-//   1. each rank holds an even share of the records (held_record_split;
-//      held_records.hpp);
+//   1. each rank holds the records that start in its 1/P of the input's
+//      bytes (text_split.hpp, held_records_by_bytes in dataset_files.hpp;
+//      fixed-size records: held_record_split; held_records.hpp);
 //   2. the root's leaf shuffles (the root's own, or one per bucket) are
 //      keyed bijections on power-of-two domains, compacted: domain points
 //      whose image is below the leaf's records give, in order, its output
@@ -12,8 +13,8 @@
 //      takes its share of it, cut where near-equal outputs fall on each
 //      side, and traces each output back (bucket -> the matrix column ->
 //      the chunk's shuffle -> the input index) to learn the input records
-//      of its range of the output, which starts at the exclusive sum of
-//      the ranks' counts. Splitting the domain, not the output positions,
+//      of its share; the output is then cut by bytes (output_cut.hpp), each
+//      rank's range starting at the exclusive sum of the ranks' counts. Splitting the domain, not the output positions,
 //      keeps each rank's bijection evaluations to its own share: a rank
 //      whose range began inside a bucket would otherwise walk that bucket's
 //      domain from its start (with 2 chunks on 4 ranks, up to 3 shares);
