@@ -25,12 +25,9 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The hidden name of the temporary beside `target`, in `directory`:
-// ".NAME.extshuffle-SUFFIX" (a name the next run into the same destination
-// recognises as a leftover: dataset/stale_pieces.hpp), NAME cut short where
-// the whole would not fit the file system's name length, so that any name
-// the destination may have works.
-std::string hidden_name(int directory, const std::string& target) {
+}  // namespace
+
+std::string temporary_name(int directory, const std::string& target) {
   static constexpr std::size_t kExtra = 1 + 12 + 16;  // ".", ".extshuffle-", the suffix
   std::string base = name_part(target);
   const long name_max = ::fpathconf(directory, _PC_NAME_MAX);
@@ -41,8 +38,6 @@ std::string hidden_name(int directory, const std::string& target) {
   std::snprintf(suffix, sizeof suffix, "%08x%08x", entropy(), entropy());
   return "." + base + ".extshuffle-" + suffix;
 }
-
-}  // namespace
 
 // The descriptor a destination names, as the kernel opens it: /dev/stdout,
 // /dev/stderr, /dev/fd/N, /proc/self/fd/N (or our own /proc/PID/fd/N),
@@ -172,7 +167,7 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   // while this run holds it, so that another run's sweep of leftovers
   // (dataset/stale_pieces.hpp) leaves it alone.
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    temporary_ = hidden_name(directory_fd_, target_);
+    temporary_ = temporary_name(directory_fd_, target_);
     cleanup_slot_ = register_cleanup_path(directory_ + "/" + temporary_);
     fd_ = ::openat(directory_fd_, temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ >= 0) (void)::flock(fd_, LOCK_EX | LOCK_NB);
@@ -313,7 +308,7 @@ void OutputFile::name_temporary() {
     // the destination (atomic); a name taken meanwhile means try another.
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
-      const std::string name = hidden_name(directory_fd_, target_);
+      const std::string name = temporary_name(directory_fd_, target_);
       cleanup_slot_ = register_cleanup_path(directory_ + "/" + name);
       if (::linkat(AT_FDCWD, descriptor.c_str(), directory_fd_, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temporary_ = name;

@@ -129,6 +129,15 @@ class OutputFile {
 // Throws IoError (ELOOP, EACCES).
 std::string final_target(const std::string& path);
 
+// A fresh hidden name for a temporary beside `target` in `directory` (its
+// descriptor): ".NAME.extshuffle-SUFFIX", SUFFIX 16 random hex digits, a
+// name the next run into the same destination recognises as a leftover
+// (dataset/stale_pieces.hpp); NAME cut short where the whole would not fit
+// the file system's name length, so that any name the destination may have
+// works. Both tools' temporaries: extshuffle's and extshuffle-mpi's
+// partial outputs.
+std::string temporary_name(int directory, const std::string& target);
+
 // The descriptor `path` names (/dev/stdout, /dev/stderr, /dev/fd/N,
 // /proc/self/fd/N, directly or through symbolic links), or -1. Such a
 // destination is written into through the descriptor, never replaced.
