@@ -146,7 +146,8 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
   return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
 }
 
-RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset::ShardedOutput& output) {
+RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset::ShardedOutput& output,
+                    RunResult& described) {
   if (config.echo || config.integer_range) return repeat_generated(config, output);
   // 1. The output is open (the caller's, so that a bad destination failed
   //    before any work); the input, its format and its records.
@@ -172,6 +173,8 @@ RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset
   // 3. Check; the caller commits.
   out.flush();
   source.check_unchanged();
+  described.inputs = {{source.path(), source.stored_bytes(), layout.records}};
+  described.format = dataset::format_name(layout.format);
   RunStats stats;
   stats.records = layout.records;
   stats.bytes = source.bytes();

@@ -139,6 +139,13 @@ TEST_F(MpiCommit, ASignalOnRankZeroInsideThePublishLetsItComplete) {
     EXPECT_NE(read_file(dir_ / "m.json").find("\"seed\": 2"), std::string::npos);
     ASSERT_EQ(mpi(2, "in.txt -o p-{shard}.txt --shards 3 --manifest m.json --seed 1").exit_code, 0);
   }
+  // With -q too: the warning is about the files on disk.
+  const auto quiet = mpi(2, "-q in.txt -o p-{shard}.txt --shards 3 --manifest m.json --seed 2",
+                         "strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "extshuffle-mpi: warning: signal SIGTERM came while the output was being published: the "
+                       "commit completed, every file is in place\n");
+  EXPECT_NE(read_file(dir_ / "m.json").find("\"seed\": 2"), std::string::npos);
 }
 
 // Case 5: two jobs into one destination at once each write partial

@@ -115,6 +115,15 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
       EXPECT_EQ(listing(), "in.txt\nm.json\nnew\np-00000.txt\np-00001.txt\np-00002.txt\np-00003.txt\n");
     }
   }
+  // With -q too: the warning is about the files on disk.
+  ASSERT_EQ(run(job + "1").exit_code, 0);
+  const auto quiet = run_command("cd " + dir_.path().string() + " && " + strace() +
+                                 " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2 " +
+                                 kBinary + " -q " + job + "2");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "extshuffle: warning: signal SIGTERM came while the output was being published: the commit "
+                       "completed, every file is in place\n");
+  EXPECT_EQ(run_command("cd " + dir_.path().string() + " && md5sum p-0000*").out, fresh);
   // Before the publish (the first fsync of the commit): nothing changes.
   ASSERT_EQ(run(job + "1").exit_code, 0);
   const auto early = run_command("cd " + dir_.path().string() +
@@ -236,6 +245,19 @@ TEST_F(OneCommit, ModesCommitWithTheManifest) {
   manifest("-r -n 2 in.txt", "2\n");
   manifest("-n 0 in.txt", "0\n");
   manifest("-r -n 1500 in.txt", "1500\n");  // more draws than records
+  // -r's manifest lists its input and format as a shuffle's does.
+  write_file(dir_ / "in.csv", "id,v\n" + lines(1, 30));
+  for (const std::string& input : {std::string("in.txt"), std::string("in.csv")}) {
+    ASSERT_EQ(run("-r -n 5 --manifest m.json " + input + " -o out.txt --seed 2").exit_code, 0);
+    const auto listed = python("import json, os\n"
+                               "m = json.load(open('m.json'))\n"
+                               "i = m['inputs']\n"
+                               "assert len(i) == 1 and i[0]['path'] == '" + input + "', i\n"
+                               "assert i[0]['bytes'] == os.path.getsize('" + input + "'), i\n"
+                               "print(m['format'], i[0]['records'], m['records'], m['records_written'])\n");
+    EXPECT_EQ(listed.exit_code, 0) << input << ": " << listed.err;
+    EXPECT_EQ(listed.out, input == "in.txt" ? "lines 1000 1000 5\n" : "csv 30 30 5\n") << input;
+  }
   // -e and -i take no manifest (a documented refusal), before any work.
   EXPECT_EQ(run("-i 1-50 -n 7 --manifest m2.json -o out2.txt").exit_code, 2);
   EXPECT_FALSE(fs::exists(dir_ / "out2.txt"));
