@@ -39,6 +39,24 @@ std::string temporary_name(int directory, const std::string& target) {
   return "." + base + ".extshuffle-" + suffix;
 }
 
+void give_final_mode(int fd, const std::optional<ReplacedFile>& replaced, bool created_owner_only,
+                     const std::string& destination) {
+  if (replaced && ::geteuid() == 0 && ::fchown(fd, replaced->owner, replaced->group) != 0) {
+    throw IoError("cannot set the owner of output", destination, errno);
+  }
+  mode_t mode = 0;
+  if (replaced) {
+    mode = replaced->mode;
+  } else if (created_owner_only) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  } else {
+    return;
+  }
+  if (::fchmod(fd, mode) != 0) throw IoError("cannot set the mode of output", destination, errno);
+}
+
 // The descriptor a destination names, as the kernel opens it: /dev/stdout,
 // /dev/stderr, /dev/fd/N, /proc/self/fd/N (or our own /proc/PID/fd/N),
 // reached directly or through symbolic links; -1 when it names none.
@@ -290,10 +308,7 @@ void OutputFile::prepare_commit() {
   // the 0666 & ~umask it was created with. Known only now: the destination
   // may have been renamed since finish() (a second fsync makes them durable).
   if (replaced_) {
-    if (::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
-      throw IoError("cannot set the owner of output", destination_, errno);
-    }
-    if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
+    give_final_mode(fd_, replaced_, false, destination_);
     if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   }
   prepared_ = true;

@@ -25,13 +25,6 @@ std::uint64_t inode_at(int directory, const std::string& name) {
   return static_cast<std::uint64_t>(io::file_key_in(directory, name).second);
 }
 
-// The mode a new file gets (0666 less the umask), as io::OutputFile's.
-mode_t new_file_mode() {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return 0666 & ~mask;
-}
-
 }  // namespace
 
 SharedOutput::SharedOutput(const std::string& destination)
@@ -57,7 +50,7 @@ std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destinatio
       throw UsageError("-o '" + destination +
                        "': a device, pipe or socket cannot be written in parts by several ranks (give a file)");
     }
-    output->replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+    output->replaced_ = io::ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
   }
   io::install_cleanup_handlers();
   // A hidden file of a fresh name, exclusively: a second job into the same
@@ -118,13 +111,9 @@ void SharedOutput::sync() {
 
 void SharedOutput::prepare_commit() {
   file_.reset();
-  if (replaced_ && ::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
-    throw IoError("cannot set the owner of output", destination_, errno);
-  }
-  // The final mode: the replaced file's, or a new file's.
-  if (::fchmod(fd_, replaced_ ? replaced_->mode : new_file_mode()) != 0) {
-    throw IoError("cannot set the mode of output", destination_, errno);
-  }
+  // The final mode, as extshuffle's outputs get it: the replaced file's,
+  // or a new file's (it was created 0600).
+  io::give_final_mode(fd_, replaced_, true, destination_);
   if (inode_at(directory_, hidden_name_) != inode_) {
     throw IoError("cannot rename output into place (its partial output was replaced meanwhile)", destination_, ESTALE);
   }

@@ -19,6 +19,15 @@
 // running job's file. It is created 0600, as it holds records of inputs
 // that may be private, and gets its final mode at the commit. SIGINT,
 // SIGTERM and SIGHUP remove it on every rank (io/cleanup_registry.hpp).
+//
+// The boundary with extshuffle's output side. Shared, one definition each:
+// the temporary's name (io::temporary_name), the destination directory's
+// descriptor and the commit's one rename (io/destination_directory.hpp),
+// the final mode (io::give_final_mode), the write-behind of a range
+// (io/write_behind.hpp), and the commit itself (driver/commit_sequence.hpp,
+// called by distributed_commit.hpp). Its own, because io::OutputFile is a
+// file one process writes front to back: a file several processes on
+// several machines open by name and write at offsets.
 #pragma once
 
 #include <sys/types.h>
@@ -30,6 +39,7 @@
 
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/output_file.hpp"
 #include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::mpi {
@@ -49,7 +59,6 @@ class SharedOutput {
   SharedOutput& operator=(const SharedOutput&) = delete;
 
   std::uint64_t inode() const { return inode_; }
-  const std::string& hidden_path() const { return hidden_; }
   // Its name in the destination's directory.
   const std::string& hidden_name() const { return hidden_name_; }
   // Writes this rank's bytes; a rank's output is one contiguous range.
@@ -70,11 +79,6 @@ class SharedOutput {
   void forget();
 
  private:
-  struct ReplacedFile {
-    mode_t mode;
-    uid_t owner;
-    gid_t group;
-  };
   explicit SharedOutput(const std::string& destination);
   // Sets the hidden name, hidden_ and its cleanup registration.
   void name_hidden(const std::string& name);
@@ -83,7 +87,7 @@ class SharedOutput {
   std::string hidden_;       // beside the target (messages, the signal handlers)
   std::string hidden_name_;  // its name in directory_
   int directory_ = -1;       // the target's directory (io/destination_directory.hpp): every name made relative to it
-  std::optional<ReplacedFile> replaced_;
+  std::optional<io::ReplacedFile> replaced_;
   int fd_ = -1;  // rank 0: holds the in-use lock; every rank: for fsync
   bool owner_ = false;  // rank 0
   std::uint64_t inode_ = 0;
