@@ -18,8 +18,7 @@ InputLayout text_layout(const JobOptions& config, formats::Format format, io::In
   InputLayout layout;
   layout.text = true;
   layout.syntax = formats::text_syntax(format, config.zero_terminated);
-  const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
-                                                              : formats::default_header_records(format);
+  const std::uint64_t header_lines = header_records(config, format);
   const std::uint64_t bytes = source.bytes();
   if (mapping != nullptr && ioperm::maps_while_counting(bytes, mapping->budget_bytes)) {
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
@@ -53,6 +52,11 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
 }
 
 }  // namespace
+
+std::uint64_t header_records(const JobOptions& config, formats::Format format) {
+  return config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
+                                  : formats::default_header_records(format);
+}
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/destination_directory.hpp"
@@ -13,7 +14,7 @@ namespace extshuffle::driver {
 namespace {
 
 bool several_files(const JobOptions& options) {
-  return options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty();
+  return dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
 }
 
 std::vector<std::string> split_names(const JobOptions& options) {

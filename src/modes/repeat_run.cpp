@@ -154,7 +154,7 @@ RunStats run_repeat(const JobOptions& config, const JobDataset& dataset, dataset
   RepeatOutput out(output);
   io::InputSource source(dataset.inputs.front(), io::scratch_directory(config.tmpdir));
   const InputLayout layout = read_input_layout(config, source);
-  const std::string name = dataset.inputs.front() == "-" ? "standard input" : "'" + dataset.inputs.front() + "'";
+  const std::string name = dataset::input_display_name(dataset.inputs.front());
   const bool npy = !layout.text && !layout.header.empty();
   if (npy && endless(config)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");

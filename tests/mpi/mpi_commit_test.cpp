@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -72,6 +73,14 @@ TEST_F(MpiCommit, CleanNeverRemovesAnInput) {
   const auto kept = mpi(2, "out/p-00009.txt -o out/p-{shard}.txt --shard-size 1K");
   EXPECT_EQ(kept.exit_code, 2) << kept.err;
   EXPECT_EQ(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
+  // Variant: {shard} in a directory with --shard-size is refused, one line.
+  fs::create_directories(dir_ / "s-00001");
+  write_file(dir_ / "s-00001" / "p.txt", lines(1, 1000));
+  const auto directory = mpi(2, "s-00001/p.txt -o s-{shard}/p.txt --shard-size 1K --clean");
+  EXPECT_EQ(directory.exit_code, 2) << directory.err;
+  EXPECT_NE(directory.err.find("{shard} and {shards} cannot name a directory"), std::string::npos) << directory.err;
+  EXPECT_EQ(std::count(directory.err.begin(), directory.err.end(), '\n'), 1) << directory.err;
+  EXPECT_EQ(read_file(dir_ / "s-00001" / "p.txt"), lines(1, 1000));
 }
 
 TEST_F(MpiCommit, AnInputNamedLikeAPartialOutputIsRefused) {

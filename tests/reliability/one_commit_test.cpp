@@ -89,6 +89,28 @@ TEST_F(OneCommit, ShardSizeNamesAreCheckedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(dir_ / "p-00000.txt"));
 }
 
+// Case 2, directories: with --shard-size, {shard} (or {shards}) in a
+// directory would make the directories to check unbounded (only shard 0's
+// was checked and swept): refused before any work, one line. An input in
+// shard 3's directory, which a piece would have replaced, stays.
+TEST_F(OneCommit, ShardInADirectoryWithShardSizeIsRefused) {
+  for (const std::string d : {"s-00000", "s-00003"}) fs::create_directories(dir_ / d);
+  write_file(dir_ / "s-00003" / "part.txt", lines(1, 1000));
+  for (const std::string pattern : {"s-{shard}/part.txt", "s-{shards}/part-{shard}.txt", "s-{shard}/p-{shard}.txt"}) {
+    const auto r = run("s-00003/part.txt -o \"" + pattern + "\" --shard-size 1K --clean");
+    EXPECT_EQ(r.exit_code, 2) << pattern << ": " << r.err;
+    EXPECT_EQ(r.err, "extshuffle: -o '" + pattern + "': with --shard-size the shard count is known only at the end: "
+                     "{shard} and {shards} cannot name a directory (put them in the file's name)\n");
+    EXPECT_EQ(read_file(dir_ / "s-00003" / "part.txt"), lines(1, 1000));
+    EXPECT_TRUE(fs::is_empty(dir_ / "s-00000"));
+  }
+  // Variant: with --shards K the names are known up front: it works.
+  fs::create_directories(dir_ / "s-00001");
+  const auto known = run("in.txt -o \"s-{shard}/q.txt\" --shards 2 --seed 1");
+  EXPECT_EQ(known.exit_code, 0) << known.err;
+  EXPECT_FALSE(fs::is_empty(dir_ / "s-00000"));
+}
+
 // Case 3: a signal inside the publish: the publish completes, exit 0, a
 // warning; a signal before it: every old file as it was, exit 128 + n.
 TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {

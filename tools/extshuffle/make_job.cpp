@@ -6,6 +6,7 @@
 #include <random>
 #include <spdlog/spdlog.h>
 
+#include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/memory_limit.hpp"
@@ -117,7 +118,7 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& config) {
   if (!o.split.empty()) config.splits = dataset::parse_split_spec(o.split);
   config.manifest_path = o.manifest;
   if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
-  const bool files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
+  const bool files = dataset::writes_several_files(config.shard_count, config.shard_bytes, config.splits.size());
   config.clean = o.clean;
   if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
   if ((files || !o.manifest.empty()) && (config.echo || config.integer_range)) {
@@ -199,7 +200,7 @@ Job make_job(const Options& o) {
 }
 
 std::string drawn_seed_line(const Options& o, const JobOptions& config) {
-  const bool writes_dataset = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty() ||
+  const bool writes_dataset = dataset::writes_several_files(config.shard_count, config.shard_bytes, config.splits.size()) ||
                               !config.manifest_path.empty();
   if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || config.dry_run) return {};
   const std::string seed = std::to_string(config.seed);
