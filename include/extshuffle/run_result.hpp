@@ -61,6 +61,9 @@ struct RunResult {
   // unless -q (records a --split leaves out, stale pieces of an older run).
   std::vector<std::string> notes;
   std::vector<std::string> warnings;
+  // Warnings about the files on disk, said even with -q (a signal that came
+  // while the output was being published: docs/cli.md "The commit").
+  std::vector<std::string> output_warnings;
   // Files matching the output pattern that this run did not write (removed with --clean).
   std::vector<std::string> stale_pieces;
 };

@@ -124,7 +124,9 @@ py::dict result_dict(const RunResult& r) {
   d["records_written"] = r.records_written;
   d["dry_run_text"] = r.dry_run_text;
   d["notes"] = r.notes;
-  d["warnings"] = r.warnings;
+  std::vector<std::string> warnings = r.warnings;
+  warnings.insert(warnings.end(), r.output_warnings.begin(), r.output_warnings.end());
+  d["warnings"] = warnings;
   d["stale_pieces"] = r.stale_pieces;
   return d;
 }

@@ -18,8 +18,7 @@ InputLayout text_layout(const JobOptions& options, formats::Format format, io::I
   InputLayout layout;
   layout.text = true;
   layout.syntax = formats::text_syntax(format, options.zero_terminated);
-  const std::uint64_t header_lines = options.header_lines >= 0 ? static_cast<std::uint64_t>(options.header_lines)
-                                                              : formats::default_header_records(format);
+  const std::uint64_t header_lines = header_records(options, format);
   const std::uint64_t bytes = source.bytes();
   if (mapping != nullptr && ioperm::maps_input(bytes, mapping->budget_bytes)) {
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
@@ -53,6 +52,11 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
 }
 
 }  // namespace
+
+std::uint64_t header_records(const JobOptions& options, formats::Format format) {
+  return options.header_lines >= 0 ? static_cast<std::uint64_t>(options.header_lines)
+                                  : formats::default_header_records(format);
+}
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
 

@@ -155,10 +155,14 @@ void check_output_pattern(const std::string& pattern, std::uint64_t shard_count,
   if (splits > 1 && pattern.find("{split}") == std::string::npos) {
     throw UsageError("-o '" + pattern + "': several splits need {split} in the name (e.g. -o '{split}.jsonl')");
   }
+  // With --shard-size the pieces are known only at the end, so the names a
+  // pattern may give are checked (against the inputs, the manifest, stale
+  // pieces) in the directories known before any work: one directory per
+  // split. {shard} or {shards} in a directory would make them unbounded.
   const std::size_t slash = pattern.rfind('/');
-  if (shard_bytes > 0 && slash != std::string::npos && pattern.substr(0, slash).find("{shards}") != std::string::npos) {
+  if (shard_bytes > 0 && slash != std::string::npos && pattern.substr(0, slash).find("{shard") != std::string::npos) {
     throw UsageError("-o '" + pattern + "': with --shard-size the shard count is known only at the end: " +
-                     "{shards} cannot name a directory");
+                     "{shard} and {shards} cannot name a directory (put them in the file's name)");
   }
   for (std::size_t open = pattern.find('{'); open != std::string::npos; open = pattern.find('{', open + 1)) {
     const std::size_t close = pattern.find('}', open);

@@ -102,7 +102,7 @@ class ShardedOutput {
     std::uint64_t shards = 0;  // 0: known at the end (text cut by --shard-size)
     std::uint64_t shard_records = 0;  // fixed-size records cut by --shard-size: per shard
   };
-  bool several_files() const { return spec_.shard_count > 0 || spec_.shard_bytes > 0 || !spec_.splits.empty(); }
+  bool several_files() const { return writes_several_files(spec_.shard_count, spec_.shard_bytes, spec_.splits.size()); }
   std::string file_name(std::size_t split, std::uint64_t shard, std::uint64_t shards) const;
   std::uint64_t planned_records(std::size_t split, std::uint64_t shard) const;  // UINT64_MAX: cut by bytes
   void open_file(const std::string& name);

@@ -100,6 +100,7 @@ bool is_input(const std::pair<dev_t, ino_t>& key, const std::vector<std::pair<de
 }
 
 constexpr const char* kTemporaryMark = ".extshuffle-";
+// Earlier versions of extshuffle-mpi named their partial outputs so.
 constexpr const char* kPartialMark = ".extshuffle-mpi-partial";
 
 }  // namespace

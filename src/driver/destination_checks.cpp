@@ -14,7 +14,7 @@ namespace extshuffle::driver {
 namespace {
 
 bool several_files(const JobOptions& options) {
-  return options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty();
+  return dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
 }
 
 std::vector<std::string> split_names(const JobOptions& options) {

@@ -104,7 +104,7 @@ void resolve_write(Write& write) {
 // every split's every shard with --shards; one representative per split
 // with --shard-size (their count is known only at the end).
 std::vector<std::string> output_names(const JobOptions& options, const JobDataset& dataset) {
-  const bool several = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty();
+  const bool several = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
   if (!several || dataset.output == "-") return {dataset.output};
   std::vector<std::string> splits;
   for (const dataset::SplitPart& part : options.splits) splits.push_back(part.name);
@@ -178,7 +178,7 @@ Write planned(const std::string& path, const std::string& role, bool in_place_al
 std::vector<Write> planned_writes(const Job& job) {
   std::vector<Write> writes;
   const bool single = job.datasets.size() == 1;
-  const bool several = job.options.shard_count > 0 || job.options.shard_bytes > 0 || !job.options.splits.empty();
+  const bool several = dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
   for (const JobDataset& dataset : job.datasets) {
     for (const std::string& name : output_names(job.options, dataset)) {
       if (name == "-") continue;
@@ -221,7 +221,7 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
 
 JobPlan plan_job(const Job& job) {
   JobPlan plan;
-  const bool several = job.options.shard_count > 0 || job.options.shard_bytes > 0 || !job.options.splits.empty();
+  const bool several = dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
   for (const JobDataset& dataset : job.datasets) {
     if (several) {
       dataset::check_output_pattern(dataset.output, job.options.shard_count, job.options.shard_bytes,

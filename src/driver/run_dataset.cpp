@@ -253,7 +253,7 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
   }
   auto output = open_output(options, dataset);
   output->start_stream();
-  result.stats = repeat  ? modes::run_repeat(options, dataset, *output)
+  result.stats = repeat  ? modes::run_repeat(options, dataset, *output, result)
                  : empty ? RunStats{}
                          : modes::run_generated(options, *output);
   result.records_written = mode_records(options, empty);

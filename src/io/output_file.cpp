@@ -25,12 +25,9 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The hidden name of the temporary beside `target`, in `directory`:
-// ".NAME.extshuffle-SUFFIX" (a name the next run into the same destination
-// recognises as a leftover: dataset/stale_pieces.hpp), NAME cut short where
-// the whole would not fit the file system's name length, so that any name
-// the destination may have works.
-std::string hidden_name(int directory, const std::string& target) {
+}  // namespace
+
+std::string temporary_name(int directory, const std::string& target) {
   static constexpr std::size_t kExtra = 1 + 12 + 16;  // ".", ".extshuffle-", the suffix
   std::string base = name_part(target);
   const long name_max = ::fpathconf(directory, _PC_NAME_MAX);
@@ -42,7 +39,23 @@ std::string hidden_name(int directory, const std::string& target) {
   return "." + base + ".extshuffle-" + suffix;
 }
 
-}  // namespace
+void give_final_mode(int fd, const std::optional<ReplacedFile>& replaced, bool created_owner_only,
+                     const std::string& destination) {
+  if (replaced && ::geteuid() == 0 && ::fchown(fd, replaced->owner, replaced->group) != 0) {
+    throw IoError("cannot set the owner of output", destination, errno);
+  }
+  mode_t mode = 0;
+  if (replaced) {
+    mode = replaced->mode;
+  } else if (created_owner_only) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  } else {
+    return;
+  }
+  if (::fchmod(fd, mode) != 0) throw IoError("cannot set the mode of output", destination, errno);
+}
 
 // The descriptor a destination names, as the kernel opens it: /dev/stdout,
 // /dev/stderr, /dev/fd/N, /proc/self/fd/N (or our own /proc/PID/fd/N),
@@ -172,7 +185,7 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   // while this run holds it, so that another run's sweep of leftovers
   // (dataset/stale_pieces.hpp) leaves it alone.
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    temporary_ = hidden_name(directory_fd_, target_);
+    temporary_ = temporary_name(directory_fd_, target_);
     cleanup_slot_ = register_cleanup_path(directory_ + "/" + temporary_);
     fd_ = ::openat(directory_fd_, temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ >= 0) (void)::flock(fd_, LOCK_EX | LOCK_NB);
@@ -295,10 +308,7 @@ void OutputFile::prepare_commit() {
   // the 0666 & ~umask it was created with. Known only now: the destination
   // may have been renamed since finish() (a second fsync makes them durable).
   if (replaced_) {
-    if (::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
-      throw IoError("cannot set the owner of output", destination_, errno);
-    }
-    if (::fchmod(fd_, replaced_->mode) != 0) throw IoError("cannot set the mode of output", destination_, errno);
+    give_final_mode(fd_, replaced_, false, destination_);
     if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   }
   prepared_ = true;
@@ -313,7 +323,7 @@ void OutputFile::name_temporary() {
     // the destination (atomic); a name taken meanwhile means try another.
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
-      const std::string name = hidden_name(directory_fd_, target_);
+      const std::string name = temporary_name(directory_fd_, target_);
       cleanup_slot_ = register_cleanup_path(directory_ + "/" + name);
       if (::linkat(AT_FDCWD, descriptor.c_str(), directory_fd_, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temporary_ = name;

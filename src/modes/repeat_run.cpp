@@ -146,14 +146,15 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
   return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
 }
 
-RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output) {
+RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output,
+                    RunResult& described) {
   if (options.echo || options.integer_range) return repeat_generated(options, output);
   // 1. The output is open (the caller's, so that a bad destination failed
   //    before any work); the input, its format and its records.
   RepeatOutput out(output);
   io::InputSource source(dataset.inputs.front(), io::scratch_directory(options.tmpdir));
   const InputLayout layout = read_input_layout(options, source);
-  const std::string name = dataset.inputs.front() == "-" ? "standard input" : "'" + dataset.inputs.front() + "'";
+  const std::string name = dataset::input_display_name(dataset.inputs.front());
   const bool npy = !layout.text && !layout.header.empty();
   if (npy && endless(options)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");
@@ -172,6 +173,8 @@ RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, datase
   // 3. Check; the caller commits.
   out.flush();
   source.check_unchanged();
+  described.inputs = {{source.path(), source.stored_bytes(), layout.records}};
+  described.format = dataset::format_name(layout.format);
   RunStats stats;
   stats.records = layout.records;
   stats.bytes = source.bytes();

@@ -25,7 +25,10 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
 // TFRecord frames through a TextRecordIndex (text_record_index.hpp), the
 // header of CSV/TSV once on top. Records stay in RAM when they fit in half
 // of --memory, else each draw is one read. An input with no records is an
-// InputError ("no records to repeat") unless -n 0. Throws like run().
-RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output);
+// InputError ("no records to repeat") unless -n 0. `described`: the input
+// read and its format, for the manifest, as a shuffle records them (left
+// empty for -e/-i items). Throws like run().
+RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output,
+                    RunResult& described);
 
 }  // namespace extshuffle::modes

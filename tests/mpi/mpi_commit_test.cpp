@@ -4,11 +4,15 @@
 // partial output's), its partial outputs are created 0600 and get their
 // final mode at the commit (case 7), an unlocked partial an earlier job
 // left under the pattern is removed (case 4), a signal on rank 0 inside
-// the publish lets it complete (case 3), and --stats prints extshuffle's
+// the publish lets it complete (case 3), two jobs into one destination
+// commit one after the other under the commit's lock, each its whole
+// dataset (case 5), a destination directory swapped for a symbolic link
+// mid-run redirects nothing (case 6), and --stats prints extshuffle's
 // RESULT fields before its own.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -34,11 +38,15 @@ class MpiCommit : public ::testing::Test {
   // extshuffle-mpi on `ranks` ranks, rank 0's command prefixed by `rank0`
   // (strace), each rank in the test's directory.
   CommandResult mpi(int ranks, const std::string& arguments, const std::string& rank0 = "") {
+    return run_command(mpi_command(ranks, arguments, rank0));
+  }
+  // The command line mpi() runs, `rank` (0 unless told) prefixed by `prefix`.
+  std::string mpi_command(int ranks, const std::string& arguments, const std::string& prefix, int rank = 0) const {
     const std::string bin = extshuffle_mpi_binary() + " " + arguments;
-    const std::string each = rank0.empty() ? "exec " + bin
-                                           : "if [ \\$OMPI_COMM_WORLD_RANK = 0 ]; then exec " + rank0 + " " + bin +
-                                                 "; else exec " + bin + "; fi";
-    return run_command("cd " + dir_.path().string() + " && " + on_ranks(ranks, "sh -c \"" + each + "\""));
+    const std::string each = prefix.empty() ? "exec " + bin
+                                            : "if [ \\$OMPI_COMM_WORLD_RANK = " + std::to_string(rank) +
+                                                  " ]; then exec " + prefix + " " + bin + "; else exec " + bin + "; fi";
+    return "cd " + dir_.path().string() + " && " + on_ranks(ranks, "sh -c \"" + each + "\"");
   }
   std::string listing() { return run_command("ls -A " + dir_.path().string()).out; }
   TempDir dir_;
@@ -65,6 +73,14 @@ TEST_F(MpiCommit, CleanNeverRemovesAnInput) {
   const auto kept = mpi(2, "out/p-00009.txt -o out/p-{shard}.txt --shard-size 1K");
   EXPECT_EQ(kept.exit_code, 2) << kept.err;
   EXPECT_EQ(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
+  // Variant: {shard} in a directory with --shard-size is refused, one line.
+  fs::create_directories(dir_ / "s-00001");
+  write_file(dir_ / "s-00001" / "p.txt", lines(1, 1000));
+  const auto directory = mpi(2, "s-00001/p.txt -o s-{shard}/p.txt --shard-size 1K --clean");
+  EXPECT_EQ(directory.exit_code, 2) << directory.err;
+  EXPECT_NE(directory.err.find("{shard} and {shards} cannot name a directory"), std::string::npos) << directory.err;
+  EXPECT_EQ(std::count(directory.err.begin(), directory.err.end(), '\n'), 1) << directory.err;
+  EXPECT_EQ(read_file(dir_ / "s-00001" / "p.txt"), lines(1, 1000));
 }
 
 TEST_F(MpiCommit, AnInputNamedLikeAPartialOutputIsRefused) {
@@ -78,13 +94,19 @@ TEST_F(MpiCommit, AnInputNamedLikeAPartialOutputIsRefused) {
   const auto piece = mpi(2, ".p-00005.txt.extshuffle-mpi-partial -o p-{shard}.txt --shards 2");
   EXPECT_EQ(piece.exit_code, 2) << piece.err;
   EXPECT_EQ(read_file(dir_ / ".p-00005.txt.extshuffle-mpi-partial"), lines(1, 100));
+  // Variant: the name partial outputs have now, a temporary's.
+  write_file(dir_ / ".o.txt.extshuffle-00000000deadbeef", lines(1, 100));
+  const auto temporary = mpi(2, ".o.txt.extshuffle-00000000deadbeef -o o.txt");
+  EXPECT_EQ(temporary.exit_code, 2) << temporary.err;
+  EXPECT_EQ(read_file(dir_ / ".o.txt.extshuffle-00000000deadbeef"), lines(1, 100));
+  EXPECT_FALSE(fs::exists(dir_ / "o.txt"));
 }
 
 TEST_F(MpiCommit, PartialOutputsAreCreatedOwnerOnly) {
   const auto r = run_command("cd " + dir_.path().string() + " && umask 022 && " +
                              on_ranks(1, "strace -f -qq -o trace -e trace=openat " + extshuffle_mpi_binary() +
                                              " in.txt -o o.txt --seed 3") +
-                             " && grep -c \"extshuffle-mpi-partial.*O_CREAT.*0600\" trace");
+                             " && grep -c \"o[.]txt[.]extshuffle-[0-9a-f]\\{16\\}., O_RDWR.O_CREAT.*0600\" trace");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "1\n");
   struct stat st {};
@@ -99,10 +121,11 @@ TEST_F(MpiCommit, PartialOutputsAreCreatedOwnerOnly) {
 
 TEST_F(MpiCommit, LeftPartialsUnderThePatternAreRemoved) {
   write_file(dir_ / ".p-00007.txt.extshuffle-mpi-partial", "a killed job's\n");
+  write_file(dir_ / ".p-00001.txt.extshuffle-0123456789abcdef", "a killed job's, named as now\n");
   write_file(dir_ / ".q.txt.extshuffle-mpi-partial", "another destination's\n");
   const auto dry = mpi(2, "in.txt -o p-{shard}.txt --shards 2 --dry-run");
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_NE(dry.out.find("leftovers: 1 file(s)"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("leftovers: 2 file(s)"), std::string::npos) << dry.out;
   const auto r = mpi(2, "in.txt -o p-{shard}.txt --shards 2 --seed 1");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(listing(), ".q.txt.extshuffle-mpi-partial\nin.txt\np-00000.txt\np-00001.txt\n");
@@ -125,6 +148,93 @@ TEST_F(MpiCommit, ASignalOnRankZeroInsideThePublishLetsItComplete) {
     EXPECT_NE(read_file(dir_ / "m.json").find("\"seed\": 2"), std::string::npos);
     ASSERT_EQ(mpi(2, "in.txt -o p-{shard}.txt --shards 3 --manifest m.json --seed 1").exit_code, 0);
   }
+  // With -q too: the warning is about the files on disk.
+  const auto quiet = mpi(2, "-q in.txt -o p-{shard}.txt --shards 3 --manifest m.json --seed 2",
+                         "strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "extshuffle-mpi: warning: signal SIGTERM came while the output was being published: the "
+                       "commit completed, every file is in place\n");
+  EXPECT_NE(read_file(dir_ / "m.json").find("\"seed\": 2"), std::string::npos);
+}
+
+// Case 5: two jobs into one destination at once each write partial
+// outputs of their own and publish one after the other under the commit's
+// lock, as extshuffle's runs do: the destination holds one job's whole
+// dataset, never a mix. Both reach the commit while the test holds the
+// directory's lock, so they contend for it; rank 0's renames are slowed
+// (strace: the first job's each by 0.3 s, the second job's first by
+// 0.1 s), so that publishes not ordered by the lock would interleave.
+TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
+  if (run_command("command -v strace && command -v flock").exit_code != 0) GTEST_SKIP() << "strace or flock missing";
+  for (const std::string seed : {"1", "2"}) {
+    fs::create_directories(dir_ / ("ref" + seed));
+    const auto r = run_command("cd " + dir_.path().string() + " && " + extshuffle_binary() + " in.txt -o ref" + seed +
+                               "/p-{shard}.txt --shards 3 --seed " + seed);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  fs::create_directories(dir_ / "out");
+  // Unordered, the second job's renames would land just after the first's
+  // first: its first piece, then the first job's other pieces and manifest.
+  const std::string trace = "strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:";
+  const auto job = [&](const std::string& seed) {
+    return mpi_command(2, "in.txt -o out/p-{shard}.txt --shards 3 --manifest out/m.json --seed " + seed,
+                       trace + (seed == "1" ? "delay_exit=300000" : "delay_enter=100000:when=1"));
+  };
+  for (int round = 0; round < 2; ++round) {
+    const auto both = run_command("cd " + dir_.path().string() + " && (flock out sleep 3 &) && sleep 0.2 && { (" + job("1") +
+                                  ") & a=$!; (" + job("2") + ") & b=$!; wait $a; ra=$?; wait $b; echo $ra $?; }");
+    ASSERT_EQ(both.exit_code, 0) << both.err;
+    EXPECT_EQ(both.out, "0 0\n") << both.err;
+    const std::string seed = read_file(dir_ / "out" / "m.json").find("\"seed\": 1,") != std::string::npos ? "1" : "2";
+    for (const std::string piece : {"p-00000.txt", "p-00001.txt", "p-00002.txt"}) {
+      EXPECT_TRUE(read_file(dir_ / "out" / piece) == read_file(dir_ / ("ref" + seed) / piece))
+          << piece << " is not seed " << seed << "'s, as the manifest says";
+    }
+    EXPECT_EQ(run_command("ls -A " + (dir_ / "out").string()).out, "m.json\np-00000.txt\np-00001.txt\np-00002.txt\n");
+    write_file(dir_ / "check.py", "import json, os\n"
+                                  "m = json.load(open('out/m.json'))\n"
+                                  "assert sorted(o['path'] for o in m['outputs']) == ['out/p-%05d.txt' % k for k in range(3)]\n"
+                                  "for o in m['outputs']: assert os.path.getsize(o['path']) == o['bytes'], o\n"
+                                  "rows = sorted(int(l) for o in m['outputs'] for l in open(o['path']))\n"
+                                  "assert rows == list(range(1, 1001))\n");
+    const auto check = run_command("cd " + dir_.path().string() + " && python3 check.py");
+    EXPECT_EQ(check.exit_code, 0) << check.err;
+  }
+}
+
+// Case 6: a destination directory swapped for a symbolic link while the
+// ranks write redirects nothing: rank 1 waits inside its first write into
+// the destination's directory (the fault shim's pause-write) while the test
+// moves the directory and puts a link to another in its place; every piece,
+// the manifest and --clean's removal land in the directory that was
+// planned.
+TEST_F(MpiCommit, ADirectorySwappedMidRunRedirectsNothing) {
+  const fs::path base = fs::canonical(dir_.path());
+  fs::create_directories(base / "out");
+  fs::create_directories(base / "elsewhere");
+  fs::create_directories(base / "ref");
+  write_file(base / "out" / "p-00007.txt", "stale\n");
+  ASSERT_EQ(run_command("cd " + base.string() + " && " + extshuffle_binary() +
+                        " in.txt -o ref/p-{shard}.txt --shards 2 --seed 6")
+                .exit_code,
+            0);
+  const std::string pause = "env LD_PRELOAD=" + from_environment("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM) +
+                            " EXTSHUFFLE_FAULT=pause-write EXTSHUFFLE_FAULT_PATH=" + (base / "out").string() +
+                            "/ EXTSHUFFLE_FAULT_MARKER=" + (base / "marker").string() +
+                            " EXTSHUFFLE_FAULT_RELEASE=" + (base / "release").string();
+  const std::string job =
+      mpi_command(2, "in.txt -o out/p-{shard}.txt --shards 2 --clean --manifest out/m.json --seed 6", pause, 1);
+  const auto r = run_command("cd " + base.string() + " && (" + job + ") & cd " + base.string() +
+                             " && for i in $(seq 600); do [ -e marker ] && break; sleep 0.1; done && "
+                             "mv out moved && ln -s elsewhere out && touch release && wait $!");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(base / "marker")) << "rank 1 never paused";
+  for (const std::string piece : {"p-00000.txt", "p-00001.txt"}) {
+    EXPECT_EQ(read_file(base / "moved" / piece), read_file(base / "ref" / piece)) << piece;
+  }
+  EXPECT_TRUE(fs::exists(base / "moved" / "m.json"));
+  EXPECT_FALSE(fs::exists(base / "moved" / "p-00007.txt"));  // --clean, in the directory it listed
+  EXPECT_TRUE(fs::is_empty(base / "elsewhere")) << run_command("ls -A " + (base / "elsewhere").string()).out;
 }
 
 TEST_F(MpiCommit, BothToolsPrintTheSameResultFields) {

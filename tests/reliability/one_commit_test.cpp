@@ -89,6 +89,28 @@ TEST_F(OneCommit, ShardSizeNamesAreCheckedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(dir_ / "p-00000.txt"));
 }
 
+// Case 2, directories: with --shard-size, {shard} (or {shards}) in a
+// directory would make the directories to check unbounded (only shard 0's
+// was checked and swept): refused before any work, one line. An input in
+// shard 3's directory, which a piece would have replaced, stays.
+TEST_F(OneCommit, ShardInADirectoryWithShardSizeIsRefused) {
+  for (const std::string d : {"s-00000", "s-00003"}) fs::create_directories(dir_ / d);
+  write_file(dir_ / "s-00003" / "part.txt", lines(1, 1000));
+  for (const std::string pattern : {"s-{shard}/part.txt", "s-{shards}/part-{shard}.txt", "s-{shard}/p-{shard}.txt"}) {
+    const auto r = run("s-00003/part.txt -o \"" + pattern + "\" --shard-size 1K --clean");
+    EXPECT_EQ(r.exit_code, 2) << pattern << ": " << r.err;
+    EXPECT_EQ(r.err, "extshuffle: -o '" + pattern + "': with --shard-size the shard count is known only at the end: "
+                     "{shard} and {shards} cannot name a directory (put them in the file's name)\n");
+    EXPECT_EQ(read_file(dir_ / "s-00003" / "part.txt"), lines(1, 1000));
+    EXPECT_TRUE(fs::is_empty(dir_ / "s-00000"));
+  }
+  // Variant: with --shards K the names are known up front: it works.
+  fs::create_directories(dir_ / "s-00001");
+  const auto known = run("in.txt -o \"s-{shard}/q.txt\" --shards 2 --seed 1");
+  EXPECT_EQ(known.exit_code, 0) << known.err;
+  EXPECT_FALSE(fs::is_empty(dir_ / "s-00000"));
+}
+
 // Case 3: a signal inside the publish: the publish completes, exit 0, a
 // warning; a signal before it: every old file as it was, exit 128 + n.
 TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
@@ -115,6 +137,15 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
       EXPECT_EQ(listing(), "in.txt\nm.json\nnew\np-00000.txt\np-00001.txt\np-00002.txt\np-00003.txt\n");
     }
   }
+  // With -q too: the warning is about the files on disk.
+  ASSERT_EQ(run(job + "1").exit_code, 0);
+  const auto quiet = run_command("cd " + dir_.path().string() + " && " + strace() +
+                                 " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2 " +
+                                 kBinary + " -q " + job + "2");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "extshuffle: warning: signal SIGTERM came while the output was being published: the commit "
+                       "completed, every file is in place\n");
+  EXPECT_EQ(run_command("cd " + dir_.path().string() + " && md5sum p-0000*").out, fresh);
   // Before the publish (the first fsync of the commit): nothing changes.
   ASSERT_EQ(run(job + "1").exit_code, 0);
   const auto early = run_command("cd " + dir_.path().string() +
@@ -236,6 +267,19 @@ TEST_F(OneCommit, ModesCommitWithTheManifest) {
   manifest("-r -n 2 in.txt", "2\n");
   manifest("-n 0 in.txt", "0\n");
   manifest("-r -n 1500 in.txt", "1500\n");  // more draws than records
+  // -r's manifest lists its input and format as a shuffle's does.
+  write_file(dir_ / "in.csv", "id,v\n" + lines(1, 30));
+  for (const std::string& input : {std::string("in.txt"), std::string("in.csv")}) {
+    ASSERT_EQ(run("-r -n 5 --manifest m.json " + input + " -o out.txt --seed 2").exit_code, 0);
+    const auto listed = python("import json, os\n"
+                               "m = json.load(open('m.json'))\n"
+                               "i = m['inputs']\n"
+                               "assert len(i) == 1 and i[0]['path'] == '" + input + "', i\n"
+                               "assert i[0]['bytes'] == os.path.getsize('" + input + "'), i\n"
+                               "print(m['format'], i[0]['records'], m['records'], m['records_written'])\n");
+    EXPECT_EQ(listed.exit_code, 0) << input << ": " << listed.err;
+    EXPECT_EQ(listed.out, input == "in.txt" ? "lines 1000 1000 5\n" : "csv 30 30 5\n") << input;
+  }
   // -e and -i take no manifest (a documented refusal), before any work.
   EXPECT_EQ(run("-i 1-50 -n 7 --manifest m2.json -o out2.txt").exit_code, 2);
   EXPECT_FALSE(fs::exists(dir_ / "out2.txt"));

@@ -118,7 +118,7 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& options) 
   if (!o.split.empty()) options.splits = dataset::parse_split_spec(o.split);
   options.manifest_path = o.manifest;
   if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
-  const bool files = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty();
+  const bool files = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
   options.clean = o.clean;
   if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
   if ((files || !o.manifest.empty()) && (options.echo || options.integer_range)) {
@@ -200,7 +200,7 @@ Job make_job(const Options& o) {
 }
 
 std::string drawn_seed_line(const Options& o, const JobOptions& options) {
-  const bool writes_dataset = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty() ||
+  const bool writes_dataset = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size()) ||
                               !options.manifest_path.empty();
   if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || options.dry_run) return {};
   const std::string seed = std::to_string(options.seed);

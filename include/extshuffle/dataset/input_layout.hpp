@@ -67,6 +67,10 @@ struct InputMapping {
 // RAM reads it where it lies. Throws UsageError, InputError, IoError.
 InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping = nullptr);
 
+// The header records of a text input in `format`: --header N, else the
+// format's default (CSV and TSV 1, the others 0). Both tools.
+std::uint64_t header_records(const JobOptions& options, formats::Format format);
+
 // How messages name an input: "standard input" for "-", else 'path'.
 std::string input_display_name(const std::string& path);
 

@@ -42,8 +42,8 @@ std::uint64_t shard_records(std::uint64_t records, std::uint64_t shards, std::ui
 // Checks an output pattern for `shard_count` shards (--shards; 0: not
 // given), shards of `shard_bytes` (--shard-size; 0: not given) and `splits`
 // splits: a file name, not standard output; {shard} where there may be
-// several shards, {split} where several splits; {shards} not in a directory
-// with --shard-size; no placeholder but {split}, {shard} and {shards}
+// several shards, {split} where several splits; neither {shard} nor
+// {shards} in a directory with --shard-size; no placeholder but {split}, {shard} and {shards}
 // ({num_shards} would stay in the file names). Throws UsageError.
 void check_output_pattern(const std::string& pattern, std::uint64_t shard_count, std::uint64_t shard_bytes,
                           std::size_t splits);
@@ -54,8 +54,13 @@ void check_output_pattern(const std::string& pattern, std::uint64_t shard_count,
 std::string output_file_name(const std::string& pattern, const std::string& split, std::uint64_t shard,
                              std::uint64_t shards);
 
-// The warning for the records that splits adding up to less than the
-// whole leave out.
+// Whether a run writes several files through a pattern rather than one
+// file: --shards K (`shard_count` > 0), --shard-size (`shard_bytes` > 0) or
+// --split (`splits` > 0). Both tools, every mode.
+inline bool writes_several_files(std::uint64_t shard_count, std::uint64_t shard_bytes, std::size_t splits) {
+  return shard_count > 0 || shard_bytes > 0 || splits > 0;
+}
+
 // Rules of a Job both tools apply alike, in the same words:
 // --verify checks whole permutations: UsageError when the files take fewer
 // than the input's `records` (-n, or a --split that leaves records out).
@@ -65,6 +70,8 @@ void check_verify_takes_all(bool verify, std::uint64_t head_count, std::uint64_t
 void check_aligned_count(const std::string& first, std::uint64_t first_records, const std::string& other,
                          std::uint64_t other_records);
 
+// The warning for the records that splits adding up to less than the
+// whole leave out.
 std::string left_out_warning(std::uint64_t left_out, std::uint64_t written);
 
 }  // namespace extshuffle::dataset

@@ -37,8 +37,9 @@ void remove_stale_pieces(const std::vector<std::string>& paths, const std::vecto
 
 // Leftovers of a run that was killed (kill -9, a lost node) inside its
 // commit: a hidden temporary ".NAME.extshuffle-<16 hex digits>"
-// (io/output_file.hpp) or extshuffle-mpi's partial output
-// ".NAME.extshuffle-mpi-partial". leftover_of() gives the NAME a leftover
+// (io/output_file.hpp; extshuffle-mpi's partial outputs are named so too),
+// or ".NAME.extshuffle-mpi-partial", the fixed name earlier versions of
+// extshuffle-mpi gave their partial outputs. leftover_of() gives the NAME a leftover
 // stands for (empty: not a leftover's name). Pure.
 std::string leftover_of(const std::string& name);
 // The leftovers in `directories` (each "" or ending in '/', as the

@@ -22,6 +22,22 @@ namespace extshuffle::io {
 
 class WriteBehind;
 
+// The mode, owner and group of the regular file an output replaces: carried
+// over at the commit, as sort -o keeps them when it truncates the file in
+// place. Both tools' outputs (OutputFile, extshuffle-mpi's partial outputs).
+struct ReplacedFile {
+  mode_t mode;
+  uid_t owner;
+  gid_t group;
+};
+
+// Gives the temporary file `fd` an output's final mode before its rename:
+// the replaced file's (and, for root, its owner and group); without one, a
+// new file's 0666 less the umask when `created_owner_only` (else the mode it
+// was created with stays). Throws IoError naming `destination`.
+void give_final_mode(int fd, const std::optional<ReplacedFile>& replaced, bool created_owner_only,
+                     const std::string& destination);
+
 class OutputFile {
  public:
   // "-" writes to standard output directly (sequential writes, nothing to
@@ -94,12 +110,6 @@ class OutputFile {
   void open_special();
   void name_temporary();
 
-  // The mode, owner and group of the regular file the output replaces.
-  struct ReplacedFile {
-    mode_t mode;
-    uid_t owner;
-    gid_t group;
-  };
   std::string destination_;  // as the user named it (messages)
   std::string target_;       // what is replaced: the destination with its symbolic links followed
   std::optional<ReplacedFile> replaced_;
@@ -128,6 +138,15 @@ class OutputFile {
 // owned by neither the caller nor the directory's owner is not followed.
 // Throws IoError (ELOOP, EACCES).
 std::string final_target(const std::string& path);
+
+// A fresh hidden name for a temporary beside `target` in `directory` (its
+// descriptor): ".NAME.extshuffle-SUFFIX", SUFFIX 16 random hex digits, a
+// name the next run into the same destination recognises as a leftover
+// (dataset/stale_pieces.hpp); NAME cut short where the whole would not fit
+// the file system's name length, so that any name the destination may have
+// works. Both tools' temporaries: extshuffle's and extshuffle-mpi's
+// partial outputs.
+std::string temporary_name(int directory, const std::string& target);
 
 // The descriptor `path` names (/dev/stdout, /dev/stderr, /dev/fd/N,
 // /proc/self/fd/N, directly or through symbolic links), or -1. Such a

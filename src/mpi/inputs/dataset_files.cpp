@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "extshuffle/dataset/format_agreement.hpp"
+#include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/dataset/tar_dataset_checks.hpp"
 #include "extshuffle/dataset/tar_frames.hpp"
 #include "extshuffle/errors.hpp"
@@ -95,7 +96,7 @@ void add_up(DatasetFiles& d) {
     d.input_bytes += f.bytes;
     d.longest_record_bytes = std::max(d.longest_record_bytes, f.layout.text_count.longest_record_bytes);
     if (f.layout.format.kind == formats::RecordKind::kNpy) {
-      npy_rows += formats::parse_npy_header(f.layout.header, "'" + f.path + "'").rows;
+      npy_rows += formats::parse_npy_header(f.layout.header, dataset::input_display_name(f.path)).rows;
     }
   }
   d.header = d.files.front().layout.header;

@@ -160,7 +160,7 @@ namespace {
 // file by one rank.
 bool prepare_one_file(const JobOptions& config, const std::string& input, DistributedInput::State& in,
                       Communicator& comm) {
-  const std::string name = "'" + input + "'";
+  const std::string name = dataset::input_display_name(input);
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
     in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(config.tmpdir));
@@ -191,8 +191,7 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
   }
   in.text = true;
   in.syntax = formats::text_syntax(detected.text_format, config.zero_terminated);
-  const std::uint64_t header_lines = config.header_lines >= 0 ? static_cast<std::uint64_t>(config.header_lines)
-                                                              : formats::default_header_records(detected.text_format);
+  const std::uint64_t header_lines = dataset::header_records(config, detected.text_format);
   checkpoint(comm, [&] {
     const TextSplit split =
         split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name,

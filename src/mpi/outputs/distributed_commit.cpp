@@ -142,7 +142,8 @@ void DistributedCommit::commit() {
       spdlog::warn("warning: {}", line);
     }
   }
-  if (late != 0) spdlog::warn("warning: {}", driver::late_signal_warning(late));
+  // At the level -q keeps, as extshuffle says it: about the files on disk.
+  if (late != 0) spdlog::error("warning: {}", driver::late_signal_warning(late));
   for (Dataset& d : datasets_) d.files->forget();
 }
 

@@ -18,7 +18,7 @@ std::size_t PiecePlan::piece_of(std::uint64_t record) const {
 PiecePlan plan_pieces(const JobOptions& config, const std::string& output, std::size_t record_size,
                       std::uint64_t records) {
   PiecePlan plan;
-  plan.several_files = config.shard_count > 0 || config.shard_bytes > 0 || !config.splits.empty();
+  plan.several_files = dataset::writes_several_files(config.shard_count, config.shard_bytes, config.splits.size());
   if (!plan.several_files) {
     plan.records = records;
     plan.pieces.push_back({output, "", 0, 1, 0, records});

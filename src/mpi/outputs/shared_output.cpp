@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
@@ -17,31 +16,13 @@
 namespace extshuffle::mpi {
 namespace {
 
-std::string hidden_name(const std::string& target) {
-  const std::filesystem::path path(target);
-  const std::string directory = path.parent_path().empty() ? "." : path.parent_path().string();
-  return directory + "/." + path.filename().string() + ".extshuffle-mpi-partial";
-}
-
 std::uint64_t inode_of(int fd) {
   struct stat st {};
   return ::fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
 }
 
-// Takes the lock that marks a partial output as a running job's; false when
-// another process holds it. A file system without flock (Lustre mounted
-// without -o flock) gives no protection, and no reason to fail.
-bool lock(int fd) { return ::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK; }
-
 std::uint64_t inode_at(int directory, const std::string& name) {
   return static_cast<std::uint64_t>(io::file_key_in(directory, name).second);
-}
-
-// The mode a new file gets (0666 less the umask), as io::OutputFile's.
-mode_t new_file_mode() {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return 0666 & ~mask;
 }
 
 }  // namespace
@@ -49,9 +30,13 @@ mode_t new_file_mode() {
 SharedOutput::SharedOutput(const std::string& destination)
     : destination_(destination),
       target_(io::final_target(destination)),
-      hidden_(hidden_name(target_)),
-      hidden_name_(io::name_part(hidden_)),
       directory_(io::directory_descriptor(io::directory_part(target_), destination)) {}
+
+void SharedOutput::name_hidden(const std::string& name) {
+  hidden_name_ = name;
+  hidden_ = io::directory_part(target_) + "/" + name;
+  cleanup_slot_ = io::register_cleanup_path(hidden_);
+}
 
 std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destination) {
   std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
@@ -65,39 +50,27 @@ std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destinatio
       throw UsageError("-o '" + destination +
                        "': a device, pipe or socket cannot be written in parts by several ranks (give a file)");
     }
-    output->replaced_ = ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+    output->replaced_ = io::ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
   }
   io::install_cleanup_handlers();
-  // A new hidden file, exclusively; one already there is either a killed
-  // job's (unlocked: remove it and try again) or a running job's (locked).
-  // Readable by its owner alone until the commit gives it its final mode:
-  // it holds the records of inputs that may be private.
+  // A hidden file of a fresh name, exclusively: a second job into the same
+  // destination writes its own, and the commit's lock orders the two
+  // publishes. Readable by its owner alone until the commit gives it its
+  // final mode: it holds the records of inputs that may be private. Locked
+  // while this job runs, so that another run's sweep of leftovers
+  // (dataset/stale_pieces.hpp) leaves it alone.
   const int dir = output->directory_;
-  const char* hidden = output->hidden_name_.c_str();
   for (int attempt = 0; attempt < 100 && output->fd_ < 0; ++attempt) {
-    output->cleanup_slot_ = io::register_cleanup_path(output->hidden_);
-    const int fd = ::openat(dir, hidden, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      if (!lock(fd)) {
-        ::close(fd);  // another job opened it first: it is that job's now
-        throw IoError("cannot write output (another job is writing it)", destination, EBUSY);
-      }
-      output->fd_ = fd;
+    output->name_hidden(io::temporary_name(dir, output->target_));
+    output->fd_ = ::openat(dir, output->hidden_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (output->fd_ >= 0) {
+      (void)::flock(output->fd_, LOCK_EX | LOCK_NB);
       break;
     }
+    const int error = errno;
     io::forget_cleanup_path(output->cleanup_slot_);
     output->cleanup_slot_ = -1;
-    if (errno != EEXIST) throw IoError("cannot write output", destination, errno);
-    const int stale = ::openat(dir, hidden, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    if (stale < 0) continue;  // gone meanwhile: try again
-    if (!lock(stale)) {
-      ::close(stale);
-      throw IoError("cannot write output (another job is writing it: its partial output '" + output->hidden_ +
-                        "' is locked)",
-                    destination, EBUSY);
-    }
-    if (inode_of(stale) == inode_at(dir, output->hidden_name_)) ::unlinkat(dir, hidden, 0);
-    ::close(stale);
+    if (error != EEXIST) throw IoError("cannot write output", destination, error);
   }
   if (output->fd_ < 0) throw IoError("cannot write output", destination, EEXIST);
   output->inode_ = inode_of(output->fd_);
@@ -105,10 +78,11 @@ std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destinatio
   return output;
 }
 
-std::unique_ptr<SharedOutput> SharedOutput::join(const std::string& destination, std::uint64_t inode) {
+std::unique_ptr<SharedOutput> SharedOutput::join(const std::string& destination, const std::string& hidden_name,
+                                                 std::uint64_t inode) {
   std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
   io::install_cleanup_handlers();
-  output->cleanup_slot_ = io::register_cleanup_path(output->hidden_);
+  output->name_hidden(hidden_name);
   // Read and write: with --manifest, a rank reads some finished pieces back
   // to digest them (distributed_commit.hpp).
   output->fd_ = ::openat(output->directory_, output->hidden_name_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -137,13 +111,9 @@ void SharedOutput::sync() {
 
 void SharedOutput::prepare_commit() {
   file_.reset();
-  if (replaced_ && ::geteuid() == 0 && ::fchown(fd_, replaced_->owner, replaced_->group) != 0) {
-    throw IoError("cannot set the owner of output", destination_, errno);
-  }
-  // The final mode: the replaced file's, or a new file's.
-  if (::fchmod(fd_, replaced_ ? replaced_->mode : new_file_mode()) != 0) {
-    throw IoError("cannot set the mode of output", destination_, errno);
-  }
+  // The final mode, as extshuffle's outputs get it: the replaced file's,
+  // or a new file's (it was created 0600).
+  io::give_final_mode(fd_, replaced_, true, destination_);
   if (inode_at(directory_, hidden_name_) != inode_) {
     throw IoError("cannot rename output into place (its partial output was replaced meanwhile)", destination_, ESTALE);
   }

@@ -1,20 +1,33 @@
 // One file of a distributed run's output (a piece: shared_pieces.hpp), on
 // the shared file system, written by every rank at its own offset, under a
 // hidden name beside the destination until every rank has written and
-// fsynced its range; then rank 0 renames it over the destination, so the
-// destination never holds a partial file.
+// fsynced its range; then rank 0 renames it over the destination, through
+// extshuffle's one commit (driver/commit_sequence.hpp), so the destination
+// never holds a partial file.
 //
-// The hidden name is fixed by the destination, ".<name>.extshuffle-mpi-partial"
-// (an anonymous O_TMPFILE cannot be opened from other machines), so a file
-// left behind by a job whose every rank was killed (SIGKILL, a lost node) is
-// removed by the next run that writes the same destination (and by the
-// commit of any later run into the same pattern: dataset/stale_pieces.hpp's
-// leftovers). It is created 0600, as it holds records of inputs that may
-// be private, and gets its final mode at the commit. Rank 0 holds an
-// flock on it while the job runs: a second job writing the same destination
-// at the same time is refused rather than allowed to take over the first
-// one's file. SIGINT, SIGTERM and SIGHUP remove it on every rank
-// (io/cleanup_registry.hpp).
+// The hidden name is a temporary's as extshuffle names its own,
+// ".<name>.extshuffle-<16 hex digits>" (io/output_file.hpp temporary_name),
+// drawn by rank 0 and sent to the others (an anonymous O_TMPFILE cannot be
+// opened from other machines). A second job into the same destination
+// draws its own, so the two write side by side and commit one after the
+// other under the destination directories' lock (docs/cli.md "The
+// commit"), as two extshuffle runs do. A file left behind by a job whose
+// every rank was killed (SIGKILL, a lost node) is removed by the next
+// commit into the same destination or pattern (dataset/stale_pieces.hpp's
+// leftovers); rank 0 holds an flock on it while the job runs, as
+// extshuffle holds its temporaries, so that no other run's sweep removes a
+// running job's file. It is created 0600, as it holds records of inputs
+// that may be private, and gets its final mode at the commit. SIGINT,
+// SIGTERM and SIGHUP remove it on every rank (io/cleanup_registry.hpp).
+//
+// The boundary with extshuffle's output side. Shared, one definition each:
+// the temporary's name (io::temporary_name), the destination directory's
+// descriptor and the commit's one rename (io/destination_directory.hpp),
+// the final mode (io::give_final_mode), the write-behind of a range
+// (io/write_behind.hpp), and the commit itself (driver/commit_sequence.hpp,
+// called by distributed_commit.hpp). Its own, because io::OutputFile is a
+// file one process writes front to back: a file several processes on
+// several machines open by name and write at offsets.
 #pragma once
 
 #include <sys/types.h>
@@ -26,24 +39,28 @@
 
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/output_file.hpp"
 #include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::mpi {
 
 class SharedOutput {
  public:
-  // Rank 0: checks the destination, removes a stale hidden file, creates
-  // and locks a new one. Throws IoError (a bad directory, a concurrent job).
+  // Rank 0: checks the destination, creates and locks a hidden file of a
+  // fresh name. Throws IoError (a bad directory).
   static std::unique_ptr<SharedOutput> create(const std::string& destination);
-  // The other ranks, once rank 0 has created it: opens the hidden file,
-  // which must be the inode rank 0 created. Throws IoError.
-  static std::unique_ptr<SharedOutput> join(const std::string& destination, std::uint64_t inode);
+  // The other ranks, once rank 0 has created it: opens the hidden file
+  // `hidden_name` (rank 0's hidden_name()) beside the destination, which
+  // must be the inode rank 0 created. Throws IoError.
+  static std::unique_ptr<SharedOutput> join(const std::string& destination, const std::string& hidden_name,
+                                            std::uint64_t inode);
   ~SharedOutput();  // rank 0: removes the hidden file unless committed
   SharedOutput(const SharedOutput&) = delete;
   SharedOutput& operator=(const SharedOutput&) = delete;
 
   std::uint64_t inode() const { return inode_; }
-  const std::string& hidden_path() const { return hidden_; }
+  // Its name in the destination's directory.
+  const std::string& hidden_name() const { return hidden_name_; }
   // Writes this rank's bytes; a rank's output is one contiguous range.
   io::BlockFile& file() { return *file_; }
   // A descriptor of the file, for the writeback of written ranges and fsync.
@@ -55,10 +72,6 @@ class SharedOutput {
   // root, its owner and group), then the rename over the destination.
   // Throws IoError. prepare_commit() then publish(): a job of several files
   // prepares every one before it renames the first (shared_pieces.hpp).
-  void commit() {
-    prepare_commit();
-    publish();
-  }
   // What can fail for want of rights, every destination untouched.
   void prepare_commit();
   void publish();
@@ -66,19 +79,16 @@ class SharedOutput {
   void forget();
 
  private:
-  struct ReplacedFile {
-    mode_t mode;
-    uid_t owner;
-    gid_t group;
-  };
   explicit SharedOutput(const std::string& destination);
+  // Sets the hidden name, hidden_ and its cleanup registration.
+  void name_hidden(const std::string& name);
   std::string destination_;  // as the user named it (messages)
   std::string target_;       // its symbolic links followed: what the rename replaces
   std::string hidden_;       // beside the target (messages, the signal handlers)
   std::string hidden_name_;  // its name in directory_
   int directory_ = -1;       // the target's directory (io/destination_directory.hpp): every name made relative to it
-  std::optional<ReplacedFile> replaced_;
-  int fd_ = -1;  // rank 0: holds the lock; every rank: for fsync
+  std::optional<io::ReplacedFile> replaced_;
+  int fd_ = -1;  // rank 0: holds the in-use lock; every rank: for fsync
   bool owner_ = false;  // rank 0
   std::uint64_t inode_ = 0;
   std::unique_ptr<io::BlockFile> file_;

@@ -10,6 +10,7 @@ namespace extshuffle::mpi {
 std::unique_ptr<SharedPieces> SharedPieces::open(const std::vector<std::string>& paths, Communicator& comm) {
   auto pieces = std::make_unique<SharedPieces>();
   std::string inodes;  // rank 0's, 8 bytes a file: one broadcast for every file
+  std::string names;   // rank 0's hidden names, each ended by a NUL (no file name holds one)
   checkpoint(comm, [&] {
     if (paths.size() > 1) io::raise_open_file_limit();  // every piece keeps its descriptors until the commit
     if (comm.rank() != 0) return;
@@ -17,15 +18,21 @@ std::unique_ptr<SharedPieces> SharedPieces::open(const std::vector<std::string>&
       pieces->files_.push_back(SharedOutput::create(path));
       const std::uint64_t inode = pieces->files_.back()->inode();
       inodes.append(reinterpret_cast<const char*>(&inode), sizeof inode);
+      names += pieces->files_.back()->hidden_name();
+      names += '\0';
     }
   });
   inodes = comm.broadcast(inodes, 0);
+  names = comm.broadcast(names, 0);
   checkpoint(comm, [&] {
     if (comm.rank() == 0) return;
+    std::size_t name_at = 0;
     for (std::size_t k = 0; k < paths.size(); ++k) {
       std::uint64_t inode = 0;
       std::memcpy(&inode, inodes.data() + k * sizeof inode, sizeof inode);
-      pieces->files_.push_back(SharedOutput::join(paths[k], inode));
+      const std::size_t end = names.find('\0', name_at);
+      pieces->files_.push_back(SharedOutput::join(paths[k], names.substr(name_at, end - name_at), inode));
+      name_at = end + 1;
     }
   });
   return pieces;
