@@ -28,7 +28,7 @@ struct DatasetInput {
   // and, with --verify, the digest of every record read.
   InputLayout layout;
   io::ByteExtents data;  // every input's records, one after the other
-  io::ByteExtents mapped;  // the same records in memory, when the one input was mapped (text: while counted)
+  io::ByteExtents mapped;   // the same records in memory, when the one input was mapped (text: while counted)
   std::uint64_t bytes = 0;  // of every input, headers included (decompressed)
   std::vector<InputFileInfo> files;
   // Tar archives: each input's sample index, which `data`'s frame prefixes point into.

@@ -55,7 +55,7 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
 
 std::uint64_t header_records(const JobOptions& options, formats::Format format) {
   return options.header_lines >= 0 ? static_cast<std::uint64_t>(options.header_lines)
-                                  : formats::default_header_records(format);
+                                   : formats::default_header_records(format);
 }
 
 std::string input_display_name(const std::string& path) { return path == "-" ? "standard input" : "'" + path + "'"; }
@@ -79,8 +79,8 @@ std::string format_name(const formats::DetectedFormat& format) {
 InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
-  const formats::DetectedFormat detected = formats::detect_format(
-      options.format, options.record_size, options.zero_terminated, source.path(), head, name);
+  const formats::DetectedFormat detected =
+      formats::detect_format(options.format, options.record_size, options.zero_terminated, source.path(), head, name);
   InputLayout layout;
   layout.format = detected;
   switch (detected.kind) {

@@ -22,7 +22,8 @@ InputLayout tar_layout(const JobOptions& options, io::InputSource& source, const
     throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
                      " is for text: tar archives have no header lines and no blank records");
   }
-  if (options.repeat) throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
+  if (options.repeat)
+    throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
   InputLayout layout;
   layout.text = true;
   layout.syntax = formats::text_syntax(formats::Format::kTar, false);

@@ -20,7 +20,7 @@ Schedule schedule_for(const JobOptions& options, const InputLayout& layout, std:
     const double mean = static_cast<double>(record_bytes) / n;
     const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
     return ioperm::plan_schedule_text(layout.records, record_bytes, layout.text_count.longest_record_bytes,
-                                  text_options(options, layout), variance);
+                                      text_options(options, layout), variance);
   }
   return ioperm::plan_schedule(layout.records, walk_options(options, layout));
 }
@@ -104,9 +104,10 @@ std::string describe_scratch(const JobOptions& options, std::uint64_t spooled_by
 }
 
 std::string describe_mode(const JobOptions& options) {
-  const char* mode = options.repeat ? "-r (draws with replacement)" : options.echo ? "-e (the arguments)"
-                     : options.integer_range                         ? "-i (an integer range)"
-                                                                    : "-n 0";
+  const char* mode = options.repeat          ? "-r (draws with replacement)"
+                     : options.echo          ? "-e (the arguments)"
+                     : options.integer_range ? "-i (an integer range)"
+                                             : "-n 0";
   std::string text = std::string("plan: shuf mode ") + mode;
   if (options.echo) text += ", " + std::to_string(options.echo_items.size()) + " records";
   if (options.integer_range) {

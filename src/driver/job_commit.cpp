@@ -44,7 +44,8 @@ void JobCommit::publish() {
 void JobCommit::commit(JobResult& result) {
   const int late = commit_in_order(
       destinations_, inputs_, [&] { prepare(result); }, [&] { publish(); });
-  if (late != 0 && !result.datasets.empty()) result.datasets.back().output_warnings.push_back(late_signal_warning(late));
+  if (late != 0 && !result.datasets.empty())
+    result.datasets.back().output_warnings.push_back(late_signal_warning(late));
 }
 
 }  // namespace extshuffle::driver

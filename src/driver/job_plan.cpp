@@ -178,7 +178,8 @@ Write planned(const std::string& path, const std::string& role, bool in_place_al
 std::vector<Write> planned_writes(const Job& job) {
   std::vector<Write> writes;
   const bool single = job.datasets.size() == 1;
-  const bool several = dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
+  const bool several =
+      dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
   for (const JobDataset& dataset : job.datasets) {
     for (const std::string& name : output_names(job.options, dataset)) {
       if (name == "-") continue;
@@ -221,7 +222,8 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
 
 JobPlan plan_job(const Job& job) {
   JobPlan plan;
-  const bool several = dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
+  const bool several =
+      dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
   for (const JobDataset& dataset : job.datasets) {
     if (several) {
       dataset::check_output_pattern(dataset.output, job.options.shard_count, job.options.shard_bytes,

@@ -96,9 +96,8 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
   const InputLayout& layout = dataset.layout;
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
   schedule.bytes_read += layout.text ? dataset.bytes : 0;
-  const bool mapped =
-      layout.text && !layout.tar && dataset.files.size() == 1 &&
-      ioperm::maps_input(dataset.bytes, options.memory_bytes);
+  const bool mapped = layout.text && !layout.tar && dataset.files.size() == 1 &&
+                      ioperm::maps_input(dataset.bytes, options.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }

@@ -47,9 +47,7 @@ Schedule plan_schedule_text(std::uint64_t records, std::uint64_t bytes, std::uin
                        record_bytes_variance);
 }
 
-bool maps_input(std::uint64_t input_bytes, std::uint64_t budget_bytes) {
-  return input_bytes < budget_bytes / 20 * 19;
-}
+bool maps_input(std::uint64_t input_bytes, std::uint64_t budget_bytes) { return input_bytes < budget_bytes / 20 * 19; }
 
 namespace {
 
@@ -57,16 +55,17 @@ namespace {
 // options from `sized`. An input that fits needs an arena of what its node
 // takes in RAM, not the whole budget (by default half of RAM, which
 // --device cuda would pin); the layout of memory never changes the output.
-WalkStats walk_plan(const RecordLayout& layout, WalkOptions& sized, const NodeFacts& root,
-                        const io::ByteExtents& data, io::BlockFile& scratch, std::uint64_t scratch_offset,
-                        const OutputSink& sink, MappedRecords* mapped_records = nullptr) {
+WalkStats walk_plan(const RecordLayout& layout, WalkOptions& sized, const NodeFacts& root, const io::ByteExtents& data,
+                    io::BlockFile& scratch, std::uint64_t scratch_offset, const OutputSink& sink,
+                    MappedRecords* mapped_records = nullptr) {
   core::check_plan(root.records, sized.shuffle.constants);
   layout.check_budget(root, sized.memory_bytes);
   io::BucketStore store(scratch, scratch_offset);
   const std::uint64_t in_memory = layout.in_memory_bytes(root, sized.memory_bytes);
   const bool in_ram = in_memory <= sized.memory_bytes;
   if (in_ram) sized.memory_bytes = in_memory;
-  const std::uint64_t arena = mapped_records != nullptr && in_ram ? layout.mapped_arena_bytes(root, in_memory) : UINT64_MAX;
+  const std::uint64_t arena =
+      mapped_records != nullptr && in_ram ? layout.mapped_arena_bytes(root, in_memory) : UINT64_MAX;
   if (arena != UINT64_MAX) {
     // Records mapped: the run in RAM reads them where they lie, and its
     // arena holds only what the layout's way needs beside them (the budget
@@ -83,8 +82,8 @@ WalkStats walk_plan(const RecordLayout& layout, WalkOptions& sized, const NodeFa
 }  // namespace
 
 WalkStats shuffle_fixed_size(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
-                               MappedRecords* mapped_records) {
+                             std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
+                             MappedRecords* mapped_records) {
   if (options.shuffle.record_size == 0) throw std::invalid_argument("record size must be positive");
   WalkOptions sized = options;
   const FixedRecords layout(sized);
@@ -100,14 +99,13 @@ WalkStats shuffle_fixed_size(io::BlockFile& input, std::uint64_t input_offset, s
   return shuffle_fixed_size(data, records, scratch, scratch_offset, options, sink);
 }
 
-WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records,
-                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink,
-                               MappedRecords* mapped_records) {
+WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records, std::uint64_t longest_record_bytes,
+                       io::BlockFile& scratch, std::uint64_t scratch_offset, const TextOptions& options,
+                       const OutputSink& sink, MappedRecords* mapped_records) {
   TextOptions sized = options;
   const TextRecords layout(sized);
-  return walk_plan(layout, sized.walk, NodeFacts{records, data.bytes, false, longest_record_bytes, 0}, data,
-                   scratch, scratch_offset, sink, mapped_records);
+  return walk_plan(layout, sized.walk, NodeFacts{records, data.bytes, false, longest_record_bytes, 0}, data, scratch,
+                   scratch_offset, sink, mapped_records);
 }
 
 WalkStats shuffle_text(const TextInput& input, std::uint64_t records, io::BlockFile& scratch,

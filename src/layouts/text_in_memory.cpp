@@ -80,9 +80,9 @@ class StagedOutput {
 // The arrays of a node in RAM, carved from its workspace in the order
 // text_in_memory_workspace_bytes counts them.
 struct NodeArrays {
-  std::uint64_t* offsets;   // where each record starts (untagged: and one past the last)
-  std::uint32_t* lengths;   // tagged: each record's length, from its tag
-  std::uint32_t* indices;   // the plan's output
+  std::uint64_t* offsets;  // where each record starts (untagged: and one past the last)
+  std::uint32_t* lengths;  // tagged: each record's length, from its tag
+  std::uint32_t* indices;  // the plan's output
   std::byte* plan_workspace;
   std::uint32_t* identity;  // the plan's input batches
   std::uint64_t* batch_offsets;
@@ -139,8 +139,8 @@ void locate_records(const std::byte* bytes, std::uint64_t size, std::uint64_t n,
 // staging buffer by a prefix sum of their lengths and copied by all threads.
 class RecordGather {
  public:
-  RecordGather(const std::byte* bytes, bool tagged, const TextScan& s, const NodeArrays& a,
-               std::uint64_t batch_records, std::uint64_t staging_capacity, RunContext& ctx)
+  RecordGather(const std::byte* bytes, bool tagged, const TextScan& s, const NodeArrays& a, std::uint64_t batch_records,
+               std::uint64_t staging_capacity, RunContext& ctx)
       : bytes_(bytes), tagged_(tagged), s_(s), a_(a), batch_records_(batch_records),
         staging_capacity_(staging_capacity), ctx_(ctx), staged_(ctx, a.staging, staging_capacity) {}
 
@@ -210,15 +210,15 @@ class RecordGather {
 
 std::uint64_t text_in_memory_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o) {
   const ShuffleOptions index = index_options(o);
-  const std::uint64_t places = tagged ? align_up(8 * records, 64) + align_up(4 * records, 64)
-                                      : align_up(8 * (records + 1), 64);
+  const std::uint64_t places =
+      tagged ? align_up(8 * records, 64) + align_up(4 * records, 64) : align_up(8 * (records + 1), 64);
   return places + align_up(4 * records, 64) + MemoryPlan::workspace_bytes(records, index, MemoryMode::kShuffle) +
          MemoryPlan::batch_bytes(records, index) + 8 * gather_batch_records(o.walk.memory_bytes) +
          staging_bytes(o.walk.memory_bytes);
 }
 
 void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
-                     const TextScan& s, std::byte* workspace, const TextOptions& o, RunContext& ctx) {
+                        const TextScan& s, std::byte* workspace, const TextOptions& o, RunContext& ctx) {
   const std::uint64_t n = node.records;
   const ShuffleOptions index = index_options(o);
   const std::uint64_t batch_records = gather_batch_records(o.walk.memory_bytes);

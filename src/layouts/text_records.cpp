@@ -93,7 +93,7 @@ void TextRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p,
   const std::byte* at = input;
   for (std::uint64_t j = first; j < end && !ctx.output.done(); ++j) {
     run_text_in_memory(core::bucket_node(node, p, j), at, bucket_bytes[j - first], tagged, scan(false), workspace, o_,
-                    ctx);
+                       ctx);
     at += bucket_bytes[j - first];
   }
 }

@@ -72,7 +72,7 @@ class TextRecords final : public RecordLayout {
 // each behind its position tag), run in RAM with the arrays carved from
 // `workspace` on (text_in_memory.cpp).
 void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
-                     const TextScan& scan, std::byte* workspace, const TextOptions& o, RunContext& ctx);
+                        const TextScan& scan, std::byte* workspace, const TextOptions& o, RunContext& ctx);
 // The workspace run_text_in_memory needs for a node of `records` records.
 std::uint64_t text_in_memory_workspace_bytes(std::uint64_t records, bool tagged, const TextOptions& o);
 

@@ -45,9 +45,9 @@ ioperm::WalkStats shuffle_all(const JobOptions& options, std::uint64_t n, ItemPr
   const std::string directory = io::scratch_directory(options.tmpdir);
   // The indices alone take n x 8 bytes: refused before any is written when
   // the scratch file system cannot hold them.
-  io::check_scratch_room(directory, n > UINT64_MAX / 8 ? UINT64_MAX : n * 8,
-                         options.echo ? "-e" : "-i " + std::to_string(options.range_low) + "-" +
-                                                  std::to_string(options.range_high));
+  io::check_scratch_room(
+      directory, n > UINT64_MAX / 8 ? UINT64_MAX : n * 8,
+      options.echo ? "-e" : "-i " + std::to_string(options.range_low) + "-" + std::to_string(options.range_high));
   auto scratch = io::BlockFile::create_scratch(directory);
   const std::uint64_t piece = std::min<std::uint64_t>(n, std::uint64_t{1} << 20);
   const io::AlignedBuffer buffer = io::allocate_aligned(8 * std::max<std::uint64_t>(piece, 1));
@@ -59,14 +59,14 @@ ioperm::WalkStats shuffle_all(const JobOptions& options, std::uint64_t n, ItemPr
   }
   ioperm::WalkOptions walk{{8, options.seed, options.constants, options.device, options.threads}, options.memory_bytes};
   walk.output_records = options.head_count;
-  ioperm::WalkStats e = shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, walk,
-                                     [&](const std::byte* data, std::size_t bytes) {
-                                       for (std::size_t at = 0; at < bytes; at += 8) {
-                                         std::uint64_t index = 0;
-                                         std::memcpy(&index, data + at, 8);
-                                         printer.print(index);
-                                       }
-                                     });
+  ioperm::WalkStats e =
+      shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, walk, [&](const std::byte* data, std::size_t bytes) {
+        for (std::size_t at = 0; at < bytes; at += 8) {
+          std::uint64_t index = 0;
+          std::memcpy(&index, data + at, 8);
+          printer.print(index);
+        }
+      });
   e.bytes_written += n * 8;
   return e;
 }
@@ -115,8 +115,9 @@ RunStats run_generated(const JobOptions& options, dataset::ShardedOutput& output
   RunStats stats;
   if (!planned) {
     sample_range(options, last_index, printer);
-  } else if (options.head_count < n && permutation_prefix_draws(n, options.head_count, options.constants) *
-                                                  kIndexRecordsPerDraw < static_cast<double>(n)) {
+  } else if (options.head_count < n &&
+             permutation_prefix_draws(n, options.head_count, options.constants) * kIndexRecordsPerDraw <
+                 static_cast<double>(n)) {
     for (const std::uint64_t index : permutation_prefix(options.seed, n, options.head_count, options.constants)) {
       printer.print(index);
     }

@@ -372,8 +372,17 @@ DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, 
     if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size());
     return result;
   }
-  RankRun r{config, dataset.output, dataset::input_display_name(dataset.inputs.front()),
-            *input.state_, comm, comm.rank(), {}, {}, nullptr, {}, {}};
+  RankRun r{config,
+            dataset.output,
+            dataset::input_display_name(dataset.inputs.front()),
+            *input.state_,
+            comm,
+            comm.rank(),
+            {},
+            {},
+            nullptr,
+            {},
+            {}};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.stats.seconds_counting = r.in.seconds_counting;
   // --progress, on rank 0: its own walks' bytes read and written, of about

@@ -125,9 +125,8 @@ class TextCountTest : public ::testing::Test {
     for (const bool mapped : {false, true}) {
       RecordDigest digest;
       const auto* memory = reinterpret_cast<const std::byte*>(input.bytes.data());
-      const TextCount got =
-          count_text_records(*file, kOffset, input.bytes.size(), syntax, header_records, skip_blank, "'in'",
-                             with_digest ? &digest : nullptr, mapped ? memory : nullptr);
+      const TextCount got = count_text_records(*file, kOffset, input.bytes.size(), syntax, header_records, skip_blank,
+                                               "'in'", with_digest ? &digest : nullptr, mapped ? memory : nullptr);
       const std::string how = where + (mapped ? " mapped" : " streamed");
       EXPECT_EQ(got.records, expected.records) << how;
       EXPECT_EQ(got.header_bytes, expected.header_bytes) << how;

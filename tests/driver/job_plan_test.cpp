@@ -96,9 +96,9 @@ TEST_F(JobPlanTest, ShardsAndSplitsExpandToEveryNameAndTheManifestComesLast) {
   options.splits = dataset::parse_split_spec("train=0.5,test=rest");
   options.manifest_path = path("m.json");
   const JobPlan plan = plan_job(job({{{path("a.txt")}, path("{split}-{shard}-of-{shards}.txt")}}, options));
-  EXPECT_EQ(plan.writes, (std::vector<std::string>{
-                             path("train-00000-of-00002.txt"), path("train-00001-of-00002.txt"),
-                             path("test-00000-of-00002.txt"), path("test-00001-of-00002.txt"), path("m.json")}));
+  EXPECT_EQ(plan.writes, (std::vector<std::string>{path("train-00000-of-00002.txt"), path("train-00001-of-00002.txt"),
+                                                   path("test-00000-of-00002.txt"), path("test-00001-of-00002.txt"),
+                                                   path("m.json")}));
   EXPECT_EQ(plan.output_files, 4u);
 }
 
@@ -127,8 +127,8 @@ TEST_F(JobPlanTest, AlignedDatasetsGetTheirOwnNamesEach) {
 TEST_F(JobPlanTest, PatternsThatCannotNameTheirPiecesAreRefused) {
   JobOptions shards;
   shards.shard_count = 2;
-  EXPECT_NE(refusal({{{path("a.txt")}, path("out.txt")}}, shards), "");   // no {shard}
-  EXPECT_NE(refusal({{{path("a.txt")}, "-"}}, shards), "");               // standard output
+  EXPECT_NE(refusal({{{path("a.txt")}, path("out.txt")}}, shards), "");            // no {shard}
+  EXPECT_NE(refusal({{{path("a.txt")}, "-"}}, shards), "");                        // standard output
   EXPECT_NE(refusal({{{path("a.txt")}, path("o-{shard}-{x}.txt")}}, shards), "");  // a stray placeholder
   JobOptions splits;
   splits.splits = dataset::parse_split_spec("train=0.5,test=rest");
@@ -171,14 +171,13 @@ TEST_F(JobPlanTest, AWriteToAnInputIsRefusedButShufsInPlaceForm) {
 }
 
 TEST_F(JobPlanTest, AnOutputInsideAnInputDirectoryIsRefused) {
-  EXPECT_NE(refusal({{{path("in")}, path("in/out.txt")}}).find("lies in the input directory"),
-            std::string::npos);
+  EXPECT_NE(refusal({{{path("in")}, path("in/out.txt")}}).find("lies in the input directory"), std::string::npos);
   EXPECT_EQ(refusal({{{path("in")}, path("out.txt")}}), "");
 }
 
 TEST_F(JobPlanTest, ANameThatCannotBeCreatedIsRefusedBeforeAnyWork) {
-  for (const std::string& name : {path("missing/out.txt"), path("a.txt/out.txt"), path("in"),
-                                  path(std::string(300, 'n'))}) {
+  for (const std::string& name :
+       {path("missing/out.txt"), path("a.txt/out.txt"), path("in"), path(std::string(300, 'n'))}) {
     EXPECT_NE(refusal({{{path("b.txt")}, name}}).find("cannot write output"), std::string::npos) << name;
     std::error_code error;
     EXPECT_FALSE(fs::is_regular_file(name, error)) << name;  // nothing made

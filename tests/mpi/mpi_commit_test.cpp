@@ -103,10 +103,10 @@ TEST_F(MpiCommit, AnInputNamedLikeAPartialOutputIsRefused) {
 }
 
 TEST_F(MpiCommit, PartialOutputsAreCreatedOwnerOnly) {
-  const auto r = run_command("cd " + dir_.path().string() + " && umask 022 && " +
-                             on_ranks(1, "strace -f -qq -o trace -e trace=openat " + extshuffle_mpi_binary() +
-                                             " in.txt -o o.txt --seed 3") +
-                             " && grep -c \"o[.]txt[.]extshuffle-[0-9a-f]\\{16\\}., O_RDWR.O_CREAT.*0600\" trace");
+  const auto r = run_command(
+      "cd " + dir_.path().string() + " && umask 022 && " +
+      on_ranks(1, "strace -f -qq -o trace -e trace=openat " + extshuffle_mpi_binary() + " in.txt -o o.txt --seed 3") +
+      " && grep -c \"o[.]txt[.]extshuffle-[0-9a-f]\\{16\\}., O_RDWR.O_CREAT.*0600\" trace");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "1\n");
   struct stat st {};
@@ -152,8 +152,9 @@ TEST_F(MpiCommit, ASignalOnRankZeroInsideThePublishLetsItComplete) {
   const auto quiet = mpi(2, "-q in.txt -o p-{shard}.txt --shards 3 --manifest m.json --seed 2",
                          "strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2");
   EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
-  EXPECT_EQ(quiet.err, "extshuffle-mpi: warning: signal SIGTERM came while the output was being published: the "
-                       "commit completed, every file is in place\n");
+  EXPECT_EQ(quiet.err,
+            "extshuffle-mpi: warning: signal SIGTERM came while the output was being published: the "
+            "commit completed, every file is in place\n");
   EXPECT_NE(read_file(dir_ / "m.json").find("\"seed\": 2"), std::string::npos);
 }
 
@@ -181,8 +182,9 @@ TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
                        trace + (seed == "1" ? "delay_exit=300000" : "delay_enter=100000:when=1"));
   };
   for (int round = 0; round < 2; ++round) {
-    const auto both = run_command("cd " + dir_.path().string() + " && (flock out sleep 3 &) && sleep 0.2 && { (" + job("1") +
-                                  ") & a=$!; (" + job("2") + ") & b=$!; wait $a; ra=$?; wait $b; echo $ra $?; }");
+    const auto both =
+        run_command("cd " + dir_.path().string() + " && (flock out sleep 3 &) && sleep 0.2 && { (" + job("1") +
+                    ") & a=$!; (" + job("2") + ") & b=$!; wait $a; ra=$?; wait $b; echo $ra $?; }");
     ASSERT_EQ(both.exit_code, 0) << both.err;
     EXPECT_EQ(both.out, "0 0\n") << both.err;
     const std::string seed = read_file(dir_ / "out" / "m.json").find("\"seed\": 1,") != std::string::npos ? "1" : "2";
@@ -191,12 +193,13 @@ TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
           << piece << " is not seed " << seed << "'s, as the manifest says";
     }
     EXPECT_EQ(run_command("ls -A " + (dir_ / "out").string()).out, "m.json\np-00000.txt\np-00001.txt\np-00002.txt\n");
-    write_file(dir_ / "check.py", "import json, os\n"
-                                  "m = json.load(open('out/m.json'))\n"
-                                  "assert sorted(o['path'] for o in m['outputs']) == ['out/p-%05d.txt' % k for k in range(3)]\n"
-                                  "for o in m['outputs']: assert os.path.getsize(o['path']) == o['bytes'], o\n"
-                                  "rows = sorted(int(l) for o in m['outputs'] for l in open(o['path']))\n"
-                                  "assert rows == list(range(1, 1001))\n");
+    write_file(dir_ / "check.py",
+               "import json, os\n"
+               "m = json.load(open('out/m.json'))\n"
+               "assert sorted(o['path'] for o in m['outputs']) == ['out/p-%05d.txt' % k for k in range(3)]\n"
+               "for o in m['outputs']: assert os.path.getsize(o['path']) == o['bytes'], o\n"
+               "rows = sorted(int(l) for o in m['outputs'] for l in open(o['path']))\n"
+               "assert rows == list(range(1, 1001))\n");
     const auto check = run_command("cd " + dir_.path().string() + " && python3 check.py");
     EXPECT_EQ(check.exit_code, 0) << check.err;
   }

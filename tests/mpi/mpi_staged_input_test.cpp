@@ -105,7 +105,8 @@ TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
       std::vector<std::uint64_t> offsets, first_index, first_byte;
       for (std::uint64_t b = 0; b <= text.size(); ++b) {
         offsets.push_back(b);
-        first_index.push_back(static_cast<std::uint64_t>(std::lower_bound(starts.begin(), starts.end(), b) - starts.begin()));
+        first_index.push_back(
+            static_cast<std::uint64_t>(std::lower_bound(starts.begin(), starts.end(), b) - starts.begin()));
         first_byte.push_back(first_index.back() < starts.size() ? starts[first_index.back()] : text.size());
       }
       for (const std::size_t piece : {std::size_t{1} + trial % 13, kStartScanPieceBytes}) {

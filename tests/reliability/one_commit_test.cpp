@@ -99,8 +99,9 @@ TEST_F(OneCommit, ShardInADirectoryWithShardSizeIsRefused) {
   for (const std::string pattern : {"s-{shard}/part.txt", "s-{shards}/part-{shard}.txt", "s-{shard}/p-{shard}.txt"}) {
     const auto r = run("s-00003/part.txt -o \"" + pattern + "\" --shard-size 1K --clean");
     EXPECT_EQ(r.exit_code, 2) << pattern << ": " << r.err;
-    EXPECT_EQ(r.err, "extshuffle: -o '" + pattern + "': with --shard-size the shard count is known only at the end: "
-                     "{shard} and {shards} cannot name a directory (put them in the file's name)\n");
+    EXPECT_EQ(r.err, "extshuffle: -o '" + pattern +
+                         "': with --shard-size the shard count is known only at the end: "
+                         "{shard} and {shards} cannot name a directory (put them in the file's name)\n");
     EXPECT_EQ(read_file(dir_ / "s-00003" / "part.txt"), lines(1, 1000));
     EXPECT_TRUE(fs::is_empty(dir_ / "s-00000"));
   }
@@ -143,8 +144,9 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
                                  " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2 " +
                                  kBinary + " -q " + job + "2");
   EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
-  EXPECT_EQ(quiet.err, "extshuffle: warning: signal SIGTERM came while the output was being published: the commit "
-                       "completed, every file is in place\n");
+  EXPECT_EQ(quiet.err,
+            "extshuffle: warning: signal SIGTERM came while the output was being published: the commit "
+            "completed, every file is in place\n");
   EXPECT_EQ(run_command("cd " + dir_.path().string() + " && md5sum p-0000*").out, fresh);
   // Before the publish (the first fsync of the commit): nothing changes.
   ASSERT_EQ(run(job + "1").exit_code, 0);
@@ -271,12 +273,17 @@ TEST_F(OneCommit, ModesCommitWithTheManifest) {
   write_file(dir_ / "in.csv", "id,v\n" + lines(1, 30));
   for (const std::string& input : {std::string("in.txt"), std::string("in.csv")}) {
     ASSERT_EQ(run("-r -n 5 --manifest m.json " + input + " -o out.txt --seed 2").exit_code, 0);
-    const auto listed = python("import json, os\n"
-                               "m = json.load(open('m.json'))\n"
-                               "i = m['inputs']\n"
-                               "assert len(i) == 1 and i[0]['path'] == '" + input + "', i\n"
-                               "assert i[0]['bytes'] == os.path.getsize('" + input + "'), i\n"
-                               "print(m['format'], i[0]['records'], m['records'], m['records_written'])\n");
+    const auto listed = python(
+        "import json, os\n"
+        "m = json.load(open('m.json'))\n"
+        "i = m['inputs']\n"
+        "assert len(i) == 1 and i[0]['path'] == '" +
+        input +
+        "', i\n"
+        "assert i[0]['bytes'] == os.path.getsize('" +
+        input +
+        "'), i\n"
+        "print(m['format'], i[0]['records'], m['records'], m['records_written'])\n");
     EXPECT_EQ(listed.exit_code, 0) << input << ": " << listed.err;
     EXPECT_EQ(listed.out, input == "in.txt" ? "lines 1000 1000 5\n" : "csv 30 30 5\n") << input;
   }

@@ -114,7 +114,8 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& options) 
     options.shard_count = *shards;
   }
   if (!o.shard_size.empty()) options.shard_bytes = parse_size(o.shard_size, "--shard-size");
-  if (options.shard_count > 0 && options.shard_bytes > 0) throw UsageError("--shards and --shard-size cannot be combined");
+  if (options.shard_count > 0 && options.shard_bytes > 0)
+    throw UsageError("--shards and --shard-size cannot be combined");
   if (!o.split.empty()) options.splits = dataset::parse_split_spec(o.split);
   options.manifest_path = o.manifest;
   if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
@@ -174,7 +175,8 @@ Job make_job(const Options& o) {
   if (o.random_source.empty()) options.seed = seed_of(o.seed);
   if (!o.record_size.empty()) options.record_size = parse_byte_count(o.record_size, "--record-size");
   if ((options.echo || options.integer_range) && options.record_size == 0) options.record_size = 8;  // indices
-  options.memory_bytes = o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
+  options.memory_bytes =
+      o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
   options.tmpdir = o.tmpdir;
   // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
   options.threads = extshuffle::device::resolve_threads(o.threads);
@@ -200,8 +202,9 @@ Job make_job(const Options& o) {
 }
 
 std::string drawn_seed_line(const Options& o, const JobOptions& options) {
-  const bool writes_dataset = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size()) ||
-                              !options.manifest_path.empty();
+  const bool writes_dataset =
+      dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size()) ||
+      !options.manifest_path.empty();
   if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || options.dry_run) return {};
   const std::string seed = std::to_string(options.seed);
   return "seed " + seed + " drawn for this dataset (repeat the run with --seed " + seed + ")";

@@ -57,7 +57,6 @@ struct InputMapping {
   std::optional<io::MappedBytes> mapped;  // the input's bytes, once mapped
 };
 
-
 // Detects the format of `source` (formats/format_detection.hpp; its own
 // path's extension counts) and lays out its records: fixed-size and .npy
 // records without reading more than the header; text records by the

@@ -20,7 +20,6 @@ struct ByteExtents;
 
 namespace extshuffle::ioperm {
 
-
 // What the walk did, for --stats and --dry-run.
 struct WalkStats {
   std::uint64_t bytes_read = 0;     // input and scratch
@@ -78,7 +77,7 @@ WalkStats shuffle_fixed_size(io::BlockFile& input, std::uint64_t input_offset, s
 // run unmaps them first and reads `data`.
 struct MappedRecords;
 WalkStats shuffle_fixed_size(const io::ByteExtents& data, std::uint64_t records, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
-                               MappedRecords* mapped_records = nullptr);
+                             std::uint64_t scratch_offset, const WalkOptions& options, const OutputSink& sink,
+                             MappedRecords* mapped_records = nullptr);
 
 }  // namespace extshuffle::ioperm

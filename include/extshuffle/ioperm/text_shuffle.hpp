@@ -77,9 +77,8 @@ struct MappedRecords {
   std::optional<io::MappedBytes> mapped;
   io::ByteExtents records;  // one extent in memory, inside `mapped`
 };
-WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records,
-                               std::uint64_t longest_record_bytes, io::BlockFile& scratch,
-                               std::uint64_t scratch_offset, const TextOptions& options, const OutputSink& sink,
-                               MappedRecords* mapped_records = nullptr);
+WalkStats shuffle_text(const io::ByteExtents& data, std::uint64_t records, std::uint64_t longest_record_bytes,
+                       io::BlockFile& scratch, std::uint64_t scratch_offset, const TextOptions& options,
+                       const OutputSink& sink, MappedRecords* mapped_records = nullptr);
 
 }  // namespace extshuffle::ioperm

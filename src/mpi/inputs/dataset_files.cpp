@@ -255,7 +255,8 @@ HeldSplit held_records_by_bytes(DatasetFiles& d, int ranks, Communicator& comm) 
     file_of[r] = f;
     first[r].byte = at - d.files[f].data_begin;
     const std::uint64_t size = d.files[f].layout.record_size;
-    if (!d.files[f].layout.text) first[r].index = std::min(d.files[f].layout.records, (first[r].byte + size - 1) / size);
+    if (!d.files[f].layout.text)
+      first[r].index = std::min(d.files[f].layout.records, (first[r].byte + size - 1) / size);
   }
   // Text: each holder finds the records in its files.
   const bool text = d.files.front().layout.text;
@@ -280,8 +281,8 @@ HeldSplit held_records_by_bytes(DatasetFiles& d, int ranks, Communicator& comm) 
     split.records[r] = file.first_record + index;
     // Past the file's last record: the next file's first (after the terminator the last one gets).
     split.bytes[r] = file.data_begin + (index == file.layout.records ? file.data_bytes()
-                                        : text ? comm.broadcast(first[r].byte, file.holder)
-                                               : index * file.layout.record_size);
+                                        : text                       ? comm.broadcast(first[r].byte, file.holder)
+                                                                     : index * file.layout.record_size);
   }
   return split;
 }

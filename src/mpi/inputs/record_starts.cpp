@@ -29,7 +29,8 @@ void walk_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint
   formats::QuoteState state = formats::QuoteState::kFieldStart;
   std::uint64_t scanned = 0;  // a terminated record: scanned up to here, in `state`
   while (more(index, start)) {
-    if (start >= total) throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
+    if (start >= total)
+      throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
     if (syntax.framing == formats::RecordFraming::kTfrecord) {
       // A frame's end is in its length field: only headers are read.
       if (start < piece_at || start + formats::kTfrecordHeaderBytes > piece_at + piece_bytes) read_from(start);
@@ -66,12 +67,14 @@ void walk_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint
 
 std::vector<std::uint64_t> find_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t total,
                                               const formats::RecordSyntax& syntax,
-                                              const std::vector<std::uint64_t>& wanted, std::size_t piece_bytes_at_most) {
+                                              const std::vector<std::uint64_t>& wanted,
+                                              std::size_t piece_bytes_at_most) {
   std::vector<std::uint64_t> found;
-  walk_record_starts(file, first_byte, total, syntax, piece_bytes_at_most, [&](std::uint64_t index, std::uint64_t start) {
-    while (found.size() < wanted.size() && wanted[found.size()] == index) found.push_back(start);
-    return found.size() < wanted.size();
-  });
+  walk_record_starts(file, first_byte, total, syntax, piece_bytes_at_most,
+                     [&](std::uint64_t index, std::uint64_t start) {
+                       while (found.size() < wanted.size() && wanted[found.size()] == index) found.push_back(start);
+                       return found.size() < wanted.size();
+                     });
   return found;
 }
 
@@ -80,10 +83,12 @@ std::vector<RecordStart> records_starting_at(io::BlockFile& file, std::uint64_t 
                                              const std::vector<std::uint64_t>& offsets,
                                              std::size_t piece_bytes_at_most) {
   std::vector<RecordStart> found;
-  walk_record_starts(file, first_byte, total, syntax, piece_bytes_at_most, [&](std::uint64_t index, std::uint64_t start) {
-    while (found.size() < offsets.size() && offsets[found.size()] <= start) found.push_back({index, start});
-    return found.size() < offsets.size();
-  });
+  walk_record_starts(file, first_byte, total, syntax, piece_bytes_at_most,
+                     [&](std::uint64_t index, std::uint64_t start) {
+                       while (found.size() < offsets.size() && offsets[found.size()] <= start)
+                         found.push_back({index, start});
+                       return found.size() < offsets.size();
+                     });
   return found;
 }
 

@@ -245,8 +245,8 @@ std::vector<std::uint64_t> locate_starts(io::BlockFile& file, std::uint64_t byte
 // first), and a last record without its terminator (it gets one). `own`:
 // this rank's lengths in its true entry state. Collective.
 void add_record_lengths(TextSplit& split, const RecordLengths& own, const std::vector<RangeScan>& scans,
-                        const Composition& c, std::uint64_t bytes, std::uint64_t header_records,
-                        std::uint64_t total, Communicator& comm) {
+                        const Composition& c, std::uint64_t bytes, std::uint64_t header_records, std::uint64_t total,
+                        Communicator& comm) {
   // The lengths of the records that start and end in this rank's range
   // (in its true entry state), less those of the header: the record ending
   // at its k-th record end (k from 0) is record first_index[me] - 1 + k
@@ -285,8 +285,8 @@ void add_record_lengths(TextSplit& split, const RecordLengths& own, const std::v
 // reads first, excluded), so that its share of the bytes is off by less
 // than one record; first_index[r] is the first such record (the whole
 // input's index).
-std::vector<std::uint64_t> held_by_bytes(const std::vector<std::uint64_t>& first_index,
-                                         std::uint64_t header_records, std::uint64_t records) {
+std::vector<std::uint64_t> held_by_bytes(const std::vector<std::uint64_t>& first_index, std::uint64_t header_records,
+                                         std::uint64_t records) {
   std::vector<std::uint64_t> held(first_index.size());
   for (std::size_t r = 0; r + 1 < first_index.size(); ++r) {
     held[r] = std::min(records, first_index[r] > header_records ? first_index[r] - header_records : 0);

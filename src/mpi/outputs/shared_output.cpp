@@ -28,8 +28,7 @@ std::uint64_t inode_at(int directory, const std::string& name) {
 }  // namespace
 
 SharedOutput::SharedOutput(const std::string& destination)
-    : destination_(destination),
-      target_(io::final_target(destination)),
+    : destination_(destination), target_(io::final_target(destination)),
       directory_(io::directory_descriptor(io::directory_part(target_), destination)) {}
 
 void SharedOutput::name_hidden(const std::string& name) {

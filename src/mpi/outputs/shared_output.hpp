@@ -88,7 +88,7 @@ class SharedOutput {
   std::string hidden_name_;  // its name in directory_
   int directory_ = -1;       // the target's directory (io/destination_directory.hpp): every name made relative to it
   std::optional<io::ReplacedFile> replaced_;
-  int fd_ = -1;  // rank 0: holds the in-use lock; every rank: for fsync
+  int fd_ = -1;         // rank 0: holds the in-use lock; every rank: for fsync
   bool owner_ = false;  // rank 0
   std::uint64_t inode_ = 0;
   std::unique_ptr<io::BlockFile> file_;

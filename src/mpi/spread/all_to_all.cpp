@@ -40,8 +40,8 @@ std::vector<std::uint64_t> all_to_all(const std::vector<std::uint64_t>& values, 
   std::uint64_t total = 0;
   for (const int c : receive_counts) total += static_cast<std::uint64_t>(c);
   std::vector<std::uint64_t> received(total);
-  MPI_Alltoallv(values.data(), send_counts.data(), send_at.data(), MPI_UINT64_T, received.data(),
-                receive_counts.data(), receive_at.data(), MPI_UINT64_T, MPI_COMM_WORLD);
+  MPI_Alltoallv(values.data(), send_counts.data(), send_at.data(), MPI_UINT64_T, received.data(), receive_counts.data(),
+                receive_at.data(), MPI_UINT64_T, MPI_COMM_WORLD);
   return received;
 }
 
