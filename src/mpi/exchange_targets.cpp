@@ -21,13 +21,6 @@ struct Segment {
   std::uint64_t bytes;
 };
 
-// Where a destination's stream (its buckets' held bytes, in bucket order)
-// has been sent up to: a segment and the bytes of it already sent.
-struct StreamCursor {
-  std::size_t segment = 0;
-  std::uint64_t within = 0;
-};
-
 }  // namespace
 
 class ExchangeTargets::PoolSink final : public io::ByteSink {

@@ -11,9 +11,10 @@
 //   it back in);
 // - more output files than the process may hold descriptors (after raising
 //   the soft limit to the hard one).
-// Those are usage errors (exit 2). Names that cannot be created (a missing
-// or non-directory parent, a directory in the way, a name longer than the
-// file system takes) are IO errors (exit 1), as when the file is opened.
+// Those are usage errors (exit 2), and so are names that cannot be created
+// (a missing or non-directory parent, a directory in the way, a name longer
+// than the file system takes), refused before any work in the words opening
+// the file would have used.
 #pragma once
 
 #include <sys/types.h>

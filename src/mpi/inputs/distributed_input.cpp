@@ -64,20 +64,6 @@ std::uint64_t DistributedInput::State::data_bytes() const {
   return source->bytes() - data_offset + (add_terminator && data_offset < source->bytes() ? 1 : 0);
 }
 
-io::ByteExtents DistributedInput::State::all_data() const {
-  if (files) return ranks == 1 ? held->data : io::ByteExtents{};
-  io::ByteExtents data;
-  if (!text) {
-    data.append({&source->data(), data_offset, records * record_size});
-    return data;
-  }
-  data.append({&source->data(), data_offset, source->bytes() - data_offset});
-  if (add_terminator && data_offset < source->bytes()) {
-    data.append({nullptr, 0, 1, &kTerminators[syntax.terminator == '\n' ? 0 : 1]});
-  }
-  return data;
-}
-
 io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanConstants& constants) const {
   io::ByteExtents data;
   const std::uint64_t first = chunk_begin[rank], end = chunk_begin[rank + 1];

@@ -55,7 +55,6 @@ struct DistributedInput::State {
 
   // The records' bytes (the terminator a text input lacks included).
   std::uint64_t data_bytes() const;
-  io::ByteExtents all_data() const;
   // The bytes of rank `rank`'s chunks, from its first chunk's first record
   // (a dataset: this rank's alone).
   io::ByteExtents chunk_data(int rank, const core::PlanConstants& constants) const;

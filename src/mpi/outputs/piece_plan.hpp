@@ -1,4 +1,4 @@
-// The files a distributed run writes (docs/mpi.md "Shards and splits"): the
+// The files a distributed run writes (docs/mpi.md "Shards, splits and the manifest"): the
 // output stream, what extshuffle writes to one file, cut into pieces by
 // output record index, exactly as extshuffle cuts it
 // (dataset/output_parts.hpp: --split ends, --shards near-equal shards,
