@@ -1,0 +1,354 @@
+// The Job's commit (src/driver/job_commit.cpp and the one commit of both
+// tools, driver/commit_sequence.hpp) on its own, in directories of real
+// files (docs/conventions.md, The Job and its commit; docs/cli.md "The
+// commit"): every output of every dataset and the manifest in place, the
+// manifest renamed last; nothing published when a prepare step fails; the
+// leftovers of a killed run swept, never an input nor a file a running job
+// holds; a second commit into the same directory waiting for the first's
+// lock; a signal while publishing reported late, the publish complete; every
+// name made through the directory's descriptor, so a directory swapped for a
+// symbolic link after the plan redirects nothing.
+#include "driver/job_commit.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/destination_directory.hpp"
+#include "extshuffle/io/output_file.hpp"
+#include "support/command.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_file;
+using testing::write_file;
+
+// Every test's directory lies under one root removed only when the process
+// ends: the directory descriptors a run opens are kept for the life of the
+// process and known by device and inode (io/destination_directory.hpp), and
+// a directory removed by one test could give its inode number to the next
+// test's, which would then be taken for the removed one.
+const fs::path& scratch_root() {
+  static const testing::TempDir root;
+  return root.path();
+}
+
+std::set<std::string> listing(const fs::path& directory) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(directory)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+// Waits up to `timeout_ms` for one byte on `fd`; whether it came.
+bool wait_for_byte(int fd, int timeout_ms) {
+  pollfd p{fd, POLLIN, 0};
+  char byte;
+  return ::poll(&p, 1, timeout_ms) == 1 && ::read(fd, &byte, 1) == 1;
+}
+
+class JobCommitTest : public ::testing::Test {
+ protected:
+  JobCommitTest() {
+    std::string pattern = (scratch_root() / "case-XXXXXX").string();
+    dir_ = ::mkdtemp(pattern.data());
+    write_file(path("a.txt"), "a1\na2\n");
+    write_file(path("b.txt"), "b1\nb2\n");
+  }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A finished output of one file holding `text` (`records` lines), as a
+  // dataset's run hands it to the commit.
+  static std::unique_ptr<dataset::ShardedOutput> finished_output(const std::string& destination,
+                                                                 const std::string& text, std::uint64_t records) {
+    dataset::OutputSpec spec;
+    spec.pattern = destination;
+    auto output = std::make_unique<dataset::ShardedOutput>(spec);
+    output->start(dataset::OutputRecordForm{}, records);
+    output->write(reinterpret_cast<const std::byte*>(text.data()), text.size());
+    output->finish();
+    return output;
+  }
+
+  // Adds a finished output of `text` to `commit` and its run to `result`.
+  static void add_output(JobCommit& commit, JobResult& result, const std::string& destination, const std::string& text,
+                         std::uint64_t records) {
+    auto output = finished_output(destination, text, records);
+    RunResult run;
+    run.records_written = records;
+    run.outputs = output->files();
+    result.datasets.push_back(run);
+    commit.add(std::move(output));
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(JobCommitTest, EveryOutputIsInPlaceAndTheManifestIsRenamedLast) {
+  JobOptions options;
+  options.manifest_path = path("m.json");
+  const Job job = make_job(options, {{{path("a.txt")}, path("xs.txt")}, {{path("b.txt")}, path("ys.txt")}});
+  write_file(path("ys.txt"), "an older run's\n");
+  JobCommit commit(job.options, plan_job(job));
+  JobResult result;
+  add_output(commit, result, path("xs.txt"), "a2\na1\n", 2);
+  add_output(commit, result, path("ys.txt"), "b2\nb1\n", 2);
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, dir_.c_str(), IN_MOVED_TO), 0);
+  commit.commit(result);
+  // The names renamed into place, in the order of their renames.
+  std::vector<std::string> renamed;
+  alignas(inotify_event) char events[8192];
+  for (ssize_t got; (got = ::read(watch, events, sizeof events)) > 0;) {
+    for (char* at = events; at < events + got;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(at);
+      if (event->len > 0) renamed.emplace_back(event->name);
+      at += sizeof(inotify_event) + event->len;
+    }
+  }
+  ::close(watch);
+  EXPECT_EQ(renamed, (std::vector<std::string>{"xs.txt", "ys.txt", "m.json"}));
+  EXPECT_EQ(read_file(path("xs.txt")), "a2\na1\n");
+  EXPECT_EQ(read_file(path("ys.txt")), "b2\nb1\n");
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "m.json", "xs.txt", "ys.txt"}));
+  const auto manifest = nlohmann::json::parse(read_file(path("m.json")));
+  ASSERT_EQ(manifest.at("outputs").size(), 2u);
+  EXPECT_EQ(manifest["outputs"][0]["path"], path("xs.txt"));
+  EXPECT_EQ(manifest["outputs"][1]["path"], path("ys.txt"));
+  EXPECT_EQ(manifest["outputs"][1]["bytes"], 6);
+}
+
+// Raises the limit on a file's size back when it goes.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    previous_ = ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    ::signal(SIGXFSZ, previous_);
+  }
+
+ private:
+  rlimit saved_{};
+  sighandler_t previous_;
+};
+
+TEST_F(JobCommitTest, AManifestThatCannotBeWrittenPublishesNothingAndLeavesEveryOldFileAsItWas) {
+  JobOptions options;
+  options.manifest_path = path("m.json");
+  const Job job = make_job(options, {{{path("a.txt")}, path("xs.txt")}, {{path("b.txt")}, path("ys.txt")}});
+  write_file(path("xs.txt"), "old xs\n");
+  write_file(path("ys.txt"), "old ys\n");
+  write_file(path("m.json"), "{}");
+  const std::set<std::string> before = listing(dir_);
+  {
+    JobCommit commit(job.options, plan_job(job));
+    JobResult result;
+    add_output(commit, result, path("xs.txt"), "a2\na1\n", 2);
+    add_output(commit, result, path("ys.txt"), "b2\nb1\n", 2);
+    // The outputs are written; the manifest, the last thing prepared, is
+    // written only now, and fails: no output may be published before it.
+    const FileSizeLimit limit(8);
+    EXPECT_THROW(commit.commit(result), IoError);
+  }
+  EXPECT_EQ(read_file(path("xs.txt")), "old xs\n");
+  EXPECT_EQ(read_file(path("ys.txt")), "old ys\n");
+  EXPECT_EQ(read_file(path("m.json")), "{}");
+  EXPECT_EQ(listing(dir_), before);  // no temporary left behind
+}
+
+TEST_F(JobCommitTest, LeftoversOfAKilledRunAreSweptButNeverAnInputNorOneARunningJobHolds) {
+  const int directory = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(directory, 0);
+  const std::string killed = io::temporary_name(directory, "out.txt");
+  const std::string input_link = io::temporary_name(directory, "out.txt");
+  const std::string held = io::temporary_name(directory, "out.txt");
+  const std::string other = io::temporary_name(directory, "other.txt");
+  ::close(directory);
+  write_file(path(killed), "half a file\n");
+  write_file(path(held), "a running job's\n");
+  const int held_fd = ::open(path(held).c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held_fd, 0);
+  ASSERT_EQ(::flock(held_fd, LOCK_EX), 0);
+  write_file(path(other), "another destination's\n");
+
+  const Job job = make_job({}, {{{path("a.txt")}, path("out.txt")}});
+  const JobPlan plan = plan_job(job);
+  std::vector<std::string> expected = {path(killed), path(held)};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(plan.leftovers, expected);
+  // The input under a leftover's name, come after the plan (which refuses
+  // one it sees): the commit's sweep must still leave it.
+  ASSERT_EQ(::link(path("a.txt").c_str(), path(input_link).c_str()), 0);
+  JobCommit commit(job.options, plan);
+  JobResult result;
+  add_output(commit, result, path("out.txt"), "a2\na1\n", 2);
+  commit.commit(result);
+  ::close(held_fd);
+
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "out.txt", input_link, held, other}));
+  EXPECT_EQ(read_file(path(input_link)), "a1\na2\n");
+  EXPECT_EQ(read_file(path("a.txt")), "a1\na2\n");
+  EXPECT_EQ(read_file(path(held)), "a running job's\n");
+  EXPECT_EQ(read_file(path("out.txt")), "a2\na1\n");
+}
+
+TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNothing) {
+  fs::create_directory(path("out"));
+  fs::create_directory(path("elsewhere"));
+  write_file(path("out/xs.txt"), "old\n");
+  JobOptions options;
+  options.manifest_path = path("out/m.json");
+  const Job job = make_job(options, {{{path("a.txt")}, path("out/xs.txt")}});
+  JobCommit commit(job.options, plan_job(job));
+  JobResult result;
+  add_output(commit, result, path("out/xs.txt"), "a2\na1\n", 2);
+  // The directory the plan opened moves away; a link to another takes its name.
+  fs::rename(path("out"), path("moved"));
+  fs::create_directory_symlink(path("elsewhere"), path("out"));
+  const int elsewhere = ::open(path("elsewhere").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(elsewhere, 0);
+  const std::string bait = io::temporary_name(elsewhere, "xs.txt");  // a leftover's name, in the wrong place
+  ::close(elsewhere);
+  write_file(path("elsewhere/" + bait), "not the run's\n");
+  commit.commit(result);
+  EXPECT_EQ(listing(path("elsewhere")), std::set<std::string>{bait});
+  EXPECT_EQ(listing(path("moved")), (std::set<std::string>{"m.json", "xs.txt"}));
+  EXPECT_EQ(read_file(path("moved/xs.txt")), "a2\na1\n");
+  EXPECT_EQ(nlohmann::json::parse(read_file(path("moved/m.json")))["outputs"][0]["bytes"], 6);
+}
+
+// commit_in_order() with callbacks of the test's own: each publishes by
+// renaming files it staged, through the directory's descriptor.
+class CommitInOrderTest : public JobCommitTest {
+ protected:
+  std::vector<CommitDestination> destination(const std::string& name) const {
+    return {{path(name), {}, {dir_.string() + "/"}}};
+  }
+  void stage(const std::string& name, const std::string& text) const { write_file(path(name), text); }
+  void rename(const std::string& from, const std::string& to) const {
+    io::rename_in(io::directory_descriptor(dir_.string(), path(to)), from, to, path(to));
+  }
+};
+
+TEST_F(CommitInOrderTest, APrepareThatThrowsPublishesNothing) {
+  write_file(path("out.txt"), "old\n");
+  bool published = false;
+  EXPECT_THROW(commit_in_order(
+                   destination("out.txt"), {}, [&] { throw IoError("cannot write output", path("out.txt"), ENOSPC); },
+                   [&] { published = true; }),
+               IoError);
+  EXPECT_FALSE(published);
+  EXPECT_EQ(read_file(path("out.txt")), "old\n");
+  // The lock went with the failure: the next commit goes through.
+  stage("staged", "new\n");
+  EXPECT_EQ(commit_in_order(
+                destination("out.txt"), {}, [] {}, [&] { rename("staged", "out.txt"); }),
+            0);
+  EXPECT_EQ(read_file(path("out.txt")), "new\n");
+}
+
+TEST_F(CommitInOrderTest, ASignalWhilePublishingIsReportedLateAndThePublishCompletes) {
+  stage("staged-1", "one\n");
+  stage("staged-2", "two\n");
+  const int late = commit_in_order(
+      destination("one.txt"), {}, [] {},
+      [&] {
+        rename("staged-1", "one.txt");
+        ::raise(SIGTERM);  // would end the process, were it not held
+        rename("staged-2", "two.txt");
+      });
+  EXPECT_EQ(late, SIGTERM);
+  EXPECT_EQ(read_file(path("one.txt")), "one\n");
+  EXPECT_EQ(read_file(path("two.txt")), "two\n");
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "one.txt", "two.txt"}));
+  EXPECT_NE(late_signal_warning(late).find("SIGTERM"), std::string::npos);
+  sigset_t blocked;
+  ::pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
+  EXPECT_FALSE(sigismember(&blocked, SIGTERM));  // the hold ended with the commit
+}
+
+TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameDirectoryWaitsForTheFirst) {
+  write_file(path("out.txt"), "old\n");
+  int held[2], go[2];
+  ASSERT_EQ(::pipe(held), 0);
+  ASSERT_EQ(::pipe(go), 0);
+  // The first commit runs in a child, which opens the directory (and so
+  // takes its lock) with a descriptor of its own: this process has none yet.
+  const pid_t first = ::fork();
+  ASSERT_GE(first, 0);
+  if (first == 0) {
+    int code = 1;
+    try {
+      commit_in_order(
+          destination("out.txt"), {},
+          [&] {
+            (void)::write(held[1], "H", 1);
+            wait_for_byte(go[0], 10000);
+            stage("staged-first", "first\n");
+          },
+          [&] { rename("staged-first", "out.txt"); });
+      code = 0;
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  ASSERT_TRUE(wait_for_byte(held[0], 10000)) << "the first commit never reached its prepare";
+  std::atomic<bool> entered{false};
+  std::string seen;
+  std::thread second([&] {
+    commit_in_order(
+        destination("out.txt"), {},
+        [&] {
+          seen = read_file(path("out.txt"));
+          entered = true;
+          stage("staged-second", "second\n");
+        },
+        [&] { rename("staged-second", "out.txt"); });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const bool entered_while_held = entered.load();
+  ASSERT_EQ(::write(go[1], "G", 1), 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!entered && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(first, &status, 0), first);  // its exit lets go of its lock, whatever happened
+  second.join();
+  EXPECT_FALSE(entered_while_held) << "the second commit prepared while the first held the lock";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(seen, "first\n");  // it began once the first had published
+  EXPECT_EQ(read_file(path("out.txt")), "second\n");
+  for (const int fd : {held[0], held[1], go[0], go[1]}) ::close(fd);
+}
+
+}  // namespace
+}  // namespace extshuffle::driver
