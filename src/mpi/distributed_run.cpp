@@ -130,8 +130,7 @@ void open_shared_output(RankRun& r) {
 // The sink of this rank's output range (rank_sink.hpp).
 void open_sink(RankRun& r, std::optional<RankSink>& sink, std::uint64_t first_record, std::uint64_t end_record,
                std::uint64_t first_byte) {
-  sink.emplace(RankOutputs{r.config, r.output_path, r.in, r.plan, r.files}, r.me, first_record, end_record,
-               first_byte);
+  sink.emplace(r.config, r.output_path, r.in, r.plan, r.files, r.me, first_record, end_record, first_byte);
 }
 
 // Every rank's pieces complete (rank_sink.hpp).
