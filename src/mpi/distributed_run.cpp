@@ -47,7 +47,7 @@
 #include "extshuffle/dataset/output_parts.hpp"
 #include "mapped_memory.hpp"
 #include "outputs/rank_sink.hpp"
-#include "outputs/rank_output.hpp"
+#include "outputs/rank_range.hpp"
 #include "received_buckets.hpp"
 #include "spread/spread_root.hpp"
 
@@ -308,7 +308,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   const auto t0 = Clock::now();
   State& in = r.in;
   const ioperm::NodeFacts root = in.root_facts();
-  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
+  RankRange ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
   auto bucket_facts = [&](std::uint64_t j) {
     const std::uint64_t records = core::bucket_records(in.records, d.buckets, j);
     return ioperm::NodeFacts{records, received.bucket(j).bytes - records * tag_width, routed, root.max_record_bytes,
