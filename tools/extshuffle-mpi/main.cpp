@@ -97,24 +97,24 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   mpi::checkpoint(comm, [&] { job = cli::make_job(command_line); });
   // One seed for all: a random one is rank 0's. The default budget and
   // thread count are shared by the ranks of a machine.
-  JobOptions& config = job.options;
-  config.seed = comm.broadcast(config.seed, 0);
+  JobOptions& options = job.options;
+  options.seed = comm.broadcast(options.seed, 0);
   const int neighbours = comm.ranks_on_this_machine();
-  if (command_line.memory.empty()) config.memory_bytes /= static_cast<std::uint64_t>(neighbours);
-  if (command_line.threads == 0) config.threads = std::max(1, config.threads / neighbours);
+  if (command_line.memory.empty()) options.memory_bytes /= static_cast<std::uint64_t>(neighbours);
+  if (command_line.threads == 0) options.threads = std::max(1, options.threads / neighbours);
   // Progress on rank 0 alone (its own walks: docs/mpi.md), as extshuffle
   // draws it: with --progress, or on a terminal, never with -q.
   cli::ProgressDisplay progress;
   if (comm.rank() == 0 && !command_line.quiet && (command_line.progress || ::isatty(2))) {
-    config.progress = progress.callback();
+    options.progress = progress.callback();
   }
   const std::vector<mpi::DistributedResult> results = mpi::run_job(job, comm);
   progress.clear();
   for (const mpi::DistributedResult& result : results) {
     if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
-    if (command_line.stats && comm.rank() == 0 && !config.dry_run) print_stats(result, comm.size(), config.seed);
+    if (command_line.stats && comm.rank() == 0 && !options.dry_run) print_stats(result, comm.size(), options.seed);
   }
-  const std::string seed_line = cli::drawn_seed_line(command_line, config);  // rank 0's logger alone prints
+  const std::string seed_line = cli::drawn_seed_line(command_line, options);  // rank 0's logger alone prints
   if (!seed_line.empty()) spdlog::warn("{}", seed_line);
   return 0;
 }

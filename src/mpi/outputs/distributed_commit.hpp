@@ -31,7 +31,7 @@ class DistributedCommit {
   // a bad path fails before any work. Throws RankFailure on every rank.
   // `plan`: the Job's (driver/job_plan.hpp): its inputs, never removed,
   // and its destinations.
-  DistributedCommit(const JobOptions& config, const driver::JobPlan& plan, Communicator& comm);
+  DistributedCommit(const JobOptions& options, const driver::JobPlan& plan, Communicator& comm);
   ~DistributedCommit();
   // A dataset's written pieces; `result` says what the manifest needs of
   // the dataset but its files (inputs, format, records), filled here.
@@ -54,7 +54,7 @@ class DistributedCommit {
   // job's from `first_piece` on in `digests`.
   void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
   void publish();
-  const JobOptions& config_;
+  const JobOptions& options_;
   const driver::JobPlan& plan_;
   Communicator& comm_;
   std::vector<Dataset> datasets_;
@@ -63,7 +63,7 @@ class DistributedCommit {
 
 // run() without its commit: the dataset's pieces written, synced by none,
 // handed to `commit` with what the manifest says of them. Collective.
-DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
                            Communicator& comm, DistributedCommit& commit);
 
 }  // namespace extshuffle::mpi

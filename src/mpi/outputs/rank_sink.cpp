@@ -6,13 +6,13 @@
 
 namespace extshuffle::mpi {
 
-RankSink::RankSink(const JobOptions& config, const std::string& pattern, const DistributedInput::State& in,
+RankSink::RankSink(const JobOptions& options, const std::string& pattern, const DistributedInput::State& in,
                    PiecePlan& plan, std::unique_ptr<SharedPieces>& files, int rank, std::uint64_t first_record,
                    std::uint64_t end_record, std::uint64_t first_byte)
-    : config_(config), pattern_(pattern), in_(in), plan_(plan), files_(files), rank_(rank), first_record_(first_record),
-      end_record_(end_record), first_byte_(first_byte) {
+    : options_(options), pattern_(pattern), in_(in), plan_(plan), files_(files), rank_(rank),
+      first_record_(first_record), end_record_(end_record), first_byte_(first_byte) {
   if (plan_.cut_by_bytes) {
-    spool_ = std::make_unique<RangeSpool>(io::scratch_directory(config_.tmpdir));
+    spool_ = std::make_unique<RangeSpool>(io::scratch_directory(options_.tmpdir));
   } else {
     open_pieces(PieceSink::kUnknown);
   }
@@ -25,13 +25,13 @@ void RankSink::open_pieces(std::uint64_t head_bytes) {
                  in_.header,
                  tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
                  !in_.text && !in_.header.empty() && in_.records > 0,
-                 config_.threads,
-                 io::scratch_directory(config_.tmpdir)};
+                 options_.threads,
+                 io::scratch_directory(options_.tmpdir)};
   pieces_.emplace(plan_, form, *files_, rank_, first_record_, end_record_, first_byte_, head_bytes);
 }
 
 void RankSink::write(const std::byte* data, std::size_t bytes) {
-  if (config_.verify) {
+  if (options_.verify) {
     if (in_.text) {
       dataset::add_text_records(written_, data, bytes, in_.syntax);
     } else {
@@ -57,7 +57,7 @@ void RankSink::place(Communicator& comm) {
   if (spool_) {
     const dataset::RecordCutter cutter(0, in_.syntax);
     const std::uint64_t head_bytes =
-        cut_pieces_by_bytes(plan_, config_, pattern_, *spool_, cutter, first_record_, end_record_, comm);
+        cut_pieces_by_bytes(plan_, options_, pattern_, *spool_, cutter, first_record_, end_record_, comm);
     std::vector<std::string> paths;
     for (const Piece& piece : plan_.pieces) paths.push_back(piece.path);
     files_ = SharedPieces::open(paths, comm);

@@ -23,7 +23,7 @@ class RankSink {
   // What every rank's sink shares: `plan`, the pieces of the output
   // `pattern` names, and `files`, theirs (opened here, late, when the
   // pieces are cut by bytes); `in`, the records' format.
-  RankSink(const JobOptions& config, const std::string& pattern, const DistributedInput::State& in, PiecePlan& plan,
+  RankSink(const JobOptions& options, const std::string& pattern, const DistributedInput::State& in, PiecePlan& plan,
            std::unique_ptr<SharedPieces>& files, int rank, std::uint64_t first_record, std::uint64_t end_record,
            std::uint64_t first_byte);
   // Bytes of whole records, in output order.
@@ -39,7 +39,7 @@ class RankSink {
 
  private:
   void open_pieces(std::uint64_t head_bytes);
-  const JobOptions& config_;
+  const JobOptions& options_;
   const std::string& pattern_;
   const DistributedInput::State& in_;
   PiecePlan& plan_;
