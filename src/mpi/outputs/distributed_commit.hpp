@@ -1,12 +1,14 @@
-// The commit of a distributed Job (docs/mpi.md "The commit"): every piece
-// of every aligned dataset is written and fsynced by every rank that wrote
-// into it; once all have, rank 0 publishes through extshuffle's one commit
+// The commit of a distributed Job (docs/cli.md "The commit", docs/mpi.md
+// "Shards, splits and the manifest"): every piece of every aligned dataset
+// is written and fsynced by every rank that wrote into it; once all have,
+// rank 0 publishes through extshuffle's one commit
 // (driver/commit_sequence.hpp: the destinations' lock, leftovers removed,
 // every file and the manifest prepared, then the renames with signals
 // held, the manifest last). With --manifest, each piece's bytes and xxh64
-// are read back from the finished file by one of the ranks in turn. A rank that fails
-// or is killed before that leaves no piece and no manifest: rank 0 removes
-// the hidden files (or the next run does, when every rank was killed).
+// are read back from the finished file by one of the ranks in turn. A rank
+// that fails or is killed before that leaves no piece and no manifest: rank
+// 0 removes the hidden files (or the next run does, when every rank was
+// killed).
 #pragma once
 
 #include <memory>
