@@ -47,7 +47,7 @@
 #include "extshuffle/dataset/output_parts.hpp"
 #include "mapped_memory.hpp"
 #include "outputs/rank_sink.hpp"
-#include "outputs/rank_output.hpp"
+#include "outputs/rank_range.hpp"
 #include "received_buckets.hpp"
 #include "spread/spread_root.hpp"
 
@@ -66,20 +66,20 @@ std::uint64_t peak_rss_bytes() {
 }
 
 // What the walk is told, for an arena of `memory_bytes` on `device`.
-ioperm::TextOptions walk_options(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
+ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
                                  device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
   ioperm::TextOptions o;
-  o.walk.shuffle = {in.record_size, config.seed, config.constants, device, config.threads};
+  o.walk.shuffle = {in.record_size, options.seed, options.constants, device, options.threads};
   o.walk.memory_bytes = memory_bytes;
-  o.walk.output_records = config.head_count;
+  o.walk.output_records = options.head_count;
   o.walk.progress_bytes = progress;
   o.syntax = in.syntax;
   return o;
 }
 
-ioperm::DistributedWalk walk_for(const JobOptions& config, const State& in, std::uint64_t memory_bytes,
+ioperm::DistributedWalk walk_for(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
                                  device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
-  return ioperm::DistributedWalk(walk_options(config, in, memory_bytes, device, progress), in.text);
+  return ioperm::DistributedWalk(walk_options(options, in, memory_bytes, device, progress), in.text);
 }
 
 void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
@@ -89,7 +89,7 @@ void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
 
 // What the steps of one rank share.
 struct RankRun {
-  JobOptions config;  // -n: the records the pieces take, once planned
+  JobOptions options;  // -n: the records the pieces take, once planned
   const std::string& output_path;
   const std::string display_name;  // of the input
   State& in;
@@ -109,18 +109,18 @@ struct RankRun {
 void open_shared_output(RankRun& r) {
   const std::uint64_t n = r.in.records;
   checkpoint(r.comm, [&] {
-    core::check_plan(n, r.config.constants);
-    if (!r.in.text && !r.in.header.empty() && r.config.head_count < n) {
+    core::check_plan(n, r.options.constants);
+    if (!r.in.text && !r.in.header.empty() && r.options.head_count < n) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
-    r.plan = plan_pieces(r.config, r.output_path, r.in.text ? 0 : r.in.record_size, std::min(r.config.head_count, n));
-    dataset::check_verify_takes_all(r.config.verify, r.config.head_count, n, r.plan.records);
-    walk_for(r.config, r.in, r.config.memory_bytes, r.config.device).check_budget(r.in.root_facts());
+    r.plan = plan_pieces(r.options, r.output_path, r.in.text ? 0 : r.in.record_size, std::min(r.options.head_count, n));
+    dataset::check_verify_takes_all(r.options.verify, r.options.head_count, n, r.plan.records);
+    walk_for(r.options, r.in, r.options.memory_bytes, r.options.device).check_budget(r.in.root_facts());
   });
   if (r.me == 0 && r.plan.left_out > 0) {
     r.warnings.push_back(dataset::left_out_warning(r.plan.left_out, r.plan.records));
   }
-  r.config.head_count = r.plan.records;
+  r.options.head_count = r.plan.records;
   if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
   std::vector<std::string> paths;
   for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
@@ -130,8 +130,7 @@ void open_shared_output(RankRun& r) {
 // The sink of this rank's output range (rank_sink.hpp).
 void open_sink(RankRun& r, std::optional<RankSink>& sink, std::uint64_t first_record, std::uint64_t end_record,
                std::uint64_t first_byte) {
-  sink.emplace(RankOutputs{r.config, r.output_path, r.in, r.plan, r.files}, r.me, first_record, end_record,
-               first_byte);
+  sink.emplace(r.options, r.output_path, r.in, r.plan, r.files, r.me, first_record, end_record, first_byte);
 }
 
 // Every rank's pieces complete (rank_sink.hpp).
@@ -151,7 +150,7 @@ std::uint32_t run_alone(RankRun& r) {
   checkpoint(r.comm, [&] {
     open_sink(r, pieces, 0, r.plan.records, 0);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
-    const ioperm::TextOptions o = walk_options(r.config, in, r.config.memory_bytes, r.config.device, r.progress);
+    const ioperm::TextOptions o = walk_options(r.options, in, r.options.memory_bytes, r.options.device, r.progress);
     ioperm::WalkStats e;
     if (in.text) {
       e = ioperm::shuffle_text(in.whole_text(), in.records, in.scratch(), in.scratch_offset(), o, sink);
@@ -179,7 +178,7 @@ std::uint32_t run_spread_root(RankRun& r) {
     open_sink(r, pieces, first_record, end_record, first_byte);
     return *pieces;
   };
-  shuffle_spread_root(r.config, r.in, r.display_name, open, r.comm, r.stats, r.progress);
+  shuffle_spread_root(r.options, r.in, r.display_name, open, r.comm, r.stats, r.progress);
   place_parts(r, *pieces);
   r.stats.bytes_written += r.stats.output_bytes;
   r.stats.seconds_buckets = since(t0);
@@ -190,7 +189,7 @@ std::uint32_t run_spread_root(RankRun& r) {
 // every rank's column sums.
 Distribution draw_counts(RankRun& r) {
   const auto t0 = Clock::now();
-  Distribution d = distribute(r.config.seed, r.in.records, r.config.constants, r.in.chunk_begin, r.comm);
+  Distribution d = distribute(r.options.seed, r.in.records, r.options.constants, r.in.chunk_begin, r.comm);
   r.stats.seconds_counting += since(t0);
   r.stats.splits_drawn = d.splits_drawn;
   r.stats.chunks = d.chunk_begin[r.me + 1] - d.chunk_begin[r.me];
@@ -204,8 +203,8 @@ Distribution draw_counts(RankRun& r) {
 ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d) {
   std::optional<ExchangeBudget> in_memory;
   checkpoint(r.comm, [&] {
-    const auto rules = walk_for(r.config, r.in, r.config.memory_bytes, device::Device::kCpu);
-    in_memory = plan_exchange_budget(rules, d, r.me, r.config.memory_bytes, r.in.root_facts(),
+    const auto rules = walk_for(r.options, r.in, r.options.memory_bytes, device::Device::kCpu);
+    in_memory = plan_exchange_budget(rules, d, r.me, r.options.memory_bytes, r.in.root_facts(),
                                      ioperm::NodePath::kChunksInMemory);
   });
   const bool routed = r.comm.max(in_memory ? 0 : 1) == 1;
@@ -213,12 +212,12 @@ ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d) {
 }
 
 ExchangeBudget exchange_budget(RankRun& r, const Distribution& d, ioperm::NodePath path) {
-  const auto rules = walk_for(r.config, r.in, r.config.memory_bytes, device::Device::kCpu);
+  const auto rules = walk_for(r.options, r.in, r.options.memory_bytes, device::Device::kCpu);
   const std::optional<ExchangeBudget> share =
-      plan_exchange_budget(rules, d, r.me, r.config.memory_bytes, r.in.root_facts(), path);
+      plan_exchange_budget(rules, d, r.me, r.options.memory_bytes, r.in.root_facts(), path);
   if (!share) {
-    throw BudgetError("--memory too small for " + std::to_string(d.ranks) + " ranks: " +
-                      std::to_string(r.config.memory_bytes) +
+    throw BudgetError("--memory too small for " + std::to_string(d.ranks) +
+                      " ranks: " + std::to_string(r.options.memory_bytes) +
                       " bytes cannot hold the scatter's chunk memory, its slices for other ranks and a buffer "
                       "per rank and bucket");
   }
@@ -234,7 +233,7 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
   ioperm::WalkStats walked;
   try {
     if (r.stats.chunks > 0) {
-      const io::ByteExtents chunks = r.in.chunk_data(r.me, r.config.constants);
+      const io::ByteExtents chunks = r.in.chunk_data(r.me, r.options.constants);
       r.stats.input_bytes_read = chunks.bytes;
       walk.scatter_chunks(store, d.root, chunks, r.in.root_facts(), path, d.chunk_begin[r.me],
                           d.chunk_begin[r.me + 1], targets, walked);
@@ -276,13 +275,13 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
     MappedMemory pool, receive;
     checkpoint(r.comm, [&] {
       budget = exchange_budget(r, d, path);
-      scatter.emplace(walk_options(r.config, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
+      scatter.emplace(walk_options(r.options, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
                       r.in.text);
       tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
       pool = MappedMemory(budget.pool_bytes);
       receive = MappedMemory(budget.receive_bytes);
       writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
-      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.config.head_count,
+      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.options.head_count,
                        writer_buffers.get(), budget.writer_buffer_bytes);
     });
     ExchangeTargets targets(
@@ -309,7 +308,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   const auto t0 = Clock::now();
   State& in = r.in;
   const ioperm::NodeFacts root = in.root_facts();
-  RankOutput ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
+  RankRange ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
   auto bucket_facts = [&](std::uint64_t j) {
     const std::uint64_t records = core::bucket_records(in.records, d.buckets, j);
     return ioperm::NodeFacts{records, received.bucket(j).bytes - records * tag_width, routed, root.max_record_bytes,
@@ -323,7 +322,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   std::uint32_t passes = 1;
   std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
-    const auto walk = walk_for(r.config, in, r.config.memory_bytes, r.config.device, r.progress);
+    const auto walk = walk_for(r.options, in, r.options.memory_bytes, r.options.device, r.progress);
     open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
       ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
@@ -350,7 +349,7 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
   RunStats& s = result.stats;
   s.records = r.in.records;
   s.bytes = r.in.input_bytes;
-  s.levels = core::plan_levels(r.in.records, r.config.constants);
+  s.levels = core::plan_levels(r.in.records, r.options.constants);
   s.passes = static_cast<std::uint32_t>(r.comm.max(passes));
   for (const RankStats& rank : all) {
     s.bytes_read += rank.bytes_read;
@@ -364,15 +363,15 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 
 }  // namespace
 
-DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
                            Communicator& comm, DistributedCommit& commit) {
   const auto start = Clock::now();
-  if (config.dry_run) {
+  if (options.dry_run) {
     DistributedResult result;
     if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size());
     return result;
   }
-  RankRun r{config,
+  RankRun r{options,
             dataset.output,
             dataset::input_display_name(dataset.inputs.front()),
             *input.state_,
@@ -391,21 +390,21 @@ DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, 
   // once for a root that is one leaf on one rank; a spread root counts the
   // bytes it writes, about its share). Shown capped at 100%.
   std::optional<driver::ProgressMeter> meter;
-  if (r.me == 0 && config.progress) {
+  if (r.me == 0 && options.progress) {
     const std::uint64_t bytes = r.in.data_bytes();
     const auto ranks = static_cast<std::uint64_t>(comm.size());
-    const std::uint64_t expected = ranks == 1 && core::is_leaf(r.in.records, config.constants) ? 2 * bytes
-                                   : spread_root(r.in.records, config.constants, comm.size()) ? bytes / ranks
-                                                                                            : 4 * bytes / ranks;
-    meter.emplace(expected, config.progress);
+    const std::uint64_t expected = ranks == 1 && core::is_leaf(r.in.records, options.constants) ? 2 * bytes
+                                   : spread_root(r.in.records, options.constants, comm.size())  ? bytes / ranks
+                                                                                                : 4 * bytes / ranks;
+    meter.emplace(expected, options.progress);
     r.progress = meter->counter();
   }
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, r.config.constants) && comm.size() == 1) {
+  if (core::is_leaf(r.in.records, r.options.constants) && comm.size() == 1) {
     passes = run_alone(r);
-  } else if (spread_root(r.in.records, r.config.constants, comm.size())) {
+  } else if (spread_root(r.in.records, r.options.constants, comm.size())) {
     passes = run_spread_root(r);
   } else {
     const Distribution d = draw_counts(r);
@@ -416,7 +415,7 @@ DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, 
     const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
-  if (config.verify) {
+  if (options.verify) {
     dataset::RecordDigest read;
     checkpoint(comm, [&] { read = digest_held_records(r.in, r.display_name); });
     check_distributed_digests(read, r.written, comm);

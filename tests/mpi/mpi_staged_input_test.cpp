@@ -155,13 +155,13 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
   comm.barrier();
   std::vector<std::string> paths;
   for (const std::string& name : names) paths.push_back(root + "/" + name);
-  JobOptions config;
-  DatasetFiles files = lay_out_dataset(config, paths, scratch, comm);
+  JobOptions options;
+  DatasetFiles files = lay_out_dataset(options, paths, scratch, comm);
   const std::vector<std::uint64_t> starts = line_starts(expected);
   ASSERT_EQ(files.records, starts.size() - 1);
   ASSERT_EQ(files.data_bytes, expected.size());
   for (const std::uint64_t leaf : {1, 5, 64, 300, 5000}) {
-    core::PlanConstants constants = config.constants;
+    core::PlanConstants constants = options.constants;
     constants.leaf_records = leaf;
     const std::vector<std::uint64_t> held = held_record_split(files.records, constants, comm.size());
     const std::vector<std::uint64_t> bytes = record_byte_offsets(files, held, comm);

@@ -83,38 +83,38 @@ void print_stats(const mpi::DistributedResult& result, int ranks, std::uint64_t 
 int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   // 1. Rank 0 parses alone first: help, the version and parse errors are
   // printed once; the others then parse the same words, silently.
-  cli::Options options;
+  cli::Options command_line;
   std::uint64_t verdict = 0;  // 0: go on; else the exit code + 1
   if (comm.rank() == 0) {
-    if (const auto exit_code = cli::parse_options(argc, argv, options, kProgram)) verdict = *exit_code + 1;
+    if (const auto exit_code = cli::parse_options(argc, argv, command_line, kProgram)) verdict = *exit_code + 1;
   }
   verdict = comm.broadcast(verdict, 0);
   if (verdict != 0) return static_cast<int>(verdict - 1);
-  if (comm.rank() != 0) cli::parse_options(argc, argv, options, kProgram);
-  cli::set_up_logging(options, kProgram, comm.rank() != 0);  // rank 0 alone below errors: -v is read once
+  if (comm.rank() != 0) cli::parse_options(argc, argv, command_line, kProgram);
+  cli::set_up_logging(command_line, kProgram, comm.rank() != 0);  // rank 0 alone below errors: -v is read once
 
   Job job;
-  mpi::checkpoint(comm, [&] { job = cli::make_job(options); });
+  mpi::checkpoint(comm, [&] { job = cli::make_job(command_line); });
   // One seed for all: a random one is rank 0's. The default budget and
   // thread count are shared by the ranks of a machine.
-  JobOptions& config = job.options;
-  config.seed = comm.broadcast(config.seed, 0);
+  JobOptions& options = job.options;
+  options.seed = comm.broadcast(options.seed, 0);
   const int neighbours = comm.ranks_on_this_machine();
-  if (options.memory.empty()) config.memory_bytes /= static_cast<std::uint64_t>(neighbours);
-  if (options.threads == 0) config.threads = std::max(1, config.threads / neighbours);
+  if (command_line.memory.empty()) options.memory_bytes /= static_cast<std::uint64_t>(neighbours);
+  if (command_line.threads == 0) options.threads = std::max(1, options.threads / neighbours);
   // Progress on rank 0 alone (its own walks: docs/mpi.md), as extshuffle
   // draws it: with --progress, or on a terminal, never with -q.
   cli::ProgressDisplay progress;
-  if (comm.rank() == 0 && !options.quiet && (options.progress || ::isatty(2))) {
-    config.progress = progress.callback();
+  if (comm.rank() == 0 && !command_line.quiet && (command_line.progress || ::isatty(2))) {
+    options.progress = progress.callback();
   }
   const std::vector<mpi::DistributedResult> results = mpi::run_job(job, comm);
   progress.clear();
   for (const mpi::DistributedResult& result : results) {
     if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
-    if (options.stats && comm.rank() == 0 && !config.dry_run) print_stats(result, comm.size(), config.seed);
+    if (command_line.stats && comm.rank() == 0 && !options.dry_run) print_stats(result, comm.size(), options.seed);
   }
-  const std::string seed_line = cli::drawn_seed_line(options, config);  // rank 0's logger alone prints
+  const std::string seed_line = cli::drawn_seed_line(command_line, options);  // rank 0's logger alone prints
   if (!seed_line.empty()) spdlog::warn("{}", seed_line);
   return 0;
 }

@@ -67,8 +67,8 @@ class DistributedInput {
  private:
   explicit DistributedInput(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
-  friend DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
-  friend DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+  friend DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm);
+  friend DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
                                     Communicator& comm, DistributedCommit& commit);
 };
 
@@ -77,7 +77,7 @@ class DistributedInput {
 // take), opens dataset.inputs[0] on every rank, and counts its records
 // (text: each rank its byte range). Throws RankFailure, the same on every
 // rank (rank_failure.hpp).
-DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm);
+DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm);
 
 // Runs a Job (extshuffle/job.hpp) across the ranks of `comm`, every rank
 // calling it with the same Job: each dataset's input prepared (opened,

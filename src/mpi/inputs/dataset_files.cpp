@@ -55,7 +55,7 @@ std::string encode(const DatasetFile& f) {
   return bytes + l.header + tar.first_key + tar.last_key;
 }
 
-void decode(const std::string& bytes, const JobOptions& config, DatasetFile& f) {
+void decode(const std::string& bytes, const JobOptions& options, DatasetFile& f) {
   FileFacts facts;
   std::memcpy(&facts, bytes.data(), sizeof facts);
   dataset::InputLayout& l = f.layout;
@@ -69,7 +69,7 @@ void decode(const std::string& bytes, const JobOptions& config, DatasetFile& f) 
   l.text = facts.text != 0;
   l.text_count = dataset::TextCount{facts.header_bytes, facts.records, facts.add_terminator != 0,
                                     facts.longest_record_bytes, facts.record_bytes_squared};
-  if (l.text) l.syntax = formats::text_syntax(l.format.text_format, config.zero_terminated);
+  if (l.text) l.syntax = formats::text_syntax(l.format.text_format, options.zero_terminated);
   const std::size_t keys = facts.tar_first_key_bytes + facts.tar_last_key_bytes;
   l.header = bytes.substr(sizeof facts, bytes.size() - sizeof facts - keys);
   f.tar_hard_links = facts.tar_hard_links;
@@ -149,7 +149,7 @@ std::vector<int> assign_files_by_size(const std::vector<std::uint64_t>& stored_b
   return holder;
 }
 
-DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::string>& paths,
+DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::string>& paths,
                              const std::string& scratch_directory, Communicator& comm) {
   DatasetFiles d;
   std::vector<std::uint64_t> sizes;
@@ -170,7 +170,7 @@ DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::st
       f.holder = holders[k];
       if (f.holder != comm.rank()) continue;
       d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory);
-      f.layout = dataset::read_input_layout(config, *d.held[k]);
+      f.layout = dataset::read_input_layout(options, *d.held[k]);
       f.bytes = d.held[k]->bytes();
       if (f.tar()) {
         f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar);
@@ -180,7 +180,7 @@ DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::st
   });
   for (DatasetFile& f : d.files) {
     const std::string facts = comm.broadcast(f.holder == comm.rank() ? encode(f) : std::string(), f.holder);
-    if (f.holder != comm.rank()) decode(facts, config, f);
+    if (f.holder != comm.rank()) decode(facts, options, f);
   }
   checkpoint(comm, [&] {
     for (std::size_t k = 1; k < d.files.size(); ++k) {
@@ -190,7 +190,7 @@ DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::st
     if (d.files.front().tar()) {
       std::vector<dataset::TarArchiveFacts> archives;
       for (const DatasetFile& f : d.files) archives.push_back(tar_facts(f));
-      d.warnings = dataset::tar_dataset_warnings(archives, config.verify);
+      d.warnings = dataset::tar_dataset_warnings(archives, options.verify);
     }
   });
   return d;

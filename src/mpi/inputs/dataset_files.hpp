@@ -71,7 +71,7 @@ std::vector<int> assign_files_by_size(const std::vector<std::uint64_t>& stored_b
 // layout on every rank, checked to agree (dataset/format_agreement.hpp).
 // Scratch in `scratch_directory`, this rank's own. Throws RankFailure on
 // every rank. Collective.
-DatasetFiles lay_out_dataset(const JobOptions& config, const std::vector<std::string>& paths,
+DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::string>& paths,
                              const std::string& scratch_directory, Communicator& comm);
 
 // The byte offsets in the dataset's data of the data records `indices`

@@ -34,15 +34,17 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 // single-machine implementation has no distributed counterpart yet. (Shards,
 // splits, compressed pieces and the manifest are the output's:
 // piece_plan.hpp.)
-void check_supported(const JobOptions& config, const JobDataset& dataset) {
+void check_supported(const JobOptions& options, const JobDataset& dataset) {
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
-  if (config.echo || config.integer_range) refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
-  if (config.repeat) refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
+  if (options.echo || options.integer_range)
+    refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
+  if (options.repeat)
+    refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
   for (const std::string& input : dataset.inputs) {
     if (input == "-") refuse("standard input", "cannot be split across ranks: give INPUT files");
   }
   if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
-  if (config.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
+  if (options.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
 }
 
 // Each of a dataset's files (a directory expanded) must be one every rank
@@ -144,21 +146,20 @@ namespace {
 // unread, when it is TFRecord or a tar archive: its frames (samples) are
 // found one after another from its start, so it is read as a dataset of one
 // file by one rank.
-bool prepare_one_file(const JobOptions& config, const std::string& input, DistributedInput::State& in,
+bool prepare_one_file(const JobOptions& options, const std::string& input, DistributedInput::State& in,
                       Communicator& comm) {
   const std::string name = dataset::input_display_name(input);
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
-    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(config.tmpdir));
+    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(options.tmpdir));
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
-    detected = formats::detect_format(config.format, config.record_size, config.zero_terminated, input,
-                                      head, name);
+    detected = formats::detect_format(options.format, options.record_size, options.zero_terminated, input, head, name);
     in.format_name = dataset::format_name(detected);
     if (detected.kind == formats::RecordKind::kText) return;
     if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
     }
-    const dataset::InputLayout layout = dataset::read_input_layout(config, *in.source);
+    const dataset::InputLayout layout = dataset::read_input_layout(options, *in.source);
     in.record_size = layout.record_size;
     in.data_offset = layout.data_offset;
     in.records = layout.records;
@@ -172,16 +173,15 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
   }
   in.input_bytes = in.source->bytes();
   if (detected.kind != formats::RecordKind::kText) {
-    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
+    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
     return true;
   }
   in.text = true;
-  in.syntax = formats::text_syntax(detected.text_format, config.zero_terminated);
-  const std::uint64_t header_lines = dataset::header_records(config, detected.text_format);
+  in.syntax = formats::text_syntax(detected.text_format, options.zero_terminated);
+  const std::uint64_t header_lines = dataset::header_records(options, detected.text_format);
   checkpoint(comm, [&] {
     const TextSplit split =
-        split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, config.constants, name,
-                         comm);
+        split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, options.constants, name, comm);
     in.records = split.records;
     in.data_offset = split.header_bytes;
     in.add_terminator = split.add_terminator;
@@ -200,10 +200,10 @@ bool prepare_one_file(const JobOptions& config, const std::string& input, Distri
 
 // A dataset of files: laid out by their holders, then each rank's held
 // records gathered where it can read them.
-void prepare_dataset(const JobOptions& config, const std::vector<std::string>& paths, DistributedInput::State& in,
+void prepare_dataset(const JobOptions& options, const std::vector<std::string>& paths, DistributedInput::State& in,
                      Communicator& comm) {
-  const std::string scratch = io::scratch_directory(config.tmpdir);
-  in.files = std::make_unique<DatasetFiles>(lay_out_dataset(config, paths, scratch, comm));
+  const std::string scratch = io::scratch_directory(options.tmpdir);
+  in.files = std::make_unique<DatasetFiles>(lay_out_dataset(options, paths, scratch, comm));
   const DatasetFiles& d = *in.files;
   const DatasetFile& first = d.files.front();
   if (comm.rank() == 0) {
@@ -217,26 +217,26 @@ void prepare_dataset(const JobOptions& config, const std::vector<std::string>& p
   in.longest_record_bytes = d.longest_record_bytes;
   in.input_bytes = d.input_bytes;
   in.format_name = dataset::format_name(first.layout.format);
-  in.chunk_begin = even_chunk_split(core::chunk_count(in.records, config.constants), comm.size());
+  in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
   // A spread root's records are held by bytes, any other's by its chunks.
-  if (spread_root(in.records, config.constants, comm.size())) {
+  if (spread_root(in.records, options.constants, comm.size())) {
     HeldSplit split = held_records_by_bytes(*in.files, comm.size(), comm);
     in.held_begin = std::move(split.records);
     in.held_byte_begin = std::move(split.bytes);
   } else {
-    in.held_begin = held_record_split(in.records, config.constants, comm.size());
+    in.held_begin = held_record_split(in.records, options.constants, comm.size());
     in.held_byte_begin = record_byte_offsets(*in.files, in.held_begin, comm);
   }
   const std::vector<std::uint64_t>& held_bytes = in.held_byte_begin;
   // A root run alone reads one file range (whole_file, whole_text): its
   // records are copied there, in order, even those it could read in place.
-  const bool contiguous = runs_alone(in.records, config.constants, comm.size());
+  const bool contiguous = runs_alone(in.records, options.constants, comm.size());
   in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm));
 }
 
 }  // namespace
 
-DistributedInput prepare_input(const JobOptions& config, const JobDataset& dataset, Communicator& comm) {
+DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm) {
   const auto start = std::chrono::steady_clock::now();
   auto state = std::make_unique<DistributedInput::State>();
   DistributedInput::State& in = *state;
@@ -244,14 +244,14 @@ DistributedInput prepare_input(const JobOptions& config, const JobDataset& datas
   in.ranks = comm.size();
   std::vector<std::string> paths;
   checkpoint(comm, [&] {
-    check_supported(config, dataset);
+    check_supported(options, dataset);
     paths = dataset::expand_dataset_paths(dataset.inputs);
     check_files(paths);
   });
   check_ranks_see_the_same_inputs(paths, comm);
   const bool one_plain_file = paths.size() == 1 && io::codec_for_path(paths.front()) == io::Codec::kNone;
-  if (!one_plain_file || !prepare_one_file(config, paths.front(), in, comm)) prepare_dataset(config, paths, in, comm);
-  if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, config.constants, comm.size());
+  if (!one_plain_file || !prepare_one_file(options, paths.front(), in, comm)) prepare_dataset(options, paths, in, comm);
+  if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, options.constants, comm.size());
   in.seconds_counting = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return DistributedInput(std::move(state));
 }

@@ -45,7 +45,7 @@ class RangeSpool {
 // rank's spool of output records [first_record, end_record). Returns the
 // bytes of the piece this rank's first record continues, before that
 // record (0 when it starts a piece). Throws RankFailure on every rank.
-std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& config, const std::string& pattern,
+std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& options, const std::string& pattern,
                                   const RangeSpool& spool, const dataset::RecordCutter& cutter,
                                   std::uint64_t first_record, std::uint64_t end_record, Communicator& comm);
 

@@ -38,10 +38,10 @@ std::pair<std::uint64_t, std::uint64_t> digest_piece(SharedOutput& file, const s
 
 }  // namespace
 
-DistributedCommit::DistributedCommit(const JobOptions& config, const driver::JobPlan& plan, Communicator& comm)
-    : config_(config), plan_(plan), comm_(comm) {
+DistributedCommit::DistributedCommit(const JobOptions& options, const driver::JobPlan& plan, Communicator& comm)
+    : options_(options), plan_(plan), comm_(comm) {
   checkpoint(comm_, [&] {
-    if (comm_.rank() == 0 && !config.manifest_path.empty() && !config.dry_run) manifest_.emplace(config);
+    if (comm_.rank() == 0 && !options.manifest_path.empty() && !options.dry_run) manifest_.emplace(options);
   });
 }
 
@@ -56,7 +56,7 @@ std::vector<std::uint64_t> DistributedCommit::digest_pieces() {
   std::size_t pieces = 0;
   for (const Dataset& d : datasets_) pieces += d.plan.pieces.size();
   std::vector<std::uint64_t> mine(2 * pieces, 0);
-  if (config_.manifest_path.empty()) return mine;
+  if (options_.manifest_path.empty()) return mine;
   // Piece k by rank k mod P: one rank reading every piece back would take as
   // long as writing the whole output on one machine.
   checkpoint(comm_, [&] {
@@ -95,7 +95,7 @@ void DistributedCommit::prepare(Dataset& d, std::size_t first_piece, const std::
   }
   if (d.plan.several_files) {
     std::vector<std::string> names, written;
-    for (const auto& part : config_.splits) names.push_back(part.name);
+    for (const auto& part : options_.splits) names.push_back(part.name);
     for (const Piece& piece : d.plan.pieces) written.push_back(piece.path);
     d.result.stale_pieces = dataset::find_stale_pieces(d.pattern, names, written);
   }
@@ -105,7 +105,7 @@ void DistributedCommit::prepare(Dataset& d, std::size_t first_piece, const std::
 // Rank 0, signals held: the renames, the stale pieces (--clean), the manifest last.
 void DistributedCommit::publish() {
   for (Dataset& d : datasets_) d.files->publish();
-  if (config_.clean) {
+  if (options_.clean) {
     for (const Dataset& d : datasets_) dataset::remove_stale_pieces(d.result.stale_pieces, plan_.read_files);
   }
   if (manifest_) manifest_->publish();
@@ -135,8 +135,8 @@ void DistributedCommit::commit() {
   });
   for (const Dataset& d : datasets_) {
     if (comm_.rank() != 0 || d.result.stale_pieces.empty()) continue;
-    const std::string line = dataset::stale_warning(d.pattern, config_.clean, d.result.stale_pieces);
-    if (config_.clean) {
+    const std::string line = dataset::stale_warning(d.pattern, options_.clean, d.result.stale_pieces);
+    if (options_.clean) {
       spdlog::debug("{}", line);
     } else {
       spdlog::warn("warning: {}", line);

@@ -1,12 +1,14 @@
-// The commit of a distributed Job (docs/mpi.md "The commit"): every piece
-// of every aligned dataset is written and fsynced by every rank that wrote
-// into it; once all have, rank 0 publishes through extshuffle's one commit
+// The commit of a distributed Job (docs/cli.md "The commit", docs/mpi.md
+// "Shards, splits and the manifest"): every piece of every aligned dataset
+// is written and fsynced by every rank that wrote into it; once all have,
+// rank 0 publishes through extshuffle's one commit
 // (driver/commit_sequence.hpp: the destinations' lock, leftovers removed,
 // every file and the manifest prepared, then the renames with signals
 // held, the manifest last). With --manifest, each piece's bytes and xxh64
-// are read back from the finished file by one of the ranks in turn. A rank that fails
-// or is killed before that leaves no piece and no manifest: rank 0 removes
-// the hidden files (or the next run does, when every rank was killed).
+// are read back from the finished file by one of the ranks in turn. A rank
+// that fails or is killed before that leaves no piece and no manifest: rank
+// 0 removes the hidden files (or the next run does, when every rank was
+// killed).
 #pragma once
 
 #include <memory>
@@ -31,7 +33,7 @@ class DistributedCommit {
   // a bad path fails before any work. Throws RankFailure on every rank.
   // `plan`: the Job's (driver/job_plan.hpp): its inputs, never removed,
   // and its destinations.
-  DistributedCommit(const JobOptions& config, const driver::JobPlan& plan, Communicator& comm);
+  DistributedCommit(const JobOptions& options, const driver::JobPlan& plan, Communicator& comm);
   ~DistributedCommit();
   // A dataset's written pieces; `result` says what the manifest needs of
   // the dataset but its files (inputs, format, records), filled here.
@@ -54,7 +56,7 @@ class DistributedCommit {
   // job's from `first_piece` on in `digests`.
   void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
   void publish();
-  const JobOptions& config_;
+  const JobOptions& options_;
   const driver::JobPlan& plan_;
   Communicator& comm_;
   std::vector<Dataset> datasets_;
@@ -63,7 +65,7 @@ class DistributedCommit {
 
 // run() without its commit: the dataset's pieces written, synced by none,
 // handed to `commit` with what the manifest says of them. Collective.
-DistributedResult run_into(const JobOptions& config, const JobDataset& dataset, DistributedInput input,
+DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
                            Communicator& comm, DistributedCommit& commit);
 
 }  // namespace extshuffle::mpi

@@ -15,33 +15,33 @@ std::size_t PiecePlan::piece_of(std::uint64_t record) const {
   return k;
 }
 
-PiecePlan plan_pieces(const JobOptions& config, const std::string& output, std::size_t record_size,
+PiecePlan plan_pieces(const JobOptions& options, const std::string& output, std::size_t record_size,
                       std::uint64_t records) {
   PiecePlan plan;
-  plan.several_files = dataset::writes_several_files(config.shard_count, config.shard_bytes, config.splits.size());
+  plan.several_files = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
   if (!plan.several_files) {
     plan.records = records;
     plan.pieces.push_back({output, "", 0, 1, 0, records});
     return plan;
   }
-  dataset::check_output_pattern(output, config.shard_count, config.shard_bytes, config.splits.size());
+  dataset::check_output_pattern(output, options.shard_count, options.shard_bytes, options.splits.size());
   const std::vector<std::uint64_t> ends =
-      config.splits.empty() ? std::vector<std::uint64_t>{records} : dataset::split_ends(config.splits, records);
+      options.splits.empty() ? std::vector<std::uint64_t>{records} : dataset::split_ends(options.splits, records);
   plan.records = ends.back();
   plan.left_out = records - ends.back();
   plan.split_ends = ends;
-  plan.cut_by_bytes = config.shard_count == 0 && config.shard_bytes > 0 && record_size == 0;
+  plan.cut_by_bytes = options.shard_count == 0 && options.shard_bytes > 0 && record_size == 0;
   if (plan.cut_by_bytes) return plan;
   std::uint64_t first = 0;
   for (std::size_t s = 0; s < ends.size(); ++s) {
-    const std::string name = config.splits.empty() ? "" : config.splits[s].name;
+    const std::string name = options.splits.empty() ? "" : options.splits[s].name;
     const std::uint64_t split_records = ends[s] - first;
     std::uint64_t shards = 1, per_shard = 0;
-    if (config.shard_count > 0) {
-      shards = config.shard_count;
-    } else if (config.shard_bytes > 0) {
+    if (options.shard_count > 0) {
+      shards = options.shard_count;
+    } else if (options.shard_bytes > 0) {
       // Fixed-size records: --shard-size is a number of records a shard.
-      per_shard = std::max<std::uint64_t>(1, config.shard_bytes / record_size);
+      per_shard = std::max<std::uint64_t>(1, options.shard_bytes / record_size);
       shards = std::max<std::uint64_t>(1, (split_records + per_shard - 1) / per_shard);
     }
     for (std::uint64_t k = 0; k < shards; ++k) {

@@ -39,7 +39,7 @@ struct PiecePlan {
 // The pieces of `output` for `records` output records (-n applied) of
 // `record_size` bytes (0: text). Throws UsageError: a bad pattern, --split
 // counts beyond the records.
-PiecePlan plan_pieces(const JobOptions& config, const std::string& output, std::size_t record_size,
+PiecePlan plan_pieces(const JobOptions& options, const std::string& output, std::size_t record_size,
                       std::uint64_t records);
 
 }  // namespace extshuffle::mpi

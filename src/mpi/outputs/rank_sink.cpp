@@ -6,32 +6,36 @@
 
 namespace extshuffle::mpi {
 
-RankSink::RankSink(RankOutputs outputs, int rank, std::uint64_t first_record, std::uint64_t end_record,
-                   std::uint64_t first_byte)
-    : out_(outputs), rank_(rank), first_record_(first_record), end_record_(end_record), first_byte_(first_byte) {
-  if (out_.plan.cut_by_bytes) {
-    spool_ = std::make_unique<RangeSpool>(io::scratch_directory(out_.config.tmpdir));
+RankSink::RankSink(const JobOptions& options, const std::string& pattern, const DistributedInput::State& in,
+                   PiecePlan& plan, std::unique_ptr<SharedPieces>& files, int rank, std::uint64_t first_record,
+                   std::uint64_t end_record, std::uint64_t first_byte)
+    : options_(options), pattern_(pattern), in_(in), plan_(plan), files_(files), rank_(rank),
+      first_record_(first_record), end_record_(end_record), first_byte_(first_byte) {
+  if (plan_.cut_by_bytes) {
+    spool_ = std::make_unique<RangeSpool>(io::scratch_directory(options_.tmpdir));
   } else {
     open_pieces(PieceSink::kUnknown);
   }
 }
 
 void RankSink::open_pieces(std::uint64_t head_bytes) {
-  const DistributedInput::State& in = out_.in;
-  const bool tar = in.text && in.syntax.framing == formats::RecordFraming::kTarSample;
-  PieceForm form{in.text ? 0 : in.record_size, in.syntax, in.header,
+  const bool tar = in_.text && in_.syntax.framing == formats::RecordFraming::kTarSample;
+  PieceForm form{in_.text ? 0 : in_.record_size,
+                 in_.syntax,
+                 in_.header,
                  tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
-                 !in.text && !in.header.empty() && in.records > 0, out_.config.threads,
-                 io::scratch_directory(out_.config.tmpdir)};
-  pieces_.emplace(out_.plan, form, *out_.files, rank_, first_record_, end_record_, first_byte_, head_bytes);
+                 !in_.text && !in_.header.empty() && in_.records > 0,
+                 options_.threads,
+                 io::scratch_directory(options_.tmpdir)};
+  pieces_.emplace(plan_, form, *files_, rank_, first_record_, end_record_, first_byte_, head_bytes);
 }
 
 void RankSink::write(const std::byte* data, std::size_t bytes) {
-  if (out_.config.verify) {
-    if (out_.in.text) {
-      dataset::add_text_records(written_, data, bytes, out_.in.syntax);
+  if (options_.verify) {
+    if (in_.text) {
+      dataset::add_text_records(written_, data, bytes, in_.syntax);
     } else {
-      written_.add_fixed(data, bytes, out_.in.record_size);
+      written_.add_fixed(data, bytes, in_.record_size);
     }
   }
   if (spool_) {
@@ -51,12 +55,12 @@ void RankSink::finish() {
 
 void RankSink::place(Communicator& comm) {
   if (spool_) {
-    const dataset::RecordCutter cutter(0, out_.in.syntax);
+    const dataset::RecordCutter cutter(0, in_.syntax);
     const std::uint64_t head_bytes =
-        cut_pieces_by_bytes(out_.plan, out_.config, out_.pattern, *spool_, cutter, first_record_, end_record_, comm);
+        cut_pieces_by_bytes(plan_, options_, pattern_, *spool_, cutter, first_record_, end_record_, comm);
     std::vector<std::string> paths;
-    for (const Piece& piece : out_.plan.pieces) paths.push_back(piece.path);
-    out_.files = SharedPieces::open(paths, comm);
+    for (const Piece& piece : plan_.pieces) paths.push_back(piece.path);
+    files_ = SharedPieces::open(paths, comm);
     checkpoint(comm, [&] {
       open_pieces(head_bytes);
       spool_->replay([&](const std::byte* data, std::size_t bytes) { pieces_->write(data, bytes); });

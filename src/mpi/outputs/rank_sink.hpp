@@ -18,19 +18,13 @@
 
 namespace extshuffle::mpi {
 
-// What the ranks' sinks share: the pieces and their files (opened late
-// when the pieces are cut by bytes).
-struct RankOutputs {
-  const JobOptions& config;
-  const std::string& pattern;
-  const DistributedInput::State& in;
-  PiecePlan& plan;
-  std::unique_ptr<SharedPieces>& files;
-};
-
 class RankSink {
  public:
-  RankSink(RankOutputs outputs, int rank, std::uint64_t first_record, std::uint64_t end_record,
+  // What every rank's sink shares: `plan`, the pieces of the output
+  // `pattern` names, and `files`, theirs (opened here, late, when the
+  // pieces are cut by bytes); `in`, the records' format.
+  RankSink(const JobOptions& options, const std::string& pattern, const DistributedInput::State& in, PiecePlan& plan,
+           std::unique_ptr<SharedPieces>& files, int rank, std::uint64_t first_record, std::uint64_t end_record,
            std::uint64_t first_byte);
   // Bytes of whole records, in output order.
   void write(const std::byte* data, std::size_t bytes);
@@ -45,7 +39,11 @@ class RankSink {
 
  private:
   void open_pieces(std::uint64_t head_bytes);
-  RankOutputs out_;
+  const JobOptions& options_;
+  const std::string& pattern_;
+  const DistributedInput::State& in_;
+  PiecePlan& plan_;
+  std::unique_ptr<SharedPieces>& files_;
   int rank_;
   std::uint64_t first_record_, end_record_, first_byte_;
   std::optional<PieceSink> pieces_;

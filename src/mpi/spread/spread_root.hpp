@@ -53,7 +53,7 @@ using OpenRankSink =
     std::function<RankSink&(std::uint64_t first_record, std::uint64_t end_record, std::uint64_t first_byte)>;
 
 // `progress`, when set, counts the bytes this rank writes (--progress on rank 0).
-void shuffle_spread_root(const JobOptions& config, DistributedInput::State& in, const std::string& display_name,
+void shuffle_spread_root(const JobOptions& options, DistributedInput::State& in, const std::string& display_name,
                          const OpenRankSink& open_sink, Communicator& comm, RankStats& stats,
                          std::atomic<std::uint64_t>* progress = nullptr);
 

@@ -1,11 +1,11 @@
-#include "rank_output.hpp"
+#include "rank_range.hpp"
 
 #include <algorithm>
 
 namespace extshuffle::mpi {
 
-RankOutput::RankOutput(const Distribution& d, int rank, std::size_t record_size, const formats::RecordSyntax& syntax,
-                       std::uint64_t head_count, std::uint64_t header_bytes)
+RankRange::RankRange(const Distribution& d, int rank, std::size_t record_size, const formats::RecordSyntax& syntax,
+                     std::uint64_t head_count, std::uint64_t header_bytes)
     : d_(d), rank_(rank), record_size_(record_size), syntax_(syntax), head_count_(head_count),
       header_bytes_(header_bytes) {
   const std::uint64_t n = d.root.records, first = std::min(d.first_bucket(rank), d.buckets);
@@ -18,7 +18,7 @@ RankOutput::RankOutput(const Distribution& d, int rank, std::size_t record_size,
   end_record_ = std::min(end_position, head_count);
 }
 
-std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm) {
+std::uint64_t RankRange::offset(std::uint64_t bucket_bytes, Communicator& comm) {
   if (record_size_ > 0) {
     const std::uint64_t first = std::min(d_.first_bucket(rank_), d_.buckets);
     const std::uint64_t position = first < d_.buckets ? core::bucket_first(d_.root.records, d_.buckets, first) : 0;
@@ -27,7 +27,7 @@ std::uint64_t RankOutput::offset(std::uint64_t bucket_bytes, Communicator& comm)
   return header_bytes_ + comm.exclusive_sum(bucket_bytes);
 }
 
-std::uint64_t RankOutput::wanted_bytes(const std::byte* data, std::uint64_t bytes) {
+std::uint64_t RankRange::wanted_bytes(const std::byte* data, std::uint64_t bytes) {
   std::uint64_t take = 0;
   if (record_size_ > 0) {
     const std::uint64_t records = std::min<std::uint64_t>(bytes / record_size_, wanted_);

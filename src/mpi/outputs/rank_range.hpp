@@ -16,11 +16,11 @@
 
 namespace extshuffle::mpi {
 
-class RankOutput {
+class RankRange {
  public:
   // `record_size` 0: text records of `syntax`. `head_count`: -n.
-  RankOutput(const Distribution& d, int rank, std::size_t record_size, const formats::RecordSyntax& syntax,
-             std::uint64_t head_count, std::uint64_t header_bytes);
+  RankRange(const Distribution& d, int rank, std::size_t record_size, const formats::RecordSyntax& syntax,
+            std::uint64_t head_count, std::uint64_t header_bytes);
   // Where this rank's buckets start in the output file, given the bytes
   // its kept buckets hold. Collective.
   std::uint64_t offset(std::uint64_t bucket_bytes, Communicator& comm);
