@@ -78,22 +78,14 @@ fi
 # VariablePhilox and batch-kernel tests.
 slow='ExternalExecutor\.OneTwoAndThreeDiskLevelsGiveTheSameBytes$'
 slow+='|VariablePhilox\.(IsABijectionAtEveryWidth|MinimumWidthReachesEveryOrderOfSmallN)$'
-# The library's tests and the black-box ones run side by side, each with as
-# many tests at once as cores (twice as many in all, as scripts/test.sh):
-# run one after the other, each ended on its few longest tests while the
-# next waited.
-# Each run's output is kept in its own log and shown once both have ended.
-jobs="$(nproc)"
+# Twice as many tests at once as cores, as scripts/test.sh.
+jobs=$((2 * $(nproc)))
 (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'statistical|lab|binary' \
-   -E "_NOT_BUILT\$|$slow" "$@") >"$build/library-tests.log" 2>&1 &
-library_run=$!
+   -E "_NOT_BUILT\$|$slow" "$@") ||
+  status=1
 (cd build && EXTSHUFFLE_BINARY="$instrumented" EXTSHUFFLE_SANITIZED=1 \
-   ctest --output-on-failure -j "$jobs" --timeout 900 -L binary -LE 'statistical|lab|mpi' "$@") \
-   >"$build/binary-tests.log" 2>&1 &
-binary_run=$!
-wait "$library_run" || status=1
-wait "$binary_run" || status=1
-cat "$build/library-tests.log" "$build/binary-tests.log"
+   ctest --output-on-failure -j "$jobs" --timeout 900 -L binary -LE 'statistical|lab|mpi' "$@") ||
+  status=1
 if [ -n "$(ls -A "$reports")" ]; then
   echo "sanitize: sanitizer reports:" >&2
   for f in "$reports"/*; do echo "== $f" >&2; head -n 60 "$f" >&2; done
