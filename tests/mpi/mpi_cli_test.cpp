@@ -182,6 +182,31 @@ TEST_F(MpiCli, StatsShowTheCapTheLowerBoundAndTheDraws) {
   EXPECT_LT(counts, sent / 1000);
 }
 
+// OpenMP threads wait passively on every rank unless the user says
+// otherwise, as in extshuffle (FixedRecordsCli.OpenMpThreadsWaitPassivelyUnlessTold):
+// each rank executes itself again before MPI starts, and libgomp, asked to
+// show its settings, then spins 0 times; a spin count given is kept. The
+// run's output is still the single-machine one.
+TEST_F(MpiCli, OpenMpThreadsWaitPassivelyOnEveryRankUnlessTold) {
+  const auto occurrences = [](const std::string& text, const std::string& word) {
+    std::size_t count = 0;
+    for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++count;
+    return count;
+  };
+  const std::string reference = (dir_ / "reference").string(), output = (dir_ / "passive").string();
+  const std::string arguments = " --seed 11 -q " + kKnobs + input("records.bin") + " ";
+  ASSERT_EQ(run_single("--record-size 8" + arguments + reference).exit_code, 0);
+  const std::string command = extshuffle_mpi_binary() + " --record-size 8 -T " + dir_.path().string() + arguments;
+  const auto by_default = run_command("OMP_DISPLAY_ENV=verbose " + on_ranks(2, command + output));
+  ASSERT_EQ(by_default.exit_code, 0) << by_default.err;
+  EXPECT_EQ(occurrences(by_default.out + by_default.err, "GOMP_SPINCOUNT = '0'"), 2u) << by_default.out;
+  EXPECT_TRUE(same_bytes(reference, output));
+  const auto told = run_command("OMP_DISPLAY_ENV=verbose GOMP_SPINCOUNT=12345 " + on_ranks(2, command + output));
+  ASSERT_EQ(told.exit_code, 0) << told.err;
+  EXPECT_EQ(occurrences(told.out + told.err, "GOMP_SPINCOUNT = '12345'"), 2u) << told.out;
+  EXPECT_EQ(occurrences(told.out + told.err, "GOMP_SPINCOUNT = '0'"), 0u) << told.out;
+}
+
 // The commit renames a hidden file over the destination: a device, a pipe
 // or a socket (here a FIFO, and a link to it) is refused before any work,
 // and stays what it was. (A FIFO, not /dev/null: were the refusal missing,

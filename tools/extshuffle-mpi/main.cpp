@@ -22,6 +22,7 @@
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "make_job.hpp"
+#include "openmp_wait.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
 #include "run_report.hpp"
@@ -122,6 +123,9 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before MPI starts: the process executed again keeps its pid and the
+  // launcher's environment, so mpirun still knows it as the same rank.
+  cli::wait_passively(argv);
   cli::hold_standard_descriptors();
   // A closed pipe shows up as EPIPE from write(), never as a signal.
   ::signal(SIGPIPE, SIG_IGN);

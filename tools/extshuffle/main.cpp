@@ -21,6 +21,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "make_job.hpp"
+#include "openmp_wait.hpp"
 #include "standard_streams.hpp"
 #include "options.hpp"
 #include "progress_display.hpp"
@@ -29,25 +30,6 @@
 namespace {
 
 using namespace extshuffle;
-
-// OpenMP threads that find no work sleep at once instead of spinning
-// (libgomp spins 300000 pause instructions, milliseconds on this project's
-// machines, before it sleeps): between the shuffle's parallel steps the
-// driving thread waits for reads and for the output thread, and the idle
-// thread spun through every such wait, on a machine with as many threads as
-// cores taking the core from the very thread it waited for. 512 MiB of
-// 8-byte records in RAM: 2.1-2.6 s of user CPU against 3.0-3.5 s
-// (docs/benchmarks.md, "Half the CPU per record"). libgomp reads its
-// environment as it is loaded, before main, and no OpenMP call changes the
-// policy afterwards; so the program sets the variable and executes itself
-// again, once, at its start. A policy or spin count the user set wins; if
-// the program cannot be executed again it runs on as it is.
-void wait_passively(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) return;
-  if (::setenv("OMP_WAIT_POLICY", "passive", 0) != 0) return;
-  ::execv("/proc/self/exe", argv);
-  ::unsetenv("OMP_WAIT_POLICY");  // not executed again: nothing changed
-}
 
 // Every message reads "extshuffle: <what>: <why>" on one line. Most carry
 // their <what> ("input 'x': ...", "invalid --memory '0': ..."); one that
@@ -93,7 +75,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  wait_passively(argv);
+  cli::wait_passively(argv);
   cli::hold_standard_descriptors();
   cli::end_on_memory_exhaustion();
   io::start_io_threads();
