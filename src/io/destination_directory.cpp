@@ -26,6 +26,13 @@ std::mutex g_directories_mutex;
 std::map<std::string, std::pair<dev_t, ino_t>> g_by_name;
 std::map<std::pair<dev_t, ino_t>, Opened> g_by_key;
 
+// Whether the directory open as `fd` still has a name: a removed one has
+// no links left.
+bool still_linked(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && st.st_nlink > 0;
+}
+
 std::string directory_name_key(std::string directory) {
   while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
   return directory.empty() ? "." : directory;
@@ -47,7 +54,15 @@ std::string name_part(const std::string& path) {
 int directory_descriptor(const std::string& directory, const std::string& destination) {
   const std::string name = directory_name_key(directory);
   std::lock_guard lock(g_directories_mutex);
-  if (const auto at = g_by_name.find(name); at != g_by_name.end()) return g_by_key.at(at->second).fd;
+  // The directory opened for a name stays the run's even if it is moved or
+  // the name made to lead elsewhere (docs/conventions.md, "The Job and its
+  // commit"); but one that was removed (a program running several jobs,
+  // between them) can take no file, so the name is opened again.
+  if (const auto at = g_by_name.find(name); at != g_by_name.end()) {
+    const int fd = g_by_key.at(at->second).fd;
+    if (still_linked(fd)) return fd;
+    g_by_name.erase(at);
+  }
   Opened opened{::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), true};
   // A directory the run may write into but not list is still a directory.
   if (opened.fd < 0 && errno == EACCES) opened = {::open(name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC), false};
@@ -59,8 +74,12 @@ int directory_descriptor(const std::string& directory, const std::string& destin
     throw IoError("cannot write output", destination, error);
   }
   const std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
-  const auto [at, fresh] = g_by_key.emplace(key, opened);
-  if (!fresh) ::close(opened.fd);
+  auto [at, fresh] = g_by_key.emplace(key, opened);
+  if (!fresh && still_linked(at->second.fd)) {
+    ::close(opened.fd);  // the same directory under another name
+  } else if (!fresh) {
+    at->second = opened;  // a removed directory's inode number, reused
+  }
   g_by_name.emplace(name, key);
   return at->second.fd;
 }

@@ -17,8 +17,9 @@ namespace extshuffle::io {
 
 // The descriptor of `directory` (a path; "" is "."), opened on first use
 // and kept for the life of the process; two names of one directory share
-// one descriptor. `destination` names the output in messages. Throws
-// IoError.
+// one descriptor. A directory moved since stays the one given; one removed
+// since is replaced by what its name holds now. `destination` names the
+// output in messages. Throws IoError.
 int directory_descriptor(const std::string& directory, const std::string& destination);
 
 // The directory part of `path` ("." when it has none).
