@@ -384,6 +384,8 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
             {}};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.stats.seconds_counting = r.in.seconds_counting;
+  r.stats.layout_bytes_read = r.in.layout_bytes_read;
+  r.stats.bytes_read += r.in.layout_bytes_read;
   // --progress, on rank 0: its own walks' bytes read and written, of about
   // four times its share of the records' bytes (its chunks read and
   // scattered, its buckets read and written; all of it read and written

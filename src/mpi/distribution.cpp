@@ -18,18 +18,14 @@ std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks) {
   return begin;
 }
 
-namespace {
-
-// The first record of rank r's chunks, for r = 0..ranks (the last is N).
-std::vector<std::uint64_t> chunk_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
-  const std::vector<std::uint64_t> chunks = even_chunk_split(core::chunk_count(records, constants), ranks);
+std::vector<std::uint64_t> chunk_first_records(const std::vector<std::uint64_t>& chunk_begin, std::uint64_t records,
+                                               const core::PlanConstants& constants) {
+  const std::size_t ranks = chunk_begin.size() - 1;
   std::vector<std::uint64_t> held(ranks + 1);
-  for (int r = 0; r < ranks; ++r) held[r] = std::min(records, core::chunk_first(chunks[r], constants));
+  for (std::size_t r = 0; r < ranks; ++r) held[r] = std::min(records, core::chunk_first(chunk_begin[r], constants));
   held[ranks] = records;
   return held;
 }
-
-}  // namespace
 
 bool spread_root(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
   if (ranks <= 1) return false;
@@ -43,7 +39,9 @@ bool runs_alone(std::uint64_t records, const core::PlanConstants& constants, int
 }
 
 std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
-  if (!spread_root(records, constants, ranks)) return chunk_record_split(records, constants, ranks);
+  if (!spread_root(records, constants, ranks)) {
+    return chunk_first_records(even_chunk_split(core::chunk_count(records, constants), ranks), records, constants);
+  }
   std::vector<std::uint64_t> held(ranks + 1);
   for (int r = 0; r <= ranks; ++r) {
     held[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(records) * static_cast<unsigned>(r) /
@@ -68,15 +66,17 @@ Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::P
   d.buckets = core::bucket_count(records, constants);
   d.ranks = comm.size();
   d.chunk_begin = std::move(chunk_begin);
-  // Each rank owns the share of the buckets that its share of the chunks is
-  // (even for fixed-size records; text ranks may differ by a chunk or so):
-  // a rank then keeps about its share of its own records, so the bytes sent
-  // stay at or below the data times (P - 1) / P however unevenly a few
-  // chunks fall, and a rank with more to scatter has more buckets to run.
+  // Each rank owns 1/P of the buckets, whatever its chunks: a bucket takes
+  // about 1/p of every chunk's records, a random sample of them, so its
+  // bytes are about 1/p of the data's however the records' sizes drift
+  // along the input, and even shares of the buckets are even shares of the
+  // bytes written (docs/mpi.md, "How the work is shared"), while the
+  // chunks are shared by their bytes read. A rank still keeps about 1/P of
+  // its own records, so the bytes sent stay at the data times (P - 1) / P.
   d.bucket_begin.resize(d.ranks + 1);
   for (int r = 0; r <= d.ranks; ++r) {
-    d.bucket_begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(d.buckets) * d.chunk_begin[r] /
-                                                   d.chunks);
+    d.bucket_begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(d.buckets) *
+                                                   static_cast<unsigned>(r) / static_cast<unsigned>(d.ranks));
   }
   // The counts first (ParPerm's matrix, summed over each rank's rows).
   std::vector<std::uint64_t> mine(d.buckets, 0);

@@ -1,7 +1,8 @@
 // Who does what in a distributed run: Gustedt's ParPerm over the root split
 // of the canonical plan (docs/design.md, "Several machines"). Rank r scatters
-// the root's chunks [chunk_begin[r], chunk_begin[r + 1]) and owns the same
-// share of its buckets, [bucket_begin[r], bucket_begin[r + 1]); before any
+// the root's chunks [chunk_begin[r], chunk_begin[r + 1]) (about 1/P of the
+// data's bytes) and owns 1/P of its buckets, [bucket_begin[r],
+// bucket_begin[r + 1]); before any
 // record moves, each rank
 // draws the column sums of its own chunks' rows (RecMat: its two boundary
 // paths, O(log R) draws) and the ranks exchange them, so that every receiver
@@ -25,7 +26,7 @@ struct Distribution {
   std::uint64_t buckets = 0;  // p, the root's buckets
   int ranks = 1;
   std::vector<std::uint64_t> chunk_begin;   // ranks + 1 entries
-  std::vector<std::uint64_t> bucket_begin;  // ranks + 1 entries: p x chunk_begin[r] / R
+  std::vector<std::uint64_t> bucket_begin;  // ranks + 1 entries: p x r / P
   // sent[s * buckets + j]: records rank s's chunks give bucket j.
   std::vector<std::uint64_t> sent;
   std::uint64_t splits_drawn = 0;  // by this rank, for its column sums
@@ -38,6 +39,11 @@ struct Distribution {
 
 // The even split of R chunks (fixed-size records: equal bytes per rank).
 std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
+
+// The first record of each rank's chunks, as `chunk_begin` (ranks + 1
+// entries) gives them out: ranks + 1 entries, the last N (`records`).
+std::vector<std::uint64_t> chunk_first_records(const std::vector<std::uint64_t>& chunk_begin, std::uint64_t records,
+                                               const core::PlanConstants& constants);
 
 // Below this many chunks a rank, whole chunks cannot share a root out
 // evenly enough: a rank scatters whole chunks, and its share may be off by

@@ -1,14 +1,16 @@
 // A dataset's records gathered where each rank holds them
 // (src/mpi/inputs/dataset_files.hpp, src/mpi/inputs/staged_input.hpp): for every split of
 // the records among the ranks that held_record_split gives (L from 1 record
-// to more than all of them) and that held_records_by_bytes gives (rank r
-// the records that start in its 1/P of the bytes), each rank's bytes are exactly those of its
+// to more than all of them), that held_records_by_bytes gives (rank r
+// the records that start in its 1/P of the bytes) and that
+// chunk_split_by_bytes gives (rank r the chunks from the one where its 1/P
+// of the bytes begins), each rank's bytes are exactly those of its
 // records in the files' concatenation, the terminator the one unterminated
 // file lacks added, whether they lie in plain files (read in place), in
 // compressed files it decompressed itself or in compressed files another
 // rank holds (sent over MPI); and all of them gathered on rank 0 in one
 // scratch file; and where the records of a file start, and the first
-// record from any byte, found in pieces of any size. Files: lines, plain, .gz and .zst (by the real tools), one
+// record from any byte and its chunk's, found in pieces of any size. Files: lines, plain, .gz and .zst (by the real tools), one
 // empty, one without its final newline; each rank has a scratch directory
 // of its own. Run by ctest under mpirun on 3 and 4 ranks over TCP only;
 // every input is deterministic, so there is no false failure.
@@ -121,6 +123,22 @@ TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
         }
         EXPECT_EQ(found_index, first_index) << where;
         EXPECT_EQ(found_byte, first_byte) << where;
+        // And the first record of its chunk, chunks of `leaf` records
+        // counted from record `base` of the whole data (the end a record).
+        const std::uint64_t base = trial % 7, leaf = 1 + trial % 5;
+        const std::vector<ChunkStart> chunks =
+            chunks_starting_at(*file, at, text.size(), syntax, offsets, base, leaf, piece);
+        ASSERT_EQ(chunks.size(), offsets.size()) << where;
+        for (std::size_t q = 0; q < offsets.size(); ++q) {
+          EXPECT_EQ(chunks[q].first.index, first_index[q]) << where;
+          EXPECT_EQ(chunks[q].first.byte, first_byte[q]) << where;
+          const std::uint64_t into = (base + first_index[q]) % leaf;
+          ASSERT_EQ(chunks[q].chunk_here, into <= first_index[q]) << where << " offset " << q;
+          if (!chunks[q].chunk_here) continue;
+          const std::uint64_t chunk = first_index[q] - into;
+          EXPECT_EQ(chunks[q].chunk.index, chunk) << where;
+          EXPECT_EQ(chunks[q].chunk.byte, chunk < starts.size() ? starts[chunk] : text.size()) << where;
+        }
       }
     }
   }
@@ -182,6 +200,32 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
   const StagedInput staged = stage_input(files, by_bytes.bytes, false, scratch, comm);
   const std::uint64_t first = by_bytes.bytes[comm.rank()], end = by_bytes.bytes[comm.rank() + 1];
   EXPECT_EQ(read_all(staged.data), expected.substr(first, end - first)) << "held by bytes";
+  // Chunks shared by bytes: rank r's from the chunk of the first record
+  // that starts at or after byte B r / P (none when no record does),
+  // wherever that chunk began (in an earlier file too, for small files).
+  for (const std::uint64_t leaf : {1, 5, 64, 300, 5000}) {
+    core::PlanConstants constants = options.constants;
+    constants.leaf_records = leaf;
+    std::vector<std::uint64_t> chunk_begin;
+    const HeldSplit split = chunk_split_by_bytes(files, constants, comm.size(), chunk_begin, comm);
+    const std::uint64_t chunks = core::chunk_count(files.records, constants);
+    ASSERT_EQ(chunk_begin.size(), static_cast<std::size_t>(comm.size() + 1));
+    EXPECT_EQ(chunk_begin.front(), 0u);
+    EXPECT_EQ(chunk_begin.back(), chunks);
+    for (int r = 0; r <= comm.size(); ++r) {
+      const std::string where = "leaf " + std::to_string(leaf) + " rank " + std::to_string(r);
+      const std::uint64_t cut = r == comm.size() ? expected.size() : range_begin(expected.size(), r, comm.size());
+      const auto first_start =
+          static_cast<std::uint64_t>(std::lower_bound(starts.begin(), starts.end(), cut) - starts.begin());
+      const std::uint64_t chunk = first_start >= files.records ? chunks : first_start / leaf;
+      EXPECT_EQ(chunk_begin[r], r == 0 ? 0 : chunk) << where;
+      EXPECT_EQ(split.records[r], std::min(files.records, chunk_begin[r] * leaf)) << where;
+      EXPECT_EQ(split.bytes[r], starts[split.records[r]]) << where;
+    }
+    const StagedInput chunked = stage_input(files, split.bytes, false, scratch, comm);
+    const std::uint64_t from = split.bytes[comm.rank()], to = split.bytes[comm.rank() + 1];
+    EXPECT_EQ(read_all(chunked.data), expected.substr(from, to - from)) << "chunks by bytes, leaf " << leaf;
+  }
   std::vector<std::uint64_t> all_on_first(comm.size() + 1, expected.size());
   all_on_first[0] = 0;
   const StagedInput whole = stage_input(files, all_on_first, true, scratch, comm);

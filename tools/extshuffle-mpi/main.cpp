@@ -72,7 +72,8 @@ void print_stats(const mpi::DistributedResult& result, int ranks, std::uint64_t 
     rank.add("rank", r.rank).add("chunks", r.chunks).add("buckets", r.buckets).add("splits_drawn", r.splits_drawn);
     rank.add("rounds", r.rounds).add("sub_rounds", r.sub_rounds).add("bytes_sent", r.bytes_sent);
     rank.add("bytes_received", r.bytes_received).add("count_bytes_sent", r.count_bytes_sent);
-    rank.add("input_bytes_read", r.input_bytes_read).add("bytes_read", r.bytes_read).add("bytes_written", r.bytes_written).add("output_bytes", r.output_bytes);
+    rank.add("input_bytes_read", r.input_bytes_read).add("layout_bytes_read", r.layout_bytes_read);
+    rank.add("bytes_read", r.bytes_read).add("bytes_written", r.bytes_written).add("output_bytes", r.output_bytes);
     rank.add("peak_rss_bytes", r.peak_rss_bytes).add("seconds", r.seconds);
     rank.add("seconds_counting", r.seconds_counting).add("seconds_scattering", r.seconds_scattering);
     rank.add("seconds_exchanging", r.seconds_exchanging).add("seconds_buckets", r.seconds_buckets);

@@ -26,7 +26,8 @@ struct RankStats {
   std::uint64_t bytes_sent = 0, bytes_received = 0;  // records' bytes over MPI
   std::uint64_t count_bytes_sent = 0;                // the counts' bytes over MPI
   std::uint64_t bytes_read = 0, bytes_written = 0;   // input, scratch and output
-  std::uint64_t input_bytes_read = 0;                // of which the input's (a leaf root's held records)
+  std::uint64_t input_bytes_read = 0;                // of which the input's records, held or scattered
+  std::uint64_t layout_bytes_read = 0;               // and the input's counting pass (and an archive's index)
   std::uint64_t output_bytes = 0;
   std::uint64_t peak_rss_bytes = 0;
   double seconds_counting = 0;    // opening the input, counting text records, the counts

@@ -16,6 +16,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "distribution.hpp"
 #include "text_split.hpp"
 
 namespace extshuffle::mpi {
@@ -122,6 +123,74 @@ std::vector<RecordStart> first_records_from(DatasetFiles& d, std::size_t k, cons
                              source.bytes() - file.layout.data_offset, file.layout.syntax, offsets);
 }
 
+// The file in whose data each rank's first byte, B r / P, lies (none past
+// the end: `file_of` keeps d.files.size()), and its offset there.
+void cut_files(const DatasetFiles& d, int ranks, std::vector<std::size_t>& file_of,
+               std::vector<std::uint64_t>& offset) {
+  std::size_t f = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const std::uint64_t at = range_begin(d.data_bytes, r, ranks);
+    while (f < d.files.size() && at >= d.files[f].data_begin + d.files[f].data_bytes()) ++f;
+    if (f == d.files.size()) continue;
+    file_of[r] = f;
+    offset[r] = at - d.files[f].data_begin;
+  }
+}
+
+// As first_records_from, with the first record of each one's chunk where
+// it lies in the same file (record_starts.hpp, chunks_starting_at).
+std::vector<ChunkStart> first_chunks_from(DatasetFiles& d, std::size_t k, const std::vector<std::uint64_t>& offsets,
+                                          std::uint64_t leaf) {
+  const DatasetFile& file = d.files[k];
+  if (file.tar()) {
+    std::vector<ChunkStart> found;
+    for (const RecordStart& first : first_records_from(d, k, offsets)) {
+      const std::uint64_t into_chunk = (file.first_record + first.index) % leaf;  // records before it in its chunk
+      const bool here = into_chunk <= first.index;
+      const std::uint64_t chunk = here ? first.index - into_chunk : 0;
+      found.push_back({first, {chunk, file.tar_frame_begin[chunk]}, here});
+    }
+    return found;
+  }
+  io::InputSource& source = *d.held[k];
+  return chunks_starting_at(source.data(), source.data_offset() + file.layout.data_offset,
+                            source.bytes() - file.layout.data_offset, file.layout.syntax, offsets, file.first_record,
+                            leaf);
+}
+
+// Each rank's first_chunks_from at its cut (file_of, offset: cut_files),
+// found by the holders and the same on every rank. Collective.
+std::vector<ChunkStart> chunk_starts_at_cuts(DatasetFiles& d, const std::vector<std::size_t>& file_of,
+                                             const std::vector<std::uint64_t>& offset, std::uint64_t leaf,
+                                             Communicator& comm) {
+  const auto ranks = static_cast<int>(file_of.size());
+  std::vector<ChunkStart> found(ranks);
+  checkpoint(comm, [&] {
+    for (std::size_t k = 0; k < d.files.size(); ++k) {
+      if (d.files[k].holder != comm.rank()) continue;
+      std::vector<std::uint64_t> offsets;
+      for (int r = 0; r < ranks; ++r) {
+        if (file_of[r] == k) offsets.push_back(offset[r]);
+      }
+      if (offsets.empty()) continue;
+      const std::vector<ChunkStart> here = first_chunks_from(d, k, offsets, leaf);
+      for (int r = 0, w = 0; r < ranks; ++r) {
+        if (file_of[r] == k) found[r] = here[w++];
+      }
+    }
+  });
+  for (int r = 0; r < ranks; ++r) {
+    if (file_of[r] == d.files.size()) continue;
+    const int holder = d.files[file_of[r]].holder;
+    ChunkStart& c = found[r];
+    c.first.index = comm.broadcast(c.first.index, holder);
+    c.chunk.index = comm.broadcast(c.chunk.index, holder);
+    c.chunk.byte = comm.broadcast(c.chunk.byte, holder);
+    c.chunk_here = comm.broadcast(c.chunk_here ? 1 : 0, holder) != 0;
+  }
+  return found;
+}
+
 }  // namespace
 
 bool DatasetFile::adds_terminator() const {
@@ -172,6 +241,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
       d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory);
       f.layout = dataset::read_input_layout(options, *d.held[k]);
       f.bytes = d.held[k]->bytes();
+      d.layout_bytes_read += f.bytes + (f.compressed ? f.stored_bytes : 0);
       if (f.tar()) {
         f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar);
         f.tar_frame_bytes = f.tar_frame_begin.back();
@@ -246,17 +316,15 @@ HeldSplit held_records_by_bytes(DatasetFiles& d, int ranks, Communicator& comm) 
   // The file in whose data each rank's first byte lies (none past the end),
   // and the offset there; then the first record from it, in that file.
   std::vector<std::size_t> file_of(ranks, d.files.size());
+  std::vector<std::uint64_t> offset(ranks, 0);
+  cut_files(d, ranks, file_of, offset);
   std::vector<RecordStart> first(ranks);
-  std::size_t f = 0;
   for (int r = 0; r < ranks; ++r) {
-    const std::uint64_t at = range_begin(d.data_bytes, r, ranks);
-    while (f < d.files.size() && at >= d.files[f].data_begin + d.files[f].data_bytes()) ++f;
-    if (f == d.files.size()) continue;
-    file_of[r] = f;
-    first[r].byte = at - d.files[f].data_begin;
-    const std::uint64_t size = d.files[f].layout.record_size;
-    if (!d.files[f].layout.text)
-      first[r].index = std::min(d.files[f].layout.records, (first[r].byte + size - 1) / size);
+    if (file_of[r] == d.files.size()) continue;
+    const DatasetFile& file = d.files[file_of[r]];
+    first[r].byte = offset[r];
+    const std::uint64_t size = file.layout.record_size;
+    if (!file.layout.text) first[r].index = std::min(file.layout.records, (first[r].byte + size - 1) / size);
   }
   // Text: each holder finds the records in its files.
   const bool text = d.files.front().layout.text;
@@ -283,6 +351,50 @@ HeldSplit held_records_by_bytes(DatasetFiles& d, int ranks, Communicator& comm) 
     split.bytes[r] = file.data_begin + (index == file.layout.records ? file.data_bytes()
                                         : text                       ? comm.broadcast(first[r].byte, file.holder)
                                                                      : index * file.layout.record_size);
+  }
+  return split;
+}
+
+HeldSplit chunk_split_by_bytes(DatasetFiles& d, const core::PlanConstants& constants, int ranks,
+                               std::vector<std::uint64_t>& chunk_begin, Communicator& comm) {
+  const std::uint64_t chunks = core::chunk_count(d.records, constants), leaf = constants.leaf_records;
+  HeldSplit split;
+  if (!d.files.front().layout.text) {
+    chunk_begin = even_chunk_split(chunks, ranks);
+    split.records = chunk_first_records(chunk_begin, d.records, constants);
+    split.bytes = record_byte_offsets(d, split.records, comm);  // by arithmetic
+    return split;
+  }
+  std::vector<std::size_t> file_of(ranks, d.files.size());
+  std::vector<std::uint64_t> offset(ranks, 0);
+  cut_files(d, ranks, file_of, offset);
+  const std::vector<ChunkStart> found = chunk_starts_at_cuts(d, file_of, offset, leaf, comm);
+  chunk_begin.assign(ranks + 1, chunks);
+  chunk_begin[0] = 0;
+  split.bytes.assign(ranks + 1, d.data_bytes);
+  split.bytes[0] = 0;
+  std::vector<int> before;  // ranks whose chunk began in an earlier file
+  for (int r = 1; r < ranks; ++r) {
+    if (file_of[r] == d.files.size()) continue;
+    const DatasetFile& file = d.files[file_of[r]];
+    const ChunkStart& c = found[r];
+    const std::uint64_t first = file.first_record + c.first.index;
+    if (first >= d.records) continue;  // no record starts after the cut
+    chunk_begin[r] = first / leaf;
+    if (!c.chunk_here) {
+      before.push_back(r);
+      continue;
+    }
+    // The end of the file: the next file's first record (after the terminator the last one gets).
+    split.bytes[r] = file.data_begin + (c.chunk.index == file.layout.records ? file.data_bytes() : c.chunk.byte);
+  }
+  split.records = chunk_first_records(chunk_begin, d.records, constants);
+  // A chunk that began before the file where its rank's cut falls (small files).
+  std::vector<std::uint64_t> indices;
+  for (const int r : before) indices.push_back(split.records[r]);
+  if (!indices.empty()) {
+    const std::vector<std::uint64_t> bytes = record_byte_offsets(d, indices, comm);
+    for (std::size_t q = 0; q < before.size(); ++q) split.bytes[before[q]] = bytes[q];
   }
   return split;
 }

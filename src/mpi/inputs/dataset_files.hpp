@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "extshuffle/core/plan.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "extshuffle/job.hpp"
@@ -58,6 +59,9 @@ struct DatasetFiles {
   std::uint64_t longest_record_bytes = 0;  // text: over every file
   std::string header;             // the dataset's: the first file's (.npy: with every file's rows)
   std::vector<std::string> warnings;  // tar archives: members skipped, samples cut (the same on every rank)
+  // This rank's: the bytes it read to lay out its held files (each read
+  // whole: counted, indexed; a compressed one's stored bytes besides).
+  std::uint64_t layout_bytes_read = 0;
 };
 
 // Which rank holds each file of `stored_bytes`: largest first, each to the
@@ -93,5 +97,18 @@ struct HeldSplit {
   std::vector<std::uint64_t> bytes;    // where they start in the data; the last entry is B
 };
 HeldSplit held_records_by_bytes(DatasetFiles& files, int ranks, Communicator& comm);
+
+// A root of many chunks (distribution.hpp, not spread_root) shared by
+// bytes: rank r scatters the chunks from the one that holds the first
+// record starting at or after byte B r / P of the data, so that its share
+// is off by less than a chunk and a record (docs/mpi.md, "How the work is
+// shared"); records of one size by count, which is the same. Writes the
+// ranks' first chunks to `chunk_begin` (ranks + 1 entries, as
+// Distribution::chunk_begin) and returns their first records and bytes.
+// Text: the holders of the files where the cuts fall find both in one
+// read of the file to the cut (an archive's from its index); a chunk that
+// began in an earlier file, in a read of that file to it. Collective.
+HeldSplit chunk_split_by_bytes(DatasetFiles& files, const core::PlanConstants& constants, int ranks,
+                               std::vector<std::uint64_t>& chunk_begin, Communicator& comm);
 
 }  // namespace extshuffle::mpi

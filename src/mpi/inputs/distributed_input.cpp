@@ -70,7 +70,7 @@ io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanCo
   io::ByteExtents data;
   const std::uint64_t first = chunk_begin[rank], end = chunk_begin[rank + 1];
   if (first == end) return data;
-  // A dataset's chunks are the even split, whose records are those it holds.
+  // A dataset's chunks are the records it holds (its chunks, by bytes).
   if (files) return rank == this->rank ? held->data : data;
   if (!text) {
     const std::uint64_t first_record = core::chunk_first(first, constants);
@@ -177,6 +177,8 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     return true;
   }
   in.text = true;
+  in.layout_bytes_read =
+      range_begin(in.input_bytes, comm.rank() + 1, comm.size()) - range_begin(in.input_bytes, comm.rank(), comm.size());
   in.syntax = formats::text_syntax(detected.text_format, options.zero_terminated);
   const std::uint64_t header_lines = dataset::header_records(options, detected.text_format);
   checkpoint(comm, [&] {
@@ -216,16 +218,19 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   in.header = d.header;
   in.longest_record_bytes = d.longest_record_bytes;
   in.input_bytes = d.input_bytes;
+  in.layout_bytes_read = d.layout_bytes_read;
   in.format_name = dataset::format_name(first.layout.format);
-  in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
-  // A spread root's records are held by bytes, any other's by its chunks.
+  // A spread root's records are held by bytes, any other's by its chunks,
+  // which are shared by bytes.
   if (spread_root(in.records, options.constants, comm.size())) {
+    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
     HeldSplit split = held_records_by_bytes(*in.files, comm.size(), comm);
     in.held_begin = std::move(split.records);
     in.held_byte_begin = std::move(split.bytes);
   } else {
-    in.held_begin = held_record_split(in.records, options.constants, comm.size());
-    in.held_byte_begin = record_byte_offsets(*in.files, in.held_begin, comm);
+    HeldSplit split = chunk_split_by_bytes(*in.files, options.constants, comm.size(), in.chunk_begin, comm);
+    in.held_begin = std::move(split.records);
+    in.held_byte_begin = std::move(split.bytes);
   }
   const std::vector<std::uint64_t>& held_bytes = in.held_byte_begin;
   // A root run alone reads one file range (whole_file, whole_text): its

@@ -51,6 +51,9 @@ struct DistributedInput::State {
   // entries): in the one plain file (text_split.hpp), or in a dataset's
   // data (record_byte_offsets).
   std::vector<std::uint64_t> held_byte_begin;
+  // This rank's counting pass: its range of the one plain text file, or
+  // its held files read whole (DatasetFiles::layout_bytes_read).
+  std::uint64_t layout_bytes_read = 0;
   double seconds_counting = 0;
 
   // The records' bytes (the terminator a text input lacks included).

@@ -92,4 +92,24 @@ std::vector<RecordStart> records_starting_at(io::BlockFile& file, std::uint64_t 
   return found;
 }
 
+std::vector<ChunkStart> chunks_starting_at(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t total,
+                                           const formats::RecordSyntax& syntax,
+                                           const std::vector<std::uint64_t>& offsets, std::uint64_t first_index,
+                                           std::uint64_t leaf_records, std::size_t piece_bytes_at_most) {
+  std::vector<ChunkStart> found;
+  RecordStart chunk;
+  bool chunk_here = false;
+  walk_record_starts(file, first_byte, total, syntax, piece_bytes_at_most,
+                     [&](std::uint64_t index, std::uint64_t start) {
+                       if ((first_index + index) % leaf_records == 0) {
+                         chunk = {index, start};
+                         chunk_here = true;
+                       }
+                       while (found.size() < offsets.size() && offsets[found.size()] <= start)
+                         found.push_back({{index, start}, chunk, chunk_here});
+                       return found.size() < offsets.size();
+                     });
+  return found;
+}
+
 }  // namespace extshuffle::mpi

@@ -44,4 +44,24 @@ std::vector<RecordStart> records_starting_at(io::BlockFile& file, std::uint64_t 
                                              const std::vector<std::uint64_t>& offsets,
                                              std::size_t piece_bytes_at_most = kStartScanPieceBytes);
 
+// A chunk's first record among the records there: the index of each is
+// counted from `first_index` (its index in the whole data), and chunks
+// begin where that is a multiple of `leaf_records`.
+struct ChunkStart {
+  RecordStart first;        // the first record that starts at or after the offset, as records_starting_at finds it
+  RecordStart chunk;        // the first record of its chunk, when it is there (index <= first.index)
+  bool chunk_here = false;  // false: the chunk began before these records
+};
+
+// For each of `offsets` (sorted, each at most `bytes`), the first record
+// that starts at or after it and the first record of its chunk, in the
+// same read as records_starting_at's (the chunk's first record lies
+// before). The end (index: the number of records) counts as a record,
+// the one after the last.
+std::vector<ChunkStart> chunks_starting_at(io::BlockFile& file, std::uint64_t first_byte, std::uint64_t bytes,
+                                           const formats::RecordSyntax& syntax,
+                                           const std::vector<std::uint64_t>& offsets, std::uint64_t first_index,
+                                           std::uint64_t leaf_records,
+                                           std::size_t piece_bytes_at_most = kStartScanPieceBytes);
+
 }  // namespace extshuffle::mpi

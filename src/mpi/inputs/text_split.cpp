@@ -338,7 +338,7 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
   // header, and each rank's held records start (by global index).
   split.held_begin = spread_root(split.records, constants, ranks)
                          ? held_by_bytes(first_index, header_records, split.records)
-                         : held_record_split(split.records, constants, ranks);
+                         : chunk_first_records(split.chunk_begin, split.records, constants);
   const std::vector<std::uint64_t>& held = split.held_begin;
   std::vector<std::uint64_t> indices;
   for (int r = 0; r < ranks; ++r) indices.push_back(header_records + split.chunk_begin[r] * leaf_records);

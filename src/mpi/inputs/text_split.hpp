@@ -57,7 +57,7 @@ struct TextSplit {
   std::vector<std::uint64_t> data_begin;
   // P + 1 entries: rank r holds data records [held_begin[r], held_begin[r + 1]):
   // a spread root's by bytes (those that start in the rank's counting range),
-  // any other root's as held_record_split gives them; they start at byte
+  // any other root's as its chunks (chunk_begin); they start at byte
   // held_byte_begin[r] (the last entry is the input's size).
   std::vector<std::uint64_t> held_begin;
   std::vector<std::uint64_t> held_byte_begin;

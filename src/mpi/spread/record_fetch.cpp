@@ -30,13 +30,26 @@ RecordFetch::RecordFetch(std::vector<std::uint64_t> wanted, const std::vector<st
     : wanted_(std::move(wanted)), held_begin_(held_begin), held_(held), comm_(comm), stats_(stats),
       ranks_(comm.size()), me_(comm.rank()), served_(static_cast<std::size_t>(comm.size())) {
   try {
-    ask_for_records();
+    ask_for_records(false);
   } catch (...) {
     abort_job(std::current_exception());
   }
 }
 
-void RecordFetch::ask_for_records() {
+RecordFetch::RecordFetch(std::vector<std::uint64_t> wanted, std::vector<std::uint64_t> lengths,
+                         const std::vector<std::uint64_t>& held_begin, HeldRecords& held, Communicator& comm,
+                         FetchStats& stats)
+    : wanted_(std::move(wanted)), lengths_(std::move(lengths)), held_begin_(held_begin), held_(held), comm_(comm),
+      stats_(stats), ranks_(comm.size()), me_(comm.rank()), served_(static_cast<std::size_t>(comm.size())) {
+  try {
+    if (lengths_.size() != wanted_.size()) throw std::logic_error("record exchange: a length for every record wanted");
+    ask_for_records(true);
+  } catch (...) {
+    abort_job(std::current_exception());
+  }
+}
+
+void RecordFetch::ask_for_records(bool lengths_known) {
   const auto t0 = Clock::now();
   // 1. The indices, grouped by holder (in output order within each).
   std::vector<int> ask(ranks_);
@@ -50,20 +63,21 @@ void RecordFetch::ask_for_records() {
   requests_ = all_to_all(grouped, ask, asked);
   requests_begin_.assign(ranks_ + 1, 0);
   for (int q = 0; q < ranks_; ++q) requests_begin_[q + 1] = requests_begin_[q] + static_cast<std::uint64_t>(asked[q]);
-  // 2. Their lengths, back in the same order, then in output order.
-  std::vector<std::uint64_t> lengths(requests_.size());
-  for (std::size_t k = 0; k < requests_.size(); ++k) {
-    if (!held_.holds(requests_[k])) throw std::logic_error("record exchange: a record asked of a rank that lacks it");
-    lengths[k] = held_.record_bytes(requests_[k]);
+  for (const std::uint64_t e : requests_) {
+    if (!held_.holds(e)) throw std::logic_error("record exchange: a record asked of a rank that lacks it");
   }
-  const std::vector<std::uint64_t> grouped_lengths = all_to_all(lengths, asked, ask);
-  lengths_.resize(wanted_.size());
-  next.assign(at.begin(), at.end() - 1);
-  for (std::size_t k = 0; k < wanted_.size(); ++k) {
-    lengths_[k] = grouped_lengths[next[holder(wanted_[k])]++];
-    wanted_bytes_ += lengths_[k];
+  // 2. Their lengths (unless known), back in the same order, then in output order.
+  if (!lengths_known) {
+    std::vector<std::uint64_t> lengths(requests_.size());
+    for (std::size_t k = 0; k < requests_.size(); ++k) lengths[k] = held_.record_bytes(requests_[k]);
+    const std::vector<std::uint64_t> grouped_lengths = all_to_all(lengths, asked, ask);
+    lengths_.resize(wanted_.size());
+    next.assign(at.begin(), at.end() - 1);
+    for (std::size_t k = 0; k < wanted_.size(); ++k) lengths_[k] = grouped_lengths[next[holder(wanted_[k])]++];
+    stats_.count_bytes_sent += to_others(asked, me_, 8);
   }
-  stats_.count_bytes_sent += to_others(ask, me_, 8) + to_others(asked, me_, 8) + 4 * (ranks_ - 1);
+  for (const std::uint64_t length : lengths_) wanted_bytes_ += length;
+  stats_.count_bytes_sent += to_others(ask, me_, 8) + 4 * (ranks_ - 1);
   stats_.seconds_exchanging += std::chrono::duration<double>(Clock::now() - t0).count();
 }
 

@@ -2,7 +2,8 @@
 // range of the output takes, in output order (spread_root.hpp), and the
 // ranks that hold them (held_begin); it asks each holder once for all of
 // the records it wants from it (their indices, in output order, one
-// all-to-all), and learns their lengths from the reply; then, in rounds
+// all-to-all), and learns their lengths from the reply (unless it knows
+// them: a range cut by bytes, output_cut.hpp); then, in rounds
 // that every rank takes part in, it takes a window of its output at a time
 // (bounded in bytes), and the holders send the window's records, packed
 // one after another in the order asked, in one all-to-all of bytes.
@@ -41,6 +42,10 @@ class RecordFetch {
   // job (abort_job: the other ranks are inside the exchange).
   RecordFetch(std::vector<std::uint64_t> wanted, const std::vector<std::uint64_t>& held_begin, HeldRecords& held,
               Communicator& comm, FetchStats& stats);
+  // The same for records whose `lengths` are known (in the order of
+  // `wanted`, as the holders would say them): the requests alone are sent.
+  RecordFetch(std::vector<std::uint64_t> wanted, std::vector<std::uint64_t> lengths,
+              const std::vector<std::uint64_t>& held_begin, HeldRecords& held, Communicator& comm, FetchStats& stats);
   // The bytes of the wanted records.
   std::uint64_t wanted_bytes() const { return wanted_bytes_; }
   // How many records are wanted.
@@ -57,8 +62,8 @@ class RecordFetch {
 
  private:
   int holder(std::uint64_t record) const;
-  // The constructor's exchange: requests_, lengths_, wanted_bytes_.
-  void ask_for_records();
+  // The constructors' exchange: requests_, lengths_ (unless known), wanted_bytes_.
+  void ask_for_records(bool lengths_known);
   // The ends of this rank's windows, in positions of `wanted_`.
   std::vector<std::uint64_t> windows(std::uint64_t window_bytes) const;
   // One round: the records of window [first, end) of `wanted_` into

@@ -65,7 +65,8 @@ void shuffle_spread_root(const JobOptions& options, DistributedInput::State& in,
   FetchStats fetched;
   OutputRange range = output_range(std::move(wanted), in, *held, comm, fetched);
   const std::uint64_t first_record = comm.exclusive_sum(range.inputs.size());
-  RecordFetch fetch(std::move(range.inputs), in.held_begin, *held, comm, fetched);
+  // The cut gave the lengths: the holders are sent the requests alone.
+  RecordFetch fetch(std::move(range.inputs), std::move(range.lengths), in.held_begin, *held, comm, fetched);
   const std::uint64_t first_byte = in.header.size() + comm.exclusive_sum(fetch.wanted_bytes());
   RankSink* out = nullptr;
   checkpoint(comm, [&] { out = &open_sink(first_record, first_record + fetch.records(), first_byte); });
