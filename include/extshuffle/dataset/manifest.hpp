@@ -11,7 +11,6 @@
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/dataset/dataset_options.hpp"
-#include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
 
 namespace extshuffle::io {
@@ -45,15 +44,15 @@ struct ManifestEntry {
 
 class ManifestWriter {
  public:
-  // Opens the manifest's temporary file beside options.manifest_path, so
+  // Opens the manifest's temporary file beside options.path, so
   // that a bad path fails before any work. Throws IoError.
-  explicit ManifestWriter(const JobOptions& options);
+  explicit ManifestWriter(const ManifestOptions& options);
   ~ManifestWriter();
   ManifestWriter(const ManifestWriter&) = delete;
   ManifestWriter& operator=(const ManifestWriter&) = delete;
 
   // A dataset's run, in order (several for aligned inputs).
-  void add(const RunResult& run);
+  void add(const ManifestEntry& run);
   // The manifest's text (JSON, UTF-8; a name that is not valid UTF-8 has
   // U+FFFD for its bad bytes).
   std::string text() const;
@@ -72,8 +71,8 @@ class ManifestWriter {
 
  private:
   void check_outputs() const;
-  JobOptions options_;
-  std::vector<RunResult> runs_;
+  ManifestOptions options_;
+  std::vector<ManifestEntry> runs_;
   std::string text_;  // after prepare()
   std::unique_ptr<io::OutputFile> file_;
 };
