@@ -15,7 +15,10 @@ no circle forms. Besides:
   - no two rooms include each other, no header includes itself back through
     other headers (a circle of files), and no circle runs through units (a
     header and its .cpp taken as one: a.cpp including b.hpp while b.cpp or
-    b.hpp includes a.hpp is a circle of units a and b).
+    b.hpp includes a.hpp is a circle of units a and b);
+  - the rooms below the driver take only their own slice of the Job's
+    options and give back only what they fill in: no file of dataset or
+    modes names JobOptions, JobDataset or RunResult outside a comment.
 Prints one line per violation and exits 1, else prints nothing and exits 0.
 usage: scripts/check_layers.py [repository root]
 """
@@ -33,6 +36,9 @@ UNCHECKED = ("tests", "bench", "fuzz")  # may include any room
 WALK_PRIVATE_USERS = ("src/ioperm/", "src/layouts/", "tests/ioperm/", "tests/layouts/", "bench/")
 SOURCE_SUFFIXES = (".hpp", ".cpp", ".cuh", ".cu", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SLICED_ROOMS = ("dataset", "modes")  # rooms that see their slice of the options, never the Job's whole
+WHOLE_JOB_NAMES = re.compile(r"\b(JobOptions|JobDataset|RunResult)\b")
+LINE_COMMENT = re.compile(r"//.*")
 
 
 def room_of(path):
@@ -81,6 +87,7 @@ def main():
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             text = f.read()
         room = room_of(path)
+        problems += whole_job_names(path, room, text)
         for target in INCLUDE.findall(text):
             included = resolve(root, path, target)
             if included is None:
@@ -117,6 +124,18 @@ def main():
     for line in problems:
         print(f"check_layers: {line}")
     return 1 if problems else 0
+
+
+def whole_job_names(path, room, text):
+    """A file of a sliced room that names the Job's options or results whole
+    (docs/conventions.md, Rooms): the driver builds each room's slice."""
+    if room not in SLICED_ROOMS:
+        return []
+    names = sorted(set(WHOLE_JOB_NAMES.findall(LINE_COMMENT.sub("", text))))
+    if not names:
+        return []
+    return [f"{path}: names {', '.join(names)}: room {room} takes its own slice of the options "
+            f"(built in src/driver), never the Job's whole"]
 
 
 def unit(path):

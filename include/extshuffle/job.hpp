@@ -5,6 +5,8 @@
 // extshuffle and of extshuffle-mpi builds one with make_job(); the
 // single-machine driver (driver/run_job.hpp) and the distributed run
 // (mpi/distributed_run.hpp) run the same Job. Pure data: it reads nothing.
+// The rooms below the driver never see JobOptions whole: the driver gives
+// each its slice (driver/job_slices.hpp, docs/conventions.md, Rooms).
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,9 @@
 // What a run of a Job reports (docs/conventions.md, The Job and its commit): for each dataset, the
 // measured facts (--stats), what was read and written (the manifest), and
 // with --dry-run the plan and schedule it would follow. Pure data, shared by
-// the driver, the dataset layer (which fills the file lists) and the CLI.
+// the driver and the rooms above it; the rooms below fill in their parts
+// (RunStats, the file lists) but never see a RunResult whole
+// (docs/conventions.md, Rooms).
 #pragma once
 
 #include <cstdint>

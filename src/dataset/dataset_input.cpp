@@ -19,7 +19,7 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 
 }  // namespace
 
-DatasetInput read_dataset(const JobOptions& options, io::InputSet& inputs, InputMapping* mapping) {
+DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, InputMapping* mapping) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
   bool spooled = true;

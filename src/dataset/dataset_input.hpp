@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
 #include "extshuffle/io/byte_extents.hpp"
+#include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
 
 namespace extshuffle::io {
@@ -44,6 +44,6 @@ struct DatasetInput {
 // With `mapping`, one input that may fit in RAM is mapped there (text:
 // counted where it lies; read_input_layout), its records then also at
 // `mapped` (in memory; text: the terminator its last record lacked added).
-DatasetInput read_dataset(const JobOptions& options, io::InputSet& inputs, InputMapping* mapping = nullptr);
+DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, InputMapping* mapping = nullptr);
 
 }  // namespace extshuffle::dataset

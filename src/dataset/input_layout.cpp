@@ -9,7 +9,7 @@
 namespace extshuffle::dataset {
 namespace {
 
-InputLayout text_layout(const JobOptions& options, formats::Format format, io::InputSource& source,
+InputLayout text_layout(const DatasetOptions& options, formats::Format format, io::InputSource& source,
                         const std::string& name, InputMapping* mapping) {
   if (format == formats::Format::kTfrecord && (options.header_lines > 0 || options.skip_empty)) {
     throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
@@ -53,7 +53,7 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
 
 }  // namespace
 
-std::uint64_t header_records(const JobOptions& options, formats::Format format) {
+std::uint64_t header_records(const DatasetOptions& options, formats::Format format) {
   return options.header_lines >= 0 ? static_cast<std::uint64_t>(options.header_lines)
                                    : formats::default_header_records(format);
 }
@@ -76,7 +76,7 @@ std::string format_name(const formats::DetectedFormat& format) {
   }
 }
 
-InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping) {
+InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected =

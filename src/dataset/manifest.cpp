@@ -25,21 +25,21 @@ constexpr int kManifestVersion = 1;
 
 json or_null(std::uint64_t value, std::uint64_t absent) { return value == absent ? json() : json(value); }
 
-json options_of(const JobOptions& options) {
+json options_of(const ManifestOptions& options) {
   json splits = json::array();
-  for (const SplitPart& part : options.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
+  for (const SplitPart& part : options.output.splits) splits.push_back({{"name", part.name}, {"size", part.size_text}});
   static const char* const kFormats[] = {"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"};
   static_assert(std::size(kFormats) == static_cast<std::size_t>(formats::Format::kTar) + 1);
-  return {{"format", kFormats[static_cast<int>(options.format)]},
-          {"record_size", or_null(options.record_size, 0)},
-          {"zero_terminated", options.zero_terminated},
-          {"header_records", options.header_lines < 0 ? json() : json(options.header_lines)},
-          {"skip_empty", options.skip_empty},
+  return {{"format", kFormats[static_cast<int>(options.input.format)]},
+          {"record_size", or_null(options.input.record_size, 0)},
+          {"zero_terminated", options.input.zero_terminated},
+          {"header_records", options.input.header_lines < 0 ? json() : json(options.input.header_lines)},
+          {"skip_empty", options.input.skip_empty},
           {"head_count", or_null(options.head_count, UINT64_MAX)},
-          {"shards", or_null(options.shard_count, 0)},
-          {"shard_size_bytes", or_null(options.shard_bytes, 0)},
-          {"split", options.splits.empty() ? json() : splits},
-          {"clean", options.clean}};
+          {"shards", or_null(options.output.shard_count, 0)},
+          {"shard_size_bytes", or_null(options.output.shard_bytes, 0)},
+          {"split", options.output.splits.empty() ? json() : splits},
+          {"clean", options.output.clean}};
 }
 
 // xxh64 (seed 0) and size of the file at `path`, read from the file system.
@@ -70,14 +70,12 @@ std::pair<std::string, std::uint64_t> file_digest(const std::string& path) {
 
 }  // namespace
 
-ManifestWriter::ManifestWriter(const JobOptions& options)
-    : options_(options), file_(std::make_unique<io::OutputFile>(options.manifest_path)) {
-  options_.progress = nullptr;
-}
+ManifestWriter::ManifestWriter(const ManifestOptions& options)
+    : options_(options), file_(std::make_unique<io::OutputFile>(options.path)) {}
 
 ManifestWriter::~ManifestWriter() = default;
 
-void ManifestWriter::add(const RunResult& run) { runs_.push_back(run); }
+void ManifestWriter::add(const ManifestEntry& run) { runs_.push_back(run); }
 
 std::string ManifestWriter::text() const {
   const bool shipped = options_.constants.leaf_records == core::kPlanV2.leaf_records &&
@@ -100,7 +98,7 @@ std::string ManifestWriter::text() const {
     }
     for (const std::string& path : runs_[d].stale_pieces) stale.push_back(path);
   }
-  const RunResult& first = runs_.empty() ? RunResult() : runs_.front();
+  const ManifestEntry& first = runs_.empty() ? ManifestEntry() : runs_.front();
   json manifest = {
       {"manifest_version", kManifestVersion},
       {"extshuffle_version", EXTSHUFFLE_VERSION},
@@ -110,7 +108,7 @@ std::string ManifestWriter::text() const {
       {"plan", {{"leaf_records", options_.constants.leaf_records}, {"max_fanout", options_.constants.max_fanout}}},
       {"seed", options_.seed},
       {"format", first.format},
-      {"records", first.stats.records},
+      {"records", first.records},
       {"records_written", first.records_written},
       {"options", options_of(options_)},
       {"inputs", inputs},
@@ -139,7 +137,7 @@ void ManifestWriter::check_outputs() const {
   // The manifest as a reader will see it, against the files as they lie.
   const json parsed = json::parse(text_);
   std::size_t k = 0;
-  for (const RunResult& run : runs_) {
+  for (const ManifestEntry& run : runs_) {
     for (const OutputFileInfo& out : run.outputs) {
       const json& entry = parsed.at("outputs").at(k++);
       struct stat st {};

@@ -41,17 +41,19 @@ std::string hex64(std::uint64_t value) {
 
 ShardedOutput::ShardedOutput(OutputSpec spec) : spec_(std::move(spec)) {
   if (several_files()) {
-    check_output_pattern(spec_.pattern, spec_.shard_count, spec_.shard_bytes, spec_.splits.size());
+    check_output_pattern(spec_.pattern, spec_.options.shard_count, spec_.options.shard_bytes,
+                         spec_.options.splits.size());
     io::raise_open_file_limit();  // every finished file keeps a descriptor until commit()
   }
-  open_file(file_name(0, 0, std::max<std::uint64_t>(spec_.shard_count, 1)));
+  open_file(file_name(0, 0, std::max<std::uint64_t>(spec_.options.shard_count, 1)));
 }
 
 ShardedOutput::~ShardedOutput() = default;
 
 std::string ShardedOutput::file_name(std::size_t split, std::uint64_t shard, std::uint64_t shards) const {
   if (!several_files()) return spec_.pattern;
-  return output_file_name(spec_.pattern, spec_.splits.empty() ? "" : spec_.splits[split].name, shard, shards);
+  return output_file_name(spec_.pattern, spec_.options.splits.empty() ? "" : spec_.options.splits[split].name, shard,
+                          shards);
 }
 
 void ShardedOutput::open_file(const std::string& name) {
@@ -62,20 +64,20 @@ std::uint64_t ShardedOutput::start(const OutputRecordForm& form, std::uint64_t r
   form_ = form;
   cutter_ = std::make_unique<RecordCutter>(form.record_size, form.syntax);
   const std::vector<std::uint64_t> ends =
-      spec_.splits.empty() ? std::vector<std::uint64_t>{records} : split_ends(spec_.splits, records);
+      spec_.options.splits.empty() ? std::vector<std::uint64_t>{records} : split_ends(spec_.options.splits, records);
   std::uint64_t first = 0;
   for (std::size_t s = 0; s < ends.size(); ++s) {
     Split split;
-    split.name = spec_.splits.empty() ? "" : spec_.splits[s].name;
+    split.name = spec_.options.splits.empty() ? "" : spec_.options.splits[s].name;
     split.records = ends[s] - first;
     first = ends[s];
-    if (spec_.shard_count > 0) {
-      split.shards = spec_.shard_count;
-    } else if (spec_.shard_bytes > 0 && form.record_size > 0) {
+    if (spec_.options.shard_count > 0) {
+      split.shards = spec_.options.shard_count;
+    } else if (spec_.options.shard_bytes > 0 && form.record_size > 0) {
       // Fixed-size records: --shard-size is a number of records per shard.
-      split.shard_records = std::max<std::uint64_t>(1, spec_.shard_bytes / form.record_size);
+      split.shard_records = std::max<std::uint64_t>(1, spec_.options.shard_bytes / form.record_size);
       split.shards = std::max<std::uint64_t>(1, (split.records + split.shard_records - 1) / split.shard_records);
-    } else if (spec_.shard_bytes > 0) {
+    } else if (spec_.options.shard_bytes > 0) {
       split.shards = 0;  // text: cut where the bytes say, counted at the end
     } else {
       split.shards = 1;
@@ -171,7 +173,7 @@ void ShardedOutput::write(const std::byte* data, std::size_t bytes) {
       // Text cut by --shard-size: within the split, while the bytes fit.
       const std::uint64_t left = s.records - split_written_ - part_records_;
       const RecordCutter::Cut in_split = cutter_->take_records(data, bytes, left);
-      const std::uint64_t room = spec_.shard_bytes - std::min(spec_.shard_bytes, part_bytes_);
+      const std::uint64_t room = spec_.options.shard_bytes - std::min(spec_.options.shard_bytes, part_bytes_);
       cut = cutter_->take_bytes(data, in_split.bytes, room, part_records_ == 0);
       full = cut.records < in_split.records || cut.records == left;
     } else if (split_ + 1 == splits_.size() && shard_ + 1 == s.shards) {
@@ -219,7 +221,7 @@ void ShardedOutput::find_stale() {
   std::vector<std::string> names, written;
   for (const Split& s : splits_) names.push_back(s.name);
   for (const OutputFileInfo& info : infos_) written.push_back(info.path);
-  stale_ = find_stale_pieces(spec_.pattern, spec_.splits.empty() ? std::vector<std::string>{} : names, written);
+  stale_ = find_stale_pieces(spec_.pattern, spec_.options.splits.empty() ? std::vector<std::string>{} : names, written);
 }
 
 void ShardedOutput::start_stream() {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/run_result.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
@@ -32,12 +33,9 @@ namespace extshuffle::dataset {
 // What the command line asks of the output files.
 struct OutputSpec {
   std::string pattern = "-";  // the output, or its name pattern with {split}, {shard}, {shards}
-  std::vector<SplitPart> splits;   // --split; empty: the whole output is one split
-  std::uint64_t shard_count = 0;   // --shards K; 0: not given
-  std::uint64_t shard_bytes = 0;   // --shard-size: bytes of a shard's records at most; 0: not given
-  int threads = 1;                 // compression workers
-  bool read_back = false;          // --verify: each file's bytes are read back and digested before commit
-  bool clean = false;              // --clean: the Job's commit removes stale pieces (stale_pieces.hpp) once the files are in place
+  OutputOptions options;      // how it is cut into files: --split, --shards, --shard-size
+  int threads = 1;            // compression workers
+  bool read_back = false;     // --verify: each file's bytes are read back and digested before commit
 };
 
 // How the output's records look.
@@ -102,7 +100,9 @@ class ShardedOutput {
     std::uint64_t shards = 0;  // 0: known at the end (text cut by --shard-size)
     std::uint64_t shard_records = 0;  // fixed-size records cut by --shard-size: per shard
   };
-  bool several_files() const { return writes_several_files(spec_.shard_count, spec_.shard_bytes, spec_.splits.size()); }
+  bool several_files() const {
+    return writes_several_files(spec_.options.shard_count, spec_.options.shard_bytes, spec_.options.splits.size());
+  }
   std::string file_name(std::size_t split, std::uint64_t shard, std::uint64_t shards) const;
   std::uint64_t planned_records(std::size_t split, std::uint64_t shard) const;  // UINT64_MAX: cut by bytes
   void open_file(const std::string& name);

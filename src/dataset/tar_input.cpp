@@ -17,7 +17,7 @@ constexpr std::uint64_t kTarDropBytes = std::uint64_t{16} << 20;
 
 }  // namespace
 
-InputLayout tar_layout(const JobOptions& options, io::InputSource& source, const std::string& name) {
+InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, const std::string& name) {
   if (options.header_lines > 0 || options.skip_empty) {
     throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
                      " is for text: tar archives have no header lines and no blank records");

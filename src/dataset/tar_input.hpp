@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "extshuffle/job.hpp"
+#include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
@@ -26,6 +26,6 @@ namespace extshuffle::dataset {
 // sample's frame and refuses a key that repeats non-consecutively), or
 // where it cannot be mapped, by one sequential read of all of it. Throws UsageError for --header or --skip-empty,
 // InputError for what formats::TarScanner refuses, IoError.
-InputLayout tar_layout(const JobOptions& options, io::InputSource& source, const std::string& name);
+InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, const std::string& name);
 
 }  // namespace extshuffle::dataset

@@ -3,12 +3,13 @@
 
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/driver/job_slices.hpp"
 
 namespace extshuffle::driver {
 
 JobCommit::JobCommit(const JobOptions& options, const JobPlan& plan)
     : options_(options), inputs_(plan.read_files), destinations_(plan.destinations) {
-  if (!options.manifest_path.empty() && !options.dry_run) manifest_.emplace(options);
+  if (!options.manifest_path.empty() && !options.dry_run) manifest_.emplace(manifest_options(options));
 }
 
 void JobCommit::add(std::unique_ptr<dataset::ShardedOutput> output) { outputs_.push_back(std::move(output)); }
@@ -28,7 +29,7 @@ void JobCommit::prepare(JobResult& result) {
     output.prepare_commit();
   }
   if (manifest_) {
-    for (const RunResult& run : result.datasets) manifest_->add(run);
+    for (const RunResult& run : result.datasets) manifest_->add(manifest_entry(run));
     manifest_->prepare();
   }
 }

@@ -29,7 +29,9 @@
 #include "modes/empty_run.hpp"
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
+#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/driver/progress_meter.hpp"
+#include "mode_options.hpp"
 #include "run_notes.hpp"
 #include "walk_options.hpp"
 
@@ -76,12 +78,9 @@ std::uint64_t peak_rss_bytes() {
 dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dataset) {
   dataset::OutputSpec spec;
   spec.pattern = dataset.output;
-  spec.splits = options.splits;
-  spec.shard_count = options.shard_count;
-  spec.shard_bytes = options.shard_bytes;
+  spec.options = output_options(options);
   spec.threads = options.threads;
   spec.read_back = options.verify;
-  spec.clean = options.clean;
   return spec;
 }
 
@@ -231,7 +230,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
 
 // The records a mode writes: -r's K draws, -e's or -i's items (all, or
 // the first K), none for -n 0.
-std::uint64_t mode_records(const JobOptions& options, bool empty) {
+std::uint64_t mode_records(const modes::ModeOptions& options, bool empty) {
   if (options.repeat || empty) return options.repeat ? options.head_count : 0;
   if (modes::ItemPrinter::empty(options)) return 0;
   const std::uint64_t last = modes::ItemPrinter::last_index(options);
@@ -242,7 +241,8 @@ std::uint64_t mode_records(const JobOptions& options, bool empty) {
 // written into a stream output the Job commits as any other. A dry run of
 // them writes nothing either.
 std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
-  const bool repeat = options.repeat, empty = !repeat && modes::outputs_nothing_of_input(options, dataset);
+  const modes::ModeOptions mode = mode_options(options);
+  const bool repeat = options.repeat, empty = !repeat && modes::outputs_nothing_of_input(mode, dataset.inputs.front());
   if (!repeat && !empty && !options.echo && !options.integer_range) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
@@ -252,10 +252,13 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
   }
   auto output = open_output(options, dataset);
   output->start_stream();
-  result.stats = repeat  ? modes::run_repeat(options, dataset, *output, result)
+  modes::InputDescription described;  // -r's input (none for -e/-i items)
+  result.stats = repeat  ? modes::run_repeat(mode, dataset.inputs.front(), *output, described)
                  : empty ? RunStats{}
-                         : modes::run_generated(options, *output);
-  result.records_written = mode_records(options, empty);
+                         : modes::run_generated(mode, *output);
+  result.inputs = std::move(described.inputs);
+  result.format = std::move(described.format);
+  result.records_written = mode_records(mode, empty);
   output->finish_stream(result.records_written);
   result.outputs = output->files();
   commit.add(std::move(output));
@@ -272,7 +275,7 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
   // lies, and so read once; InputMapping).
   InputMapping mapping;
   mapping.budget_bytes = options.memory_bytes;
-  DatasetInput read = dataset::read_dataset(options, inputs, options.dry_run ? nullptr : &mapping);
+  DatasetInput read = dataset::read_dataset(dataset_options(options), inputs, options.dry_run ? nullptr : &mapping);
   return PreparedInput(
       std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping)));
 }

@@ -4,13 +4,11 @@
 
 namespace extshuffle::modes {
 
-bool outputs_nothing_of_input(const JobOptions& options, const JobDataset& dataset) {
-  if (options.head_count != 0 || options.verify || options.dry_run || dataset.inputs.front().ends_with(".npy"))
-    return false;
-  if (options.header_lines >= 0) return options.header_lines == 0;
-  formats::Format format = options.format;
-  if (format == formats::Format::kAuto && options.record_size == 0)
-    format = formats::format_by_extension(dataset.inputs.front());
+bool outputs_nothing_of_input(const ModeOptions& options, const std::string& input) {
+  if (options.head_count != 0 || options.input.verify || options.dry_run || input.ends_with(".npy")) return false;
+  if (options.input.header_lines >= 0) return options.input.header_lines == 0;
+  formats::Format format = options.input.format;
+  if (format == formats::Format::kAuto && options.input.record_size == 0) format = formats::format_by_extension(input);
   // A tar archive's output holds its trailer: an empty archive, not an empty file.
   return formats::default_header_records(format) == 0 && format != formats::Format::kTar;
 }

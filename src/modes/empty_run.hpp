@@ -5,15 +5,16 @@
 // CSV, TSV or --header N, and a .npy array's header.
 #pragma once
 
-#include "extshuffle/job.hpp"
-#include "extshuffle/run_result.hpp"
+#include <string>
+
+#include "mode_options.hpp"
 
 namespace extshuffle::modes {
 
-// Whether `options` outputs nothing of its input: -n 0, no header kept (by
-// --header, --format or the input's extension), an input not named .npy,
+// Whether `options` outputs nothing of `input` (the dataset's first input):
+// -n 0, no header kept (by --header, --format or the input's extension), an input not named .npy,
 // and neither --verify nor --dry-run (which have their own say about -n).
-bool outputs_nothing_of_input(const JobOptions& options, const JobDataset& dataset);
+bool outputs_nothing_of_input(const ModeOptions& options, const std::string& input);
 
 // Writes an empty output (a valid empty stream for .gz and .zst) and opens
 // no input. Throws IoError for a bad destination.

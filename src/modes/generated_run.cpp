@@ -41,7 +41,7 @@ bool plan_addresses(std::uint64_t last_index, const core::PlanConstants& c) {
 
 // 1. The indices, as 8-byte records in scratch space; 2. their shuffle,
 // each index printed as the item it names.
-ioperm::WalkStats shuffle_all(const JobOptions& options, std::uint64_t n, ItemPrinter& printer) {
+ioperm::WalkStats shuffle_all(const ModeOptions& options, std::uint64_t n, ItemPrinter& printer) {
   const std::string directory = io::scratch_directory(options.tmpdir);
   // The indices alone take n x 8 bytes: refused before any is written when
   // the scratch file system cannot hold them.
@@ -75,7 +75,7 @@ ioperm::WalkStats shuffle_all(const JobOptions& options, std::uint64_t n, ItemPr
 // stream (kRangeSample, j) among the numbers not yet output (redrawn while
 // taken), so the first K are a uniform sample in uniform order, and a
 // longer -n only appends.
-void sample_range(const JobOptions& options, std::uint64_t last_index, ItemPrinter& printer) {
+void sample_range(const ModeOptions& options, std::uint64_t last_index, ItemPrinter& printer) {
   const std::uint64_t k = options.head_count;
   if (k > options.memory_bytes / kSampleBytesPerNumber) {
     throw BudgetError("-n " + std::to_string(k) + " numbers of a range beyond 2^52 take about " +
@@ -96,7 +96,7 @@ void sample_range(const JobOptions& options, std::uint64_t last_index, ItemPrint
 
 }  // namespace
 
-RunStats run_generated(const JobOptions& options, dataset::ShardedOutput& output) {
+RunStats run_generated(const ModeOptions& options, dataset::ShardedOutput& output) {
   const bool empty = ItemPrinter::empty(options);
   const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(options);
   const bool planned = empty || plan_addresses(last_index, options.constants);

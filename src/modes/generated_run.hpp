@@ -8,9 +8,9 @@
 #include <functional>
 #include <string>
 
-#include "extshuffle/job.hpp"
-#include "extshuffle/run_result.hpp"
 #include "dataset/sharded_output.hpp"
+#include "extshuffle/run_result.hpp"
+#include "mode_options.hpp"
 
 namespace extshuffle::modes {
 
@@ -20,16 +20,16 @@ namespace extshuffle::modes {
 // the caller writes: order_npy.hpp).
 class ItemPrinter {
  public:
-  ItemPrinter(const JobOptions& options, dataset::ShardedOutput& output, bool npy = false)
+  ItemPrinter(const ModeOptions& options, dataset::ShardedOutput& output, bool npy = false)
       : options_(options), output_(output), npy_(npy) {}
   ~ItemPrinter() = default;  // unflushed items are dropped: the run failed
 
   // The items' count minus one (2^64 - 1 for -i 0-18446744073709551615,
   // which holds 2^64); only when not empty().
-  static std::uint64_t last_index(const JobOptions& options) {
+  static std::uint64_t last_index(const ModeOptions& options) {
     return options.echo ? options.echo_items.size() - 1 : options.range_high - options.range_low;
   }
-  static bool empty(const JobOptions& options) {
+  static bool empty(const ModeOptions& options) {
     return options.echo ? options.echo_items.empty() : options.range_low > options.range_high;
   }
 
@@ -45,7 +45,7 @@ class ItemPrinter {
     } else {
       text_ += std::to_string(options_.range_low + index);
     }
-    text_ += options_.zero_terminated ? '\0' : '\n';
+    text_ += options_.input.zero_terminated ? '\0' : '\n';
     if (text_.size() >= kFlushBytes) flush();
   }
   void flush() {
@@ -55,7 +55,7 @@ class ItemPrinter {
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-  const JobOptions& options_;
+  const ModeOptions& options_;
   dataset::ShardedOutput& output_;
   bool npy_;
   std::string text_;
@@ -77,6 +77,6 @@ class ItemPrinter {
 // but seconds and peak_rss_bytes, which the caller measures. Throws
 // UsageError (a range beyond the plan without -n), BudgetError (its -n too
 // large for --memory), IoError.
-RunStats run_generated(const JobOptions& options, dataset::ShardedOutput& output);
+RunStats run_generated(const ModeOptions& options, dataset::ShardedOutput& output);
 
 }  // namespace extshuffle::modes

@@ -4,10 +4,10 @@
 
 namespace extshuffle::modes {
 
-bool writes_order_npy(const JobOptions& options, const std::string& output) {
+bool writes_order_npy(const ModeOptions& options, const std::string& output) {
   if (!output.ends_with(".npy")) return false;
   if (options.echo) throw UsageError("-o " + output + ": a .npy output holds -i's numbers, not -e's items");
-  if (options.zero_terminated) throw UsageError("-o " + output + ": -z ends lines, a .npy output has none");
+  if (options.input.zero_terminated) throw UsageError("-o " + output + ": -z ends lines, a .npy output has none");
   return options.integer_range && !options.repeat;
 }
 

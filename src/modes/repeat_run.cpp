@@ -47,19 +47,19 @@ class RepeatOutput {
   std::string staged_;
 };
 
-bool endless(const JobOptions& options) { return options.head_count == UINT64_MAX; }
+bool endless(const ModeOptions& options) { return options.head_count == UINT64_MAX; }
 
 // Records of an input, fetched by number: from RAM when the data fit in
 // half of --memory (and, for text, the index in a quarter), else one read
 // each from the input (or its spool).
 class RecordFetcher {
  public:
-  RecordFetcher(const JobOptions& options, io::InputSource& source, const InputLayout& layout)
-      : source_(source), layout_(layout), budget_(options.memory_bytes), skip_blank_(options.skip_empty) {
+  RecordFetcher(const ModeOptions& options, io::InputSource& source, const InputLayout& layout)
+      : source_(source), layout_(layout), budget_(options.memory_bytes), skip_blank_(options.input.skip_empty) {
     const std::uint64_t data_bytes = source.bytes() - layout.data_offset;
     if (layout.text) {
       index_ = std::make_unique<TextRecordIndex>(source.data(), layout.data_offset, data_bytes, layout.records,
-                                                 layout.syntax, options.skip_empty, budget_ / 4, source.scratch(),
+                                                 layout.syntax, options.input.skip_empty, budget_ / 4, source.scratch(),
                                                  source.scratch_offset());
     }
     if (data_bytes <= budget_ / 2 && (!index_ || index_->in_memory())) {
@@ -123,7 +123,7 @@ class RecordFetcher {
 };
 
 // -e ARG... and -i LO-HI: draw j prints the item repeat_draw() names.
-RunStats repeat_generated(const JobOptions& options, dataset::ShardedOutput& output) {
+RunStats repeat_generated(const ModeOptions& options, dataset::ShardedOutput& output) {
   const bool empty = ItemPrinter::empty(options);
   if (empty && options.head_count > 0) {
     throw InputError(options.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
@@ -146,15 +146,15 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
   return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
 }
 
-RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output,
-                    RunResult& described) {
+RunStats run_repeat(const ModeOptions& options, const std::string& input, dataset::ShardedOutput& output,
+                    InputDescription& described) {
   if (options.echo || options.integer_range) return repeat_generated(options, output);
   // 1. The output is open (the caller's, so that a bad destination failed
   //    before any work); the input, its format and its records.
   RepeatOutput out(output);
-  io::InputSource source(dataset.inputs.front(), io::scratch_directory(options.tmpdir));
-  const InputLayout layout = read_input_layout(options, source);
-  const std::string name = dataset::input_display_name(dataset.inputs.front());
+  io::InputSource source(input, io::scratch_directory(options.tmpdir));
+  const InputLayout layout = read_input_layout(options.input, source);
+  const std::string name = dataset::input_display_name(input);
   const bool npy = !layout.text && !layout.header.empty();
   if (npy && endless(options)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "dataset/sharded_output.hpp"
-#include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
+#include "mode_options.hpp"
 
 namespace extshuffle::modes {
 
@@ -19,7 +21,13 @@ namespace extshuffle::modes {
 // UINT64_MAX) of draw j. Cost: one Philox call (rarely two).
 std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t last_index);
 
-// Runs the Job (options.repeat) on -e/-i items or on dataset.inputs.front():
+// What a run of -r read, as the manifest records a shuffle's input.
+struct InputDescription {
+  std::vector<InputFileInfo> inputs;
+  std::string format;  // dataset::format_name()
+};
+
+// Runs -r (options.repeat) on -e/-i items or on `input`:
 // fixed-size records and .npy rows (the output header gives K rows; an
 // endless .npy is a usage error) fetched by offset, text records and
 // TFRecord frames through a TextRecordIndex (text_record_index.hpp), the
@@ -28,7 +36,7 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
 // InputError ("no records to repeat") unless -n 0. `described`: the input
 // read and its format, for the manifest, as a shuffle records them (left
 // empty for -e/-i items). Throws like run().
-RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, dataset::ShardedOutput& output,
-                    RunResult& described);
+RunStats run_repeat(const ModeOptions& options, const std::string& input, dataset::ShardedOutput& output,
+                    InputDescription& described);
 
 }  // namespace extshuffle::modes

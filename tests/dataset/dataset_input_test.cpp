@@ -38,9 +38,8 @@ class DatasetInputTest : public ::testing::Test {
     const std::uint64_t got = reader.read_now(buffer.get(), d.data.bytes);
     return std::string(reinterpret_cast<const char*>(buffer.get()), got);
   }
-  DatasetInput read(const std::vector<std::string>& paths, JobOptions options = {}) {
+  DatasetInput read(const std::vector<std::string>& paths, const DatasetOptions& options = {}) {
     inputs_ = std::make_unique<io::InputSet>(paths, dir_.path().string());
-    options.memory_bytes = std::uint64_t{64} << 20;
     return read_dataset(options, *inputs_);
   }
 
@@ -94,7 +93,7 @@ TEST_F(DatasetInputTest, NpyArraysSumTheirRowsAndMustShareTheirDtype) {
 }
 
 TEST_F(DatasetInputTest, FixedSizeRecordsMustFillEveryInput) {
-  JobOptions fixed;
+  DatasetOptions fixed;
   fixed.record_size = 4;
   const DatasetInput d = read({file("a.bin", std::string(8, 'a')), file("b.bin", std::string(4, 'b'))}, fixed);
   EXPECT_EQ(d.layout.records, 3u);

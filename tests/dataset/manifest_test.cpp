@@ -28,10 +28,10 @@ class ManifestTest : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   // A run's result with two real shards of lines, as the driver reports it.
-  RunResult shards_of(const std::string& pattern) {
+  ManifestEntry shards_of(const std::string& pattern) {
     OutputSpec spec;
     spec.pattern = path(pattern);
-    spec.shard_count = 2;
+    spec.options.shard_count = 2;
     ShardedOutput out(spec);
     out.start(OutputRecordForm{0, formats::text_syntax(formats::Format::kLines, false), "", false}, 3);
     const std::string bytes = "x\ny\nz\n";
@@ -39,21 +39,21 @@ class ManifestTest : public ::testing::Test {
     out.finish();
     out.prepare_commit();
     out.publish();
-    RunResult run;
+    ManifestEntry run;
     run.inputs = {InputFileInfo{"in.txt", 6, 3}};
     run.format = "lines";
     run.records_written = 3;
-    run.stats.records = 3;
+    run.records = 3;
     run.outputs = out.files();
     return run;
   }
 
-  JobOptions options(const std::string& manifest) const {
-    JobOptions o;
+  ManifestOptions options(const std::string& manifest) const {
+    ManifestOptions o;
     o.seed = 42;
-    o.shard_count = 2;
-    o.format = formats::Format::kTfrecord;  // every --format has a name in the manifest
-    o.manifest_path = path(manifest);
+    o.output.shard_count = 2;
+    o.input.format = formats::Format::kTfrecord;  // every --format has a name in the manifest
+    o.path = path(manifest);
     return o;
   }
 
@@ -96,16 +96,16 @@ TEST_F(ManifestTest, AlignedDatasetsAreNumbered) {
 }
 
 TEST_F(ManifestTest, VerifyReadsTheFilesBackAndRefusesAChangedOne) {
-  JobOptions o = options("m.json");
+  ManifestOptions o = options("m.json");
   o.verify = true;
-  const RunResult run = shards_of("s-{shard}.txt");
+  const ManifestEntry run = shards_of("s-{shard}.txt");
   {
     ManifestWriter manifest(o);
     manifest.add(run);
     EXPECT_NO_THROW(manifest.commit());
   }
   std::ofstream(path("s-00001.txt"), std::ios::app) << "w\n";  // changed after the run
-  o.manifest_path = path("m2.json");
+  o.path = path("m2.json");
   ManifestWriter manifest(o);
   manifest.add(run);
   try {

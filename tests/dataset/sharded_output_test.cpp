@@ -65,7 +65,7 @@ TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) 
   for (const std::size_t step : {std::size_t{4}, std::size_t{12}, std::size_t{40}}) {
     OutputSpec spec;
     spec.pattern = path("part-{shard}-of-{shards}.bin");
-    spec.shard_count = 3;
+    spec.options.shard_count = 3;
     ShardedOutput out(spec);
     EXPECT_EQ(out.start(fixed(4), 10), 10u);
     write_in_steps(out, records, step);
@@ -90,8 +90,8 @@ TEST_F(ShardedOutputTest, SplitsAndShardsOfTextEachCarryTheHeader) {
   for (int r = 0; r < 10; ++r) records += "row" + std::to_string(r) + "\n";
   OutputSpec spec;
   spec.pattern = path("{split}-{shard}.csv");
-  spec.splits = parse_split_spec("train=0.6,val=0.4");
-  spec.shard_count = 2;
+  spec.options.splits = parse_split_spec("train=0.6,val=0.4");
+  spec.options.shard_count = 2;
   ShardedOutput out(spec);
   EXPECT_EQ(out.start(lines("id\n"), 10), 10u);
   // Pieces of one, two and three records: the cutter finds their ends.
@@ -117,7 +117,7 @@ TEST_F(ShardedOutputTest, SplitsAndShardsOfTextEachCarryTheHeader) {
 TEST_F(ShardedOutputTest, SplitsThatLeaveRecordsOutTakeOnlyTheirs) {
   OutputSpec spec;
   spec.pattern = path("{split}.txt");
-  spec.splits = parse_split_spec("a=3,b=2");
+  spec.options.splits = parse_split_spec("a=3,b=2");
   ShardedOutput out(spec);
   // The walk need not produce the records past the last split.
   EXPECT_EQ(out.start(lines(), 10), 5u);
@@ -138,7 +138,7 @@ TEST_F(ShardedOutputTest, EachNpyPieceHeaderGivesItsOwnRows) {
       testing::npy_file(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (5,), }", "");
   OutputSpec spec;
   spec.pattern = path("x-{shard}.npy");
-  spec.shard_count = 2;
+  spec.options.shard_count = 2;
   ShardedOutput out(spec);
   out.start(OutputRecordForm{4, {}, header, true}, 5);
   write_in_steps(out, std::string(20, '\x01'), 4);
@@ -155,7 +155,7 @@ TEST_F(ShardedOutputTest, NothingIsInPlaceBeforeCommitAndAnAbandonedOutputLeaves
   {
     OutputSpec spec;
     spec.pattern = path("s-{shard}.txt");
-    spec.shard_count = 2;
+    spec.options.shard_count = 2;
     ShardedOutput out(spec);
     out.start(lines(), 4);
     write_in_steps(out, "a\nb\nc\nd\n", 2);
@@ -169,13 +169,13 @@ TEST_F(ShardedOutputTest, NothingIsInPlaceBeforeCommitAndAnAbandonedOutputLeaves
 TEST_F(ShardedOutputTest, PatternsThatCannotNameEveryPieceAreRefused) {
   OutputSpec spec;
   spec.pattern = path("one-name.txt");
-  spec.shard_count = 2;
+  spec.options.shard_count = 2;
   EXPECT_THROW(ShardedOutput{spec}, UsageError);
   spec.pattern = "-";
   EXPECT_THROW(ShardedOutput{spec}, UsageError);
   spec.pattern = path("{shard}.txt");
-  spec.shard_count = 0;
-  spec.splits = parse_split_spec("a=0.5,b=0.5");
+  spec.options.shard_count = 0;
+  spec.options.splits = parse_split_spec("a=0.5,b=0.5");
   EXPECT_THROW(ShardedOutput{spec}, UsageError);  // two splits, one name
 }
 

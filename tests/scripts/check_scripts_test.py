@@ -69,6 +69,19 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("circle of units (a header with its .cpp): src/ioperm/a -> src/ioperm/b -> src/ioperm/a", out)
 
+    def test_job_options_named_below_the_driver_fail(self):
+        # A comment may name them; code in dataset or modes may not.
+        write(self.root, "src/dataset/input.cpp", '#include "extshuffle/job.hpp"\n// not JobOptions itself\n')
+        self.assertEqual(layers(self.root), (0, ""))
+        write(self.root, "include/extshuffle/dataset/layout.hpp", "void read(const JobOptions& options);\n")
+        write(self.root, "src/modes/run.hpp", "void run(const extshuffle::JobDataset& d, RunResult& r);\n")
+        write(self.root, "src/driver/slices.cpp", "Slice slice(const JobOptions& options);\n")
+        code, out = layers(self.root)
+        self.assertEqual(code, 1)
+        self.assertIn("include/extshuffle/dataset/layout.hpp: names JobOptions: room dataset takes its own slice", out)
+        self.assertIn("src/modes/run.hpp: names JobDataset, RunResult: room modes", out)
+        self.assertNotIn("src/driver/slices.cpp", out)
+
     def test_rooms_including_each_other_fail(self):
         write(self.root, "src/io/x.cpp", '#include "extshuffle/formats/y.hpp"\n')
         write(self.root, "include/extshuffle/formats/y.hpp", "#pragma once\n")

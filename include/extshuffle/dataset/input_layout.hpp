@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "extshuffle/job.hpp"
+#include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/dataset/record_digest.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/formats/format_detection.hpp"
@@ -64,11 +64,11 @@ struct InputMapping {
 // options.verify). With `mapping`, an input that may fit in RAM is mapped
 // there (layout.mapped; text is counted where it lies), so that a run in
 // RAM reads it where it lies. Throws UsageError, InputError, IoError.
-InputLayout read_input_layout(const JobOptions& options, io::InputSource& source, InputMapping* mapping = nullptr);
+InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping = nullptr);
 
 // The header records of a text input in `format`: --header N, else the
 // format's default (CSV and TSV 1, the others 0). Both tools.
-std::uint64_t header_records(const JobOptions& options, formats::Format format);
+std::uint64_t header_records(const DatasetOptions& options, formats::Format format);
 
 // How messages name an input: "standard input" for "-", else 'path'.
 std::string input_display_name(const std::string& path);

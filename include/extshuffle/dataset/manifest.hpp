@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/job.hpp"
+#include "extshuffle/core/plan.hpp"
+#include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/run_result.hpp"
 
 namespace extshuffle::io {
@@ -18,17 +19,40 @@ class OutputFile;
 
 namespace extshuffle::dataset {
 
+// What the manifest is told of a Job's options: where it goes, whether the
+// outputs are read back against it, and the options that define the output,
+// recorded as given.
+struct ManifestOptions {
+  std::string path;     // --manifest FILE.json
+  bool verify = false;  // --verify: every output file is read back against the manifest before it is published
+  std::uint64_t seed = 0;
+  core::PlanConstants constants = core::kPlanV2;
+  DatasetOptions input;                   // how the inputs were read
+  std::uint64_t head_count = UINT64_MAX;  // -n: the first K records of the permutation
+  OutputOptions output;                   // how the output was cut into files
+};
+
+// What the manifest records of one dataset's run.
+struct ManifestEntry {
+  std::vector<InputFileInfo> inputs;      // in order
+  std::string format;                     // as read (format_name())
+  std::uint64_t records = 0;              // the dataset's records
+  std::uint64_t records_written = 0;      // to the output files (-n, or where the last split ends)
+  std::vector<OutputFileInfo> outputs;    // in order
+  std::vector<std::string> stale_pieces;  // files of the output pattern this run did not write
+};
+
 class ManifestWriter {
  public:
-  // Opens the manifest's temporary file beside options.manifest_path, so
+  // Opens the manifest's temporary file beside options.path, so
   // that a bad path fails before any work. Throws IoError.
-  explicit ManifestWriter(const JobOptions& options);
+  explicit ManifestWriter(const ManifestOptions& options);
   ~ManifestWriter();
   ManifestWriter(const ManifestWriter&) = delete;
   ManifestWriter& operator=(const ManifestWriter&) = delete;
 
   // A dataset's run, in order (several for aligned inputs).
-  void add(const RunResult& run);
+  void add(const ManifestEntry& run);
   // The manifest's text (JSON, UTF-8; a name that is not valid UTF-8 has
   // U+FFFD for its bad bytes).
   std::string text() const;
@@ -47,8 +71,8 @@ class ManifestWriter {
 
  private:
   void check_outputs() const;
-  JobOptions options_;
-  std::vector<RunResult> runs_;
+  ManifestOptions options_;
+  std::vector<ManifestEntry> runs_;
   std::string text_;  // after prepare()
   std::unique_ptr<io::OutputFile> file_;
 };

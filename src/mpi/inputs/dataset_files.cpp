@@ -10,6 +10,7 @@
 #include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/dataset/tar_dataset_checks.hpp"
 #include "extshuffle/dataset/tar_frames.hpp"
+#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
@@ -239,7 +240,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
       f.holder = holders[k];
       if (f.holder != comm.rank()) continue;
       d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory);
-      f.layout = dataset::read_input_layout(options, *d.held[k]);
+      f.layout = dataset::read_input_layout(driver::dataset_options(options), *d.held[k]);
       f.bytes = d.held[k]->bytes();
       d.layout_bytes_read += f.bytes + (f.compressed ? f.stored_bytes : 0);
       if (f.tar()) {

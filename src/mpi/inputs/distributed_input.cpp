@@ -15,6 +15,7 @@
 
 #include "distribution.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
+#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/io/compression.hpp"
@@ -159,7 +160,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
     }
-    const dataset::InputLayout layout = dataset::read_input_layout(options, *in.source);
+    const dataset::InputLayout layout = dataset::read_input_layout(driver::dataset_options(options), *in.source);
     in.record_size = layout.record_size;
     in.data_offset = layout.data_offset;
     in.records = layout.records;
@@ -180,7 +181,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   in.layout_bytes_read =
       range_begin(in.input_bytes, comm.rank() + 1, comm.size()) - range_begin(in.input_bytes, comm.rank(), comm.size());
   in.syntax = formats::text_syntax(detected.text_format, options.zero_terminated);
-  const std::uint64_t header_lines = dataset::header_records(options, detected.text_format);
+  const std::uint64_t header_lines = dataset::header_records(driver::dataset_options(options), detected.text_format);
   checkpoint(comm, [&] {
     const TextSplit split =
         split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, options.constants, name, comm);

@@ -7,6 +7,7 @@
 
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 
@@ -41,7 +42,8 @@ std::pair<std::uint64_t, std::uint64_t> digest_piece(SharedOutput& file, const s
 DistributedCommit::DistributedCommit(const JobOptions& options, const driver::JobPlan& plan, Communicator& comm)
     : options_(options), plan_(plan), comm_(comm) {
   checkpoint(comm_, [&] {
-    if (comm_.rank() == 0 && !options.manifest_path.empty() && !options.dry_run) manifest_.emplace(options);
+    if (comm_.rank() == 0 && !options.manifest_path.empty() && !options.dry_run)
+      manifest_.emplace(driver::manifest_options(options));
   });
 }
 
@@ -127,7 +129,7 @@ void DistributedCommit::commit() {
         first_piece += d.plan.pieces.size();
       }
       if (manifest_) {
-        for (const Dataset& d : datasets_) manifest_->add(d.result);
+        for (const Dataset& d : datasets_) manifest_->add(driver::manifest_entry(d.result));
         manifest_->prepare();
       }
     };
