@@ -232,9 +232,9 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
   bool stopped = false;  // by a failure seen in a round
   ioperm::WalkStats walked;
   try {
+    const io::ByteExtents chunks = r.in.chunk_data(r.me, r.options.constants);
+    r.stats.input_bytes_read = r.in.chunk_bytes_read(chunks);
     if (r.stats.chunks > 0) {
-      const io::ByteExtents chunks = r.in.chunk_data(r.me, r.options.constants);
-      r.stats.input_bytes_read = chunks.bytes;
       walk.scatter_chunks(store, d.root, chunks, r.in.root_facts(), path, d.chunk_begin[r.me],
                           d.chunk_begin[r.me + 1], targets, walked);
     }
@@ -294,8 +294,9 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
   r.stats.seconds_scattering = since(t0);
   r.stats.rounds = exchange.rounds;
   r.stats.sub_rounds = exchange.sub_rounds;
-  r.stats.bytes_sent = exchange.bytes_sent;
-  r.stats.bytes_received = exchange.bytes_received;
+  // With the chunks' bytes that crossed from their readers (chunk_readers.hpp).
+  r.stats.bytes_sent = exchange.bytes_sent + r.in.chunk_bytes_sent();
+  r.stats.bytes_received = exchange.bytes_received + r.in.chunk_bytes_received();
   r.stats.count_bytes_sent = exchange.count_bytes_sent;
   r.stats.seconds_exchanging = exchange.seconds_exchanging;
   return tag_width;

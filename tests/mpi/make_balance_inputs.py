@@ -104,15 +104,50 @@ os.makedirs(path("drifted_parts"))
 for part, (first, end) in enumerate(((0, 7000), (7000, 19001), (19001, 30000))):
     with open(path("drifted_parts/part%d.jsonl" % part), "w") as f:
         f.writelines(lines[first:end])
+def write_archive(name, sizes, unit):
+    """An archive of samples (a .txt of `unit` bytes a unit of size, and a
+    .cls); returns their frames' bytes."""
+    frames = []
+    with tarfile.open(path(name), "w", format=tarfile.USTAR_FORMAT) as archive:
+        for i, s in enumerate(sizes):
+            frame = 8  # a sample's frame: its length, then its members as the archive holds them
+            for extension, data in (("txt", b"t" * (unit * s)), ("cls", b"%d" % (i % 10))):
+                member = tarfile.TarInfo("%06d.%s" % (i, extension))
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+                frame += 512 + (len(data) + 511) // 512 * 512
+            frames.append(frame)
+    return frames
+
+
 sizes = sorted(int(rng.lognormvariate(4.5, 1.0)) for _ in range(6000))
-frames = []
-with tarfile.open(path("drifted.tar"), "w", format=tarfile.USTAR_FORMAT) as archive:
-    for i, s in enumerate(sizes):
-        frame = 8  # a sample's frame: its length, then its members as the archive holds them
-        for extension, data in (("txt", b"t" * (32 * s)), ("cls", b"%d" % (i % 10))):
-            member = tarfile.TarInfo("%06d.%s" % (i, extension))
-            member.size = len(data)
-            archive.addfile(member, io.BytesIO(data))
-            frame += 512 + (len(data) + 511) // 512 * 512
-        frames.append(frame)
-check_chunks(frames, 32)
+check_chunks(write_archive("drifted.tar", sizes, 32), 32)
+
+# Roots of many chunks whose last chunk holds over 40% of the bytes (run
+# with L = 1024, the archive's 512: 30 chunks; that many records in the
+# heavy chunk keep the writes' sampling spread small, see the test):
+# records sorted by length, the last chunk's far longer, none over 1/(8P)
+# of the bytes for P <= 3. No split of whole chunks shares those reads
+# within 15%: each rank reads its 1/P of the bytes and sends the rest of a
+# chunk to the rank that scatters it (docs/mpi.md, "How the work is
+# shared"). One JSONL file, the same records in three files, and an
+# archive of samples (a .txt of 4 bytes a unit of size, and a .cls).
+def check_heavy_chunk(lengths, leaf):
+    assert len(lengths) >= 8 * 3 * leaf
+    assert sum(lengths[-leaf:]) >= 0.4 * sum(lengths)
+    assert max(lengths) * 8 * 3 <= sum(lengths)
+
+
+sizes = sorted(int(rng.lognormvariate(4.5, 0.8)) for _ in range(29 * 1024))
+sizes += sorted(rng.randrange(2500, 4500) for _ in range(1024))
+lines = [json.dumps({"id": i, "text": "u" * s}) + "\n" for i, s in enumerate(sizes)]
+check_heavy_chunk([len(line) for line in lines], 1024)
+with open(path("heavy_chunk.jsonl"), "w") as f:
+    f.writelines(lines)
+os.makedirs(path("heavy_chunk_parts"))
+for part, (first, end) in enumerate(((0, 12000), (12000, 29900), (29900, len(lines)))):
+    with open(path("heavy_chunk_parts/part%d.jsonl" % part), "w") as f:
+        f.writelines(lines[first:end])
+sizes = sorted(int(rng.lognormvariate(4.5, 0.8)) for _ in range(29 * 512))
+sizes += sorted(rng.randrange(11000, 15000) for _ in range(512))
+check_heavy_chunk(write_archive("heavy_chunk.tar", sizes, 4), 512)

@@ -187,6 +187,7 @@ std::vector<ChunkStart> chunk_starts_at_cuts(DatasetFiles& d, const std::vector<
     c.first.index = comm.broadcast(c.first.index, holder);
     c.chunk.index = comm.broadcast(c.chunk.index, holder);
     c.chunk.byte = comm.broadcast(c.chunk.byte, holder);
+    c.first.byte = comm.broadcast(c.first.byte, holder);
     c.chunk_here = comm.broadcast(c.chunk_here ? 1 : 0, holder) != 0;
   }
   return found;
@@ -374,6 +375,7 @@ HeldSplit chunk_split_by_bytes(DatasetFiles& d, const core::PlanConstants& const
   chunk_begin[0] = 0;
   split.bytes.assign(ranks + 1, d.data_bytes);
   split.bytes[0] = 0;
+  split.read_bytes = split.bytes;
   std::vector<int> before;  // ranks whose chunk began in an earlier file
   for (int r = 1; r < ranks; ++r) {
     if (file_of[r] == d.files.size()) continue;
@@ -381,6 +383,7 @@ HeldSplit chunk_split_by_bytes(DatasetFiles& d, const core::PlanConstants& const
     const ChunkStart& c = found[r];
     const std::uint64_t first = file.first_record + c.first.index;
     if (first >= d.records) continue;  // no record starts after the cut
+    split.read_bytes[r] = file.data_begin + (c.first.index == file.layout.records ? file.data_bytes() : c.first.byte);
     chunk_begin[r] = first / leaf;
     if (!c.chunk_here) {
       before.push_back(r);

@@ -95,6 +95,11 @@ std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& files, const std::v
 struct HeldSplit {
   std::vector<std::uint64_t> records;  // ranks + 1 entries: rank r holds [records[r], records[r + 1])
   std::vector<std::uint64_t> bytes;    // where they start in the data; the last entry is B
+  // Text chunks shared by bytes (chunk_split_by_bytes): where the records
+  // that start in each rank's 1/P of the data begin, the bytes it reads
+  // for the run (its chunks' other bytes come from their readers,
+  // stage_input); empty where the chunks' bytes are each rank's reads.
+  std::vector<std::uint64_t> read_bytes;
 };
 HeldSplit held_records_by_bytes(DatasetFiles& files, int ranks, Communicator& comm);
 

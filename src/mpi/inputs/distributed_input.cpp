@@ -23,6 +23,7 @@
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "input_agreement.hpp"
+#include "chunk_readers.hpp"
 #include "text_split.hpp"
 
 namespace extshuffle::mpi {
@@ -79,10 +80,28 @@ io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanCo
     data.append({&source->data(), data_offset + first_record * record_size, (end_record - first_record) * record_size});
     return data;
   }
-  data.append({&source->data(), data_begin[rank], data_begin[rank + 1] - data_begin[rank]});
+  if (read_chunks && rank == this->rank) {
+    data = read_chunks->data;
+  } else {
+    data.append({&source->data(), data_begin[rank], data_begin[rank + 1] - data_begin[rank]});
+  }
   const std::uint64_t chunks = core::chunk_count(records, constants);
   if (end == chunks && add_terminator) data.append({nullptr, 0, 1, &kTerminators[syntax.terminator == '\n' ? 0 : 1]});
   return data;
+}
+
+std::uint64_t DistributedInput::State::chunk_bytes_read(const io::ByteExtents& chunks) const {
+  return chunks.bytes - chunk_bytes_received() + chunk_bytes_sent();
+}
+
+std::uint64_t DistributedInput::State::chunk_bytes_sent() const {
+  const StagedInput* staged = files ? held.get() : read_chunks.get();
+  return staged ? staged->bytes_read_for_others : 0;
+}
+
+std::uint64_t DistributedInput::State::chunk_bytes_received() const {
+  const StagedInput* staged = files ? held.get() : read_chunks.get();
+  return staged ? staged->bytes_from_readers : 0;
 }
 
 io::ByteExtents DistributedInput::State::held_data() const {
@@ -198,6 +217,14 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     // A file of only a header whose last line lacks its terminator gets one.
     if (in.data_offset == in.source->bytes() && in.add_terminator) in.header += in.syntax.terminator;
   });
+  if (comm.size() > 1 && !spread_root(in.records, options.constants, comm.size())) {
+    // Its chunks' bytes read by the ranks in whose 1/P of the data they lie.
+    const std::uint64_t data = in.input_bytes - in.data_offset;
+    std::vector<std::uint64_t> read(comm.size() + 1);
+    for (int s = 0; s <= comm.size(); ++s) read[s] = in.data_offset + range_begin(data, s, comm.size());
+    in.read_chunks = std::make_unique<StagedInput>(
+        read_chunks_by_readers(in.source->data(), in.data_begin, read, io::scratch_directory(options.tmpdir), comm));
+  }
   return true;
 }
 
@@ -223,6 +250,9 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   in.format_name = dataset::format_name(first.layout.format);
   // A spread root's records are held by bytes, any other's by its chunks,
   // which are shared by bytes.
+  // A chunk's bytes are read by the ranks in whose 1/P of the data they
+  // lie (read_bytes), and sent to the rank that scatters it.
+  std::vector<std::uint64_t> read_bytes;
   if (spread_root(in.records, options.constants, comm.size())) {
     in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
     HeldSplit split = held_records_by_bytes(*in.files, comm.size(), comm);
@@ -232,12 +262,13 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
     HeldSplit split = chunk_split_by_bytes(*in.files, options.constants, comm.size(), in.chunk_begin, comm);
     in.held_begin = std::move(split.records);
     in.held_byte_begin = std::move(split.bytes);
+    if (comm.size() > 1) read_bytes = std::move(split.read_bytes);
   }
   const std::vector<std::uint64_t>& held_bytes = in.held_byte_begin;
   // A root run alone reads one file range (whole_file, whole_text): its
   // records are copied there, in order, even those it could read in place.
   const bool contiguous = runs_alone(in.records, options.constants, comm.size());
-  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm));
+  in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm, read_bytes));
 }
 
 }  // namespace

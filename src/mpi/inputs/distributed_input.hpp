@@ -29,6 +29,9 @@ struct DistributedInput::State {
   std::unique_ptr<io::InputSource> source;  // one plain file; null for a dataset of files
   std::unique_ptr<DatasetFiles> files;       // a dataset of files; null for one plain file
   std::unique_ptr<StagedInput> held;         // a dataset: the records this rank holds
+  // One text file's root of many chunks on several ranks: this rank's
+  // chunks' bytes, those outside its reads from their readers (chunk_readers.hpp).
+  std::unique_ptr<StagedInput> read_chunks;
   std::uint64_t input_bytes = 0;             // every input's bytes (decompressed), headers included
   bool text = false;
   std::size_t record_size = 0;     // fixed-size records (and .npy rows)
@@ -61,6 +64,13 @@ struct DistributedInput::State {
   // The bytes of rank `rank`'s chunks, from its first chunk's first record
   // (a dataset: this rank's alone).
   io::ByteExtents chunk_data(int rank, const core::PlanConstants& constants) const;
+  // The bytes of the input this rank reads for the scatter (its chunks'
+  // bytes less those from other readers, plus those it reads for others).
+  std::uint64_t chunk_bytes_read(const io::ByteExtents& chunks) const;
+  // The bytes of chunks this rank read for other ranks and sent them, and
+  // those of its own chunks it received from their readers.
+  std::uint64_t chunk_bytes_sent() const;
+  std::uint64_t chunk_bytes_received() const;
   // This rank's held records' bytes, in order, the missing final text
   // terminator added when it holds the last record.
   io::ByteExtents held_data() const;

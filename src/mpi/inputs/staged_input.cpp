@@ -43,15 +43,26 @@ class Stager {
     staged_.file = io::BlockFile::create_scratch(scratch_directory);
   }
 
-  // FileRange `p` of rank `to`'s bytes: moved, read in place, or copied, as its
-  // file and `contiguous` want.
-  void stage(const FileRange& p, int to) {
+  // FileRange `p` of rank `to`'s bytes, inside the bytes read by rank
+  // `reader` (`to` itself, unless the reads are shared apart from the
+  // ranks' bytes): moved, read in place, or copied, as its file and
+  // `contiguous` want. Another reader takes the bytes from the file (a
+  // compressed file's or an archive's from its holder) and sends them on.
+  void stage(const FileRange& p, int to, int reader) {
     const DatasetFile& f = d_.files[p.file];
     const std::uint64_t stored_end = std::min(p.end, f.file_data_bytes());
-    // Only the holder can read a compressed file's bytes or an archive's frames.
-    const bool moved = (f.compressed || f.tar()) && f.holder != to;
-    if (moved && f.holder == comm_.rank()) send(p.file, p.begin, stored_end, to);
-    if (to != comm_.rank()) return;
+    const int me = comm_.rank();
+    // Only the holder can read a compressed file's bytes or an archive's
+    // frames; a holder that is `to` itself reads them, whoever the reader.
+    const bool holder_only = f.compressed || f.tar();
+    if (reader != to && (!holder_only || f.holder != to)) {
+      through_reader(p, stored_end, to, reader);
+      if (me == to && p.end > stored_end) add_terminator(f);
+      return;
+    }
+    const bool moved = holder_only && f.holder != to;
+    if (moved && f.holder == me) send(p.file, p.begin, stored_end, to);
+    if (to != me) return;
     if (moved) {
       receive(p.begin, stored_end, f.holder);
     } else if (contiguous_ || f.tar()) {
@@ -67,6 +78,26 @@ class Stager {
   StagedInput finish() { return std::move(staged_); }
 
  private:
+  // Bytes [p.begin, stored_end) of file p.file taken in by `reader` (read
+  // in place, or received from the file's holder) and sent on to `to`.
+  void through_reader(const FileRange& p, std::uint64_t stored_end, int to, int reader) {
+    const DatasetFile& f = d_.files[p.file];
+    const int me = comm_.rank();
+    const bool from_holder = (f.compressed || f.tar()) && f.holder != reader;
+    if (from_holder && me == f.holder) send(p.file, p.begin, stored_end, reader);
+    if (me == reader) {
+      if (from_holder) {
+        relay(p.begin, stored_end, f.holder, to);
+      } else {
+        send(p.file, p.begin, stored_end, to);
+      }
+      staged_.bytes_read_for_others += stored_end - p.begin;
+    }
+    if (me != to) return;
+    receive(p.begin, stored_end, reader);
+    staged_.bytes_from_readers += stored_end - p.begin;
+  }
+
   // Where file `k`'s data byte `at` lies in source(k).
   std::uint64_t offset_of(std::size_t k, std::uint64_t at) {
     const std::uint64_t start = d_.held[k] ? d_.held[k]->data_offset() : 0;
@@ -130,6 +161,15 @@ class Stager {
       MPI_Recv(buffer_.data(), static_cast<int>(n), MPI_BYTE, from, kStageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     });
   }
+  // Bytes [begin, end) from rank `from`, sent on to rank `to` a block at a time.
+  void relay(std::uint64_t begin, std::uint64_t end, int from, int to) {
+    for (std::uint64_t at = begin; at < end;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
+      MPI_Recv(buffer_.data(), static_cast<int>(n), MPI_BYTE, from, kStageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer_.data(), static_cast<int>(n), MPI_BYTE, to, kStageTag, MPI_COMM_WORLD);
+      at += n;
+    }
+  }
   void copy(std::size_t k, std::uint64_t begin, std::uint64_t end) {
     start_reading(k, begin, end);
     write_blocks(begin, end, [&](std::uint64_t at, std::size_t n) { read(k, at, n); });
@@ -157,13 +197,22 @@ class Stager {
 }  // namespace
 
 StagedInput stage_input(DatasetFiles& files, const std::vector<std::uint64_t>& byte_begin, bool contiguous,
-                        const std::string& scratch_directory, Communicator& comm) {
+                        const std::string& scratch_directory, Communicator& comm,
+                        const std::vector<std::uint64_t>& read_begin) {
   std::unique_ptr<Stager> stager;
   checkpoint(comm, [&] { stager = std::make_unique<Stager>(files, contiguous, scratch_directory, comm); });
   try {
     // Every rank walks every rank's pieces in the same order, taking its part.
+    // A rank's bytes are cut where the readers' bytes begin, in order.
     for (int to = 0; to < comm.size(); ++to) {
-      for (const FileRange& p : pieces_of(files, byte_begin[to], byte_begin[to + 1])) stager->stage(p, to);
+      for (int reader = 0; reader < comm.size(); ++reader) {
+        const bool own = read_begin.empty();
+        if (own && reader != to) continue;
+        const std::uint64_t from = own ? byte_begin[to] : std::max(byte_begin[to], read_begin[reader]);
+        const std::uint64_t end = own ? byte_begin[to + 1] : std::min(byte_begin[to + 1], read_begin[reader + 1]);
+        if (from >= end) continue;
+        for (const FileRange& p : pieces_of(files, from, end)) stager->stage(p, to, reader);
+      }
     }
   } catch (...) {
     abort_job(std::current_exception());

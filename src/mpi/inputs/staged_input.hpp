@@ -28,14 +28,27 @@ struct StagedInput {
   std::uint64_t file_bytes = 0;         // how much of `file` that is
   std::vector<std::unique_ptr<io::BlockFile>> opened;  // the plain files read in place
   io::ByteExtents data;  // this rank's bytes, in order
+  // With readers apart (stage_input's read_begin): the bytes of `data`
+  // received from their readers, and those this rank read for others.
+  std::uint64_t bytes_from_readers = 0, bytes_read_for_others = 0;
+  // The bytes this rank took from the input (in place, or from the holder
+  // of a compressed file or an archive), for itself or for others.
+  std::uint64_t bytes_read() const { return data.bytes - bytes_from_readers + bytes_read_for_others; }
 };
 
 // Gives each rank its bytes [byte_begin[rank], byte_begin[rank + 1]) of the
 // dataset's data (P + 1 entries, the same on every rank). `contiguous`: all
 // of them copied into `file` from its offset 0, so that one file range holds
-// them (what a root run by one rank reads). A failure while bytes move ends
-// the job (abort_job: the ranks can no longer meet). Collective.
+// them (what a root run by one rank reads). `read_begin` (P + 1 entries, or
+// none): rank s reads bytes [read_begin[s], read_begin[s + 1]) for
+// everyone, and sends each rank the part of its bytes that lies there (a
+// compressed file's or an archive's through s from its holder, unless that
+// is the rank they are for), so that the reads are shared apart from
+// what each rank is given (docs/mpi.md, "How the work is shared"). A
+// failure while bytes move ends the job (abort_job: the ranks can no
+// longer meet). Collective.
 StagedInput stage_input(DatasetFiles& files, const std::vector<std::uint64_t>& byte_begin, bool contiguous,
-                        const std::string& scratch_directory, Communicator& comm);
+                        const std::string& scratch_directory, Communicator& comm,
+                        const std::vector<std::uint64_t>& read_begin = {});
 
 }  // namespace extshuffle::mpi
