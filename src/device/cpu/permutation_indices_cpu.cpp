@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "extshuffle/device/shuffle_records.hpp"
+#include "record_gather.hpp"
 #include "variable_philox_batch.hpp"
 
 namespace extshuffle::device {
@@ -70,6 +71,19 @@ void shuffle_permutation(const core::VariablePhilox& f, std::uint64_t m, std::ui
 void shuffle_inverse(const core::VariablePhilox& f, std::uint64_t m, std::uint32_t* inverse, int threads) {
   walk_domain(f, m, threads, [inverse](std::uint64_t value, std::uint64_t position) {
     inverse[value] = static_cast<std::uint32_t>(position);
+  });
+}
+
+void gather_by_permutation(const std::byte* records, const std::uint32_t* permutation, std::uint64_t count,
+                           std::size_t record_size, std::byte* out) {
+  cpu::gather_indexed(records, permutation, count, record_size, out, cpu::kGatherPrefetchRecords);
+}
+
+void cpu::gather_indexed(const std::byte* from, const std::uint32_t* indices, std::uint64_t count,
+                         std::size_t record_size, std::byte* to, std::uint32_t distance) {
+  prefetch_first(from, indices, count, record_size, distance);
+  with_record_copy(record_size, [&]<class Copy>(Copy) {
+    gather_records<Copy>(from, GatherIndices<std::uint32_t>{indices, count}, record_size, to, distance);
   });
 }
 
