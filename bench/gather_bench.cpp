@@ -138,8 +138,8 @@ void run_case(const Case& c) {
   };
   for (std::uint32_t batch : c.batches) {
     for (std::uint32_t d : c.distances) {
-      methods.push_back({"shuffle", (d ? "prefetch" : "plain") + std::string("_b") + std::to_string(batch), d,
-                         shuffle(d, batch)});
+      methods.push_back(
+          {"shuffle", (d ? "prefetch" : "plain") + std::string("_b") + std::to_string(batch), d, shuffle(d, batch)});
     }
   }
   for (std::uint32_t d : c.distances) methods.push_back({"indexed", d ? "prefetch" : "plain", d, indexed(d)});
@@ -203,15 +203,22 @@ int main(int argc, char** argv) {
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     const bool has_value = a + 1 < argc;
-    if (arg == "--quick") quick = true;
-    else if (arg == "--sizes" && has_value) sizes = argv[++a];
-    else if (arg == "--threads" && has_value) threads = argv[++a];
-    else if (arg == "--pages" && has_value) pages = argv[++a];
-    else if (arg == "--distances" && has_value) distances = argv[++a];
-    else if (arg == "--batches" && has_value) batches = argv[++a];
+    if (arg == "--quick")
+      quick = true;
+    else if (arg == "--sizes" && has_value)
+      sizes = argv[++a];
+    else if (arg == "--threads" && has_value)
+      threads = argv[++a];
+    else if (arg == "--pages" && has_value)
+      pages = argv[++a];
+    else if (arg == "--distances" && has_value)
+      distances = argv[++a];
+    else if (arg == "--batches" && has_value)
+      batches = argv[++a];
     else {
-      std::fprintf(stderr, "usage: gather_bench [--quick] [--sizes 8,32] [--threads 1,2] [--pages 4k,huge] "
-                           "[--distances 0,16,32,64] [--batches 256]\n");
+      std::fprintf(stderr,
+                   "usage: gather_bench [--quick] [--sizes 8,32] [--threads 1,2] [--pages 4k,huge] "
+                   "[--distances 0,16,32,64] [--batches 256]\n");
       return 2;
     }
   }
@@ -220,8 +227,8 @@ int main(int argc, char** argv) {
   for (const std::string& p : split(pages)) {
     for (const std::string& t : split(threads)) {
       for (const std::string& s : split(sizes)) {
-        const Case c{std::stoul(s), std::stoi(t), p == "huge", arena_bytes, quick ? 1 : 5, numbers(distances),
-                     numbers(batches)};
+        const Case c{std::stoul(s), std::stoi(t),       p == "huge",     arena_bytes,
+                     quick ? 1 : 5, numbers(distances), numbers(batches)};
         switch (c.record_bytes) {
           case 8: run_case<8>(c); break;
           case 16: run_case<16>(c); break;

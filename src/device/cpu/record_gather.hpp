@@ -98,7 +98,8 @@ template <class Index>
 void prefetch_first(const std::byte* from, const Index* indices, std::uint64_t count, std::size_t record_size,
                     std::uint32_t distance = kGatherPrefetchRecords) {
   if (record_size > kGatherPrefetchMaxRecordBytes) return;
-  for (std::uint64_t k = 0; k < count && k < distance; ++k) prefetch_record(from + indices[k] * record_size, record_size);
+  for (std::uint64_t k = 0; k < count && k < distance; ++k)
+    prefetch_record(from + indices[k] * record_size, record_size);
 }
 
 // The whole gather of `count` records through 32-bit indices, one thread:
