@@ -2,7 +2,8 @@
 // fixed tiles; a count pass finds each tile's kept indices (f(i) < m), an
 // exclusive prefix sum gives each tile its first output position, and a
 // second pass evaluates f again and writes the indices. Fixed tiles make the
-// result independent of the thread count.
+// result independent of the thread count. The records such a permutation
+// orders are gathered here too, prefetched (record_gather.hpp).
 #include "extshuffle/device/permutation_indices.hpp"
 
 #include <algorithm>

@@ -14,13 +14,15 @@
 namespace extshuffle::device::cpu {
 
 // How many records ahead of the copy the gather prefetches, chosen by
-// bench/gather_bench.cpp (docs/benchmarks.md, "Prefetched gathers"): 8-byte
-// records from cold memory took 11.1 ns a record unprefetched against 4.8-5.3
-// at 32-64 records ahead (4 KiB pages); 16 and 128 were slower.
+// bench/gather_bench.cpp (docs/benchmarks.md, "Prefetched gathers"): from
+// cold memory with 4 KiB pages, 8-byte records took 12.4 ns a record by
+// index unprefetched against 7.4 at 32 ahead, 17.3 against 14.8 with Philox
+// (two threads); 16 was slower, 64 within the noise of 32.
 inline constexpr std::uint32_t kGatherPrefetchRecords = 32;
 
-// Above this record size the gather does not prefetch: a record spans lines
-// that the copy streams itself (bench/gather_bench.cpp).
+// Above this record size the gather does not prefetch: a record spans
+// several lines that the copy streams itself (128-byte records gained as
+// much as 8-byte ones in bench/gather_bench.cpp; larger ones not measured).
 inline constexpr std::size_t kGatherPrefetchMaxRecordBytes = 256;
 
 // Copies one record; a compile-time size turns memcpy into a few moves.
