@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """CPU seconds per GiB, before and after, from bench/compare_builds.sh.
 
-usage: bench/cpu_report.py BEFORE.txt AFTER.txt
+usage: bench/cpu_report.py [--user] BEFORE.txt AFTER.txt
+
+--user: user seconds alone per GiB (the process's own work, without the
+kernel's page zeroing and copies), in place of user + system.
 
 Reads the BENCH lines of the two results files (A: the build before, B: the
 build after with the floors and peers of the same run, TOOLS_B=all) and
@@ -42,8 +45,12 @@ def read(path):
     return rows
 
 
+USER_ONLY = "--user" in sys.argv[1:]
+
+
 def cpu_per_gib(row):
-    return (float(row["user_seconds"]) + float(row["sys_seconds"])) / (int(row["bytes"]) / GIB)
+    system = 0.0 if USER_ONLY else float(row["sys_seconds"])
+    return (float(row["user_seconds"]) + system) / (int(row["bytes"]) / GIB)
 
 
 def summary(values, unit, digits=2):
@@ -61,9 +68,10 @@ def median(rows, key):
 
 
 def main():
-    if len(sys.argv) != 3:
+    paths = [a for a in sys.argv[1:] if a != "--user"]
+    if len(paths) != 2:
         sys.exit(__doc__)
-    before, after = read(sys.argv[1]), read(sys.argv[2])
+    before, after = read(paths[0]), read(paths[1])
     keys = sorted(set(before) | set(after), key=lambda k: (k[0], k[1] != "default", k[1], k[2] != "extshuffle", k[2]))
     print("| case | input | budget | tool | before: wall | before: CPU s/GiB | after: wall | after: CPU s/GiB"
           " | after / before (CPU) | peak RSS before / after | runs |")

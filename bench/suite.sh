@@ -38,7 +38,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy tar_wds in_ram_fixed8 in_ram_npy512"
+ALL_CASES="fixed8_1g fixed8_8g text_1g text_4g fixed4k_4g scaling threads dataset64 jsonl_heavy tar_wds in_ram_fixed8 in_ram_fixed32 in_ram_npy512"
 quick=0
 append=0
 estimate_only=0
@@ -71,6 +71,8 @@ tar_wds     WebDataset tar samples of 100 KB-1 MB, 2 GiB, -S 256M: extshuffle ag
 in_ram_fixed8  8-byte records, IN_RAM_MIB (default 2048), in RAM (default budget), at -S 256M and
             at -S one eighth of the input: extshuffle, the durable one- and two-pass floors,
             STXXL random_shuffle (in RAM)
+in_ram_fixed32 32-byte records, IN_RAM_MIB (default 2048), in RAM (default budget) and at -S 256M:
+            extshuffle, the durable one- and two-pass floors
 in_ram_npy512  .npy of 512-byte rows, IN_RAM_NPY_MIB (default 512), at -S 1.17x and 2.15x the
             input, the default budget and one eighth of the input: extshuffle, the durable
             one-pass floor
@@ -193,6 +195,7 @@ estimate_seconds() {  # estimated seconds of case $1
     dataset64) estimate_case "$(gib "$(mib 1024)")" "gen_lines:once digest:once extshuffle_lines extshuffle_lines extshuffle_lines" ;;
     tar_wds) estimate_case "$(gib "$(mib "${TAR_WDS_MIB:-2048}")")" "gen_jsonl:once digest:once cat_two_pass_sync extshuffle" ;;
     in_ram_fixed8) estimate_case "$(gib "$(mib "${IN_RAM_MIB:-2048}")")" "gen_fixed:once digest:once cat_one_pass_sync cat_two_pass_sync extshuffle extshuffle extshuffle stxxl" ;;
+    in_ram_fixed32) estimate_case "$(gib "$(mib "${IN_RAM_MIB:-2048}")")" "gen_fixed:once digest:once cat_one_pass_sync cat_two_pass_sync extshuffle extshuffle" ;;
     in_ram_npy512) estimate_case "$(gib "$(mib "${IN_RAM_NPY_MIB:-512}")")" "gen_fixed:once digest:once cat_one_pass_sync extshuffle_4k extshuffle_4k extshuffle_4k extshuffle_4k" ;;
   esac
 }
@@ -432,6 +435,7 @@ for c in $cases; do
     jsonl_heavy) run_jsonl_heavy "$c" "$(mib "${JSONL_HEAVY_MIB:-2048}")" ;;
     tar_wds) run_tar_wds "$c" "$(mib "${TAR_WDS_MIB:-2048}")" ;;
     in_ram_fixed8) run_in_ram_fixed8 "$c" "$(mib "${IN_RAM_MIB:-2048}")" ;;
+    in_ram_fixed32) run_in_ram_fixed32 "$c" "$(mib "${IN_RAM_MIB:-2048}")" ;;
     in_ram_npy512) run_in_ram_npy512 "$c" "$(mib "${IN_RAM_NPY_MIB:-512}")" ;;
   esac
   rm -f "$DIR"/in.*

@@ -88,7 +88,7 @@ run_tar_wds() {
   done
 }
 # --- end of case tar_wds ---
-# --- cases in_ram_fixed8 and in_ram_npy512: in RAM as fast as the disks ---
+# --- cases in_ram_fixed8, in_ram_fixed32 and in_ram_npy512: in RAM as fast as the disks ---
 # (docs/benchmarks.md, "In RAM: held once, overlapped"). A fixed-size input
 # that fits is held once at every budget from its size up, and its run in RAM
 # is never slower than the same input streamed at one eighth of its size.
@@ -106,6 +106,15 @@ run_in_ram_fixed8() {
   run_case "$c" fixed 8 "$bytes" 256M cat_two_pass_sync extshuffle
   run_case "$c" fixed 8 "$bytes" "$(eighth "$bytes")" extshuffle
 }
+# in_ram_fixed32: 32-byte records, whose chunks are shuffled by index (the
+# gather through a permutation, docs/benchmarks.md "Prefetched gathers"), in
+# RAM and at -S 256M against the durable one- and two-pass floors.
+run_in_ram_fixed32() {
+  local c=$1 bytes=$2
+  make_input fixed 32 "$bytes"
+  run_case "$c" fixed 32 "$bytes" default cat_one_pass_sync extshuffle
+  run_case "$c" fixed 32 "$bytes" 256M cat_two_pass_sync extshuffle
+}
 run_in_ram_npy512() {
   local c=$1 bytes=$2
   make_input npy 512 "$bytes"
@@ -114,4 +123,4 @@ run_in_ram_npy512() {
   run_case "$c" npy 512 "$bytes" "$(( bytes * 215 / 100 / 1048576 ))M" extshuffle
   run_case "$c" npy 512 "$bytes" "$(eighth "$bytes")" extshuffle
 }
-# --- end of cases in_ram_fixed8 and in_ram_npy512 ---
+# --- end of cases in_ram_fixed8, in_ram_fixed32 and in_ram_npy512 ---

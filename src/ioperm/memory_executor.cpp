@@ -186,9 +186,7 @@ void MemoryPlan::scatter(const core::Node& node, RecordSource& source, std::byte
                                  if (shuffles_) {
                                    std::memcpy(to, workspace + from * r_, count * r_);
                                  } else {
-                                   for (std::uint64_t k = from; k < from + count; ++k, to += r_) {
-                                     std::memcpy(to, in + std::uint64_t{permutation[k]} * r_, r_);
-                                   }
+                                   device::gather_by_permutation(in, permutation + from, count, r_, to);
                                  }
                                  cursor[j] += count;
                                }
@@ -282,12 +280,21 @@ void MemoryPlan::emit_leaves(const core::Node& node, std::uint64_t p, std::uint6
       const std::uint64_t k1 = std::min(l.records, k0 + capacity);
       std::byte* target = halves[half];
       half ^= 1;
-#pragma omp parallel for schedule(static) num_threads(threads_) if ((k1 - k0) * r_ >= tuning::kParallelScatterBytes)
-      for (std::uint64_t k = k0; k < k1; ++k) {
-        std::memcpy(target + (k - k0) * r_, records + std::uint64_t{permutation[k]} * r_, r_);
-      }
+      gather_in_pieces(records, permutation + k0, k1 - k0, target);
       emit_batch(target, (k1 - k0) * r_, async);
     }
+  }
+}
+
+void MemoryPlan::gather_in_pieces(const std::byte* records, const std::uint32_t* permutation, std::uint64_t count,
+                                  std::byte* target) const {
+  const std::uint64_t piece = std::max<std::uint64_t>(1, tuning::kGatherPieceBytes / r_);
+  const auto pieces = static_cast<std::int64_t>((count + piece - 1) / piece);
+  const int threads = count * r_ >= tuning::kParallelScatterBytes ? threads_ : 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && pieces > 1)
+  for (std::int64_t t = 0; t < pieces; ++t) {
+    const std::uint64_t k = static_cast<std::uint64_t>(t) * piece;
+    device::gather_by_permutation(records, permutation + k, std::min(piece, count - k), r_, target + k * r_);
   }
 }
 

@@ -129,6 +129,10 @@ class MemoryPlan {
   void run_buckets(const core::Node& node, const std::byte* node_buffer, std::byte* workspace);
   void emit_leaves(const core::Node& node, std::uint64_t p, std::uint64_t j0, std::uint64_t j1,
                    const std::byte* node_buffer, std::byte* workspace);
+  // Index mode: `count` records gathered through `permutation` into
+  // `target`, in pieces that the threads take in turn.
+  void gather_in_pieces(const std::byte* records, const std::uint32_t* permutation, std::uint64_t count,
+                        std::byte* target) const;
   bool wanted(std::uint64_t first) const { return !wanted_ || wanted_(first); }
   // Hands `bytes` at `data` on: on the output thread when `async`.
   void emit_batch(const std::byte* data, std::size_t bytes, bool async);

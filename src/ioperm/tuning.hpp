@@ -54,6 +54,11 @@ inline constexpr std::uint64_t kIndexStagingBytes = 4 * kMiB;
 // others costs more than the copy (not measured beyond bench/suite.sh).
 inline constexpr std::uint64_t kParallelScatterBytes = 4 * kMiB;
 
+// Index mode: records gathered through a permutation go out in pieces of
+// this many bytes that threads take in turn, so that they finish together
+// (not measured: a piece is far longer than taking it costs).
+inline constexpr std::uint64_t kGatherPieceBytes = 256 * kKiB;
+
 // Text in RAM: records gathered per parallel step of the output. Each step
 // ends in a barrier, which costs a scheduler time slice on a busy machine,
 // so steps are large; below kParallelGatherMin records one thread gathers.

@@ -73,9 +73,9 @@ class FixedChunkGroups final : public ChunkGroups {
         continue;
       }
       const std::uint64_t end = std::min(k1, k + per_stage);
-      std::byte* to = staged;
-      for (; k < end; ++k, to += r_) std::memcpy(to, input_ + std::uint64_t{permutation_[k]} * r_, r_);
-      bucket.append(staged, static_cast<std::uint64_t>(to - staged));
+      device::gather_by_permutation(input_, permutation_ + k, end - k, r_, staged);
+      bucket.append(staged, (end - k) * r_);
+      k = end;
     }
   }
 

@@ -6,6 +6,7 @@
 // gathering from memory or by windows through scratch space.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "extshuffle/core/variable_philox.hpp"
@@ -21,5 +22,13 @@ void shuffle_permutation(const core::VariablePhilox& f, std::uint64_t m, std::ui
 
 // The inverse: inverse[e] is the output position that input record e takes.
 void shuffle_inverse(const core::VariablePhilox& f, std::uint64_t m, std::uint32_t* inverse, int threads = 0);
+
+// The records a permutation orders: out + k * record_size receives
+// records + permutation[k] * record_size, for k < count, on the calling
+// thread. Each source is prefetched a fixed distance ahead of its copy
+// (docs/benchmarks.md, "Prefetched gathers"); the bytes are those of the
+// plain loop. `out` must not overlap the sources.
+void gather_by_permutation(const std::byte* records, const std::uint32_t* permutation, std::uint64_t count,
+                           std::size_t record_size, std::byte* out);
 
 }  // namespace extshuffle::device

@@ -2,7 +2,8 @@
 // fixed tiles; a count pass finds each tile's kept indices (f(i) < m), an
 // exclusive prefix sum gives each tile its first output position, and a
 // second pass evaluates f again and writes the indices. Fixed tiles make the
-// result independent of the thread count.
+// result independent of the thread count. The records such a permutation
+// orders are gathered here too, prefetched (record_gather.hpp).
 #include "extshuffle/device/permutation_indices.hpp"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "extshuffle/device/shuffle_records.hpp"
+#include "record_gather.hpp"
 #include "variable_philox_batch.hpp"
 
 namespace extshuffle::device {
@@ -70,6 +72,19 @@ void shuffle_permutation(const core::VariablePhilox& f, std::uint64_t m, std::ui
 void shuffle_inverse(const core::VariablePhilox& f, std::uint64_t m, std::uint32_t* inverse, int threads) {
   walk_domain(f, m, threads, [inverse](std::uint64_t value, std::uint64_t position) {
     inverse[value] = static_cast<std::uint32_t>(position);
+  });
+}
+
+void gather_by_permutation(const std::byte* records, const std::uint32_t* permutation, std::uint64_t count,
+                           std::size_t record_size, std::byte* out) {
+  cpu::gather_indexed(records, permutation, count, record_size, out, cpu::kGatherPrefetchRecords);
+}
+
+void cpu::gather_indexed(const std::byte* from, const std::uint32_t* indices, std::uint64_t count,
+                         std::size_t record_size, std::byte* to, std::uint32_t distance) {
+  prefetch_first(from, indices, count, record_size, distance);
+  with_record_copy(record_size, [&]<class Copy>(Copy) {
+    gather_records<Copy>(from, GatherIndices<std::uint32_t>{indices, count}, record_size, to, distance);
   });
 }
 

@@ -2,17 +2,31 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
+
+#include "record_gather.hpp"
+#include "variable_philox_batch.hpp"
 
 #include "extshuffle/device/shuffle_records.hpp"
 
 namespace extshuffle::device::cpu {
 
-// Runs the jobs with OpenMP. Jobs of at least kParallelJobRecords records are
-// split across threads one at a time (count pass, prefix sum, gather pass);
-// smaller jobs run one per thread. The split points are fixed tiles of the
-// domain, so the output is identical for every thread count.
-void shuffle_records_cpu(std::span<const ShuffleJob> jobs, std::size_t record_size, int threads);
+// How the gathers run; the defaults are the tuned ones, the benchmark
+// (bench/gather_bench.cpp) sets others to compare.
+struct GatherTuning {
+  std::uint32_t prefetch_records = kGatherPrefetchRecords;  // 0: no prefetch
+  std::uint32_t batch_records = kPhiloxBatch;               // values of f evaluated at a time, at most kPhiloxBatch
+};
+
+// Runs the jobs with OpenMP, in pieces that threads take in turn: a job
+// whose domain has no index to drop is cut into fixed tiles; a job with
+// indices to drop is one piece, or, when there are fewer jobs than threads
+// and it has at least kParallelJobRecords records, tiles whose output
+// offsets a count pass finds. The tiles are fixed, so the output is identical
+// for every thread count.
+void shuffle_records_cpu(std::span<const ShuffleJob> jobs, std::size_t record_size, int threads,
+                         const GatherTuning& tuning = {});
 
 inline constexpr std::uint64_t kParallelJobRecords = std::uint64_t{1} << 18;
 
