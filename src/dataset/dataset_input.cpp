@@ -38,10 +38,10 @@ DatasetInput read_dataset(const JobOptions& options, io::InputSet& inputs, Input
     }
     const std::uint64_t bytes = source.bytes();
     const std::uint64_t at = source.data_offset() + layout.data_offset;
-    if (layout.tar) {
-      append_tar_frames(dataset.data, source.data(), at, *layout.tar);
-      dataset.tar_indexes.push_back(layout.tar);
-      const formats::TarIndex& index = *layout.tar;
+    if (layout.tar_index) {
+      append_tar_frames(dataset.data, source.data(), at, *layout.tar_index);
+      dataset.tar_indexes.push_back(layout.tar_index);
+      const formats::TarIndex& index = *layout.tar_index;
       archives.push_back({source.path(), index.samples(), index.hard_links, index.first_key, index.last_key});
       dataset.layout.digest.merge(layout.digest);
     } else if (layout.text) {

@@ -96,7 +96,7 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
   const InputLayout& layout = dataset.layout;
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
   schedule.bytes_read += layout.text ? dataset.bytes : 0;
-  const bool mapped = layout.text && !layout.tar && dataset.files.size() == 1 &&
+  const bool mapped = layout.text && !layout.tar_index && dataset.files.size() == 1 &&
                       ioperm::maps_input(dataset.bytes, options.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
@@ -114,7 +114,7 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
                            RunResult& result) {
   const dataset::OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
                                        layout.format.kind == formats::RecordKind::kNpy && layout.records > 0,
-                                       layout.tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
+                                       layout.tar_index ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
   const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
   if (output.records_left_out() > 0) {
     result.warnings.push_back(dataset::left_out_warning(output.records_left_out(), wanted));

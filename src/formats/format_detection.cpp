@@ -83,7 +83,7 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
     }
     if (format == Format::kTar && zero_terminated) throw UsageError("-z is for lines: tar records are samples");
     check_text(format, zero_terminated, head, display_name);
-    return {RecordKind::kText, format};
+    return {RecordKind::kFramed, format};
   }
   // 2. A .npy array, by its magic.
   if (starts_with_npy_magic(head)) return {RecordKind::kNpy, Format::kLines};
@@ -95,17 +95,17 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
                        " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, --format tfrecord for "
                        "TFRecord frames, or --format lines (or -z) to shuffle it as text");
     }
-    return {RecordKind::kText, Format::kLines};
+    return {RecordKind::kFramed, Format::kLines};
   }
   return {RecordKind::kFixed, Format::kLines};
 }
 
-RecordSyntax text_syntax(Format format, bool zero_terminated) {
+RecordSyntax framed_syntax(Format format, bool zero_terminated) {
   RecordSyntax syntax;
   syntax.terminator = zero_terminated ? '\0' : '\n';
   syntax.quoted = format == Format::kCsv;
-  if (format == Format::kTfrecord) syntax.framing = RecordFraming::kTfrecord;
-  if (format == Format::kTar) syntax.framing = RecordFraming::kTarSample;
+  if (format == Format::kTfrecord) syntax.framing = Framing::kTfrecord;
+  if (format == Format::kTar) syntax.framing = Framing::kTarSample;
   return syntax;
 }
 

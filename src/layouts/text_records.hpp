@@ -30,7 +30,7 @@ class TextRecords final : public RecordLayout {
   explicit TextRecords(const TextOptions& options) : o_(options) {}
 
   const WalkOptions& options() const override { return o_.walk; }
-  bool text() const override { return true; }
+  bool framed() const override { return true; }
   RecordFraming framing(bool root) const override { return RecordFraming{0, scan(root)}; }
 
   // The node's bytes, the place of each record (8 bytes; 12 for records

@@ -91,7 +91,7 @@ class RecordFetcher {
     }
     out.write(bytes, length);
     // The input's last record may lack its terminator: it gets one, as in a shuffle.
-    if (syntax.framing == formats::RecordFraming::kTerminated && (length == 0 || bytes[length - 1] != syntax.terminator)) {
+    if (syntax.framing == formats::Framing::kLines && (length == 0 || bytes[length - 1] != syntax.terminator)) {
       out.write(&syntax.terminator, 1);
     }
   }

@@ -41,7 +41,7 @@ struct InputLayout {
   // pipe, a compressed file): a record count that differs when it is read
   // again is damaged scratch, not a changed input.
   bool spooled = false;
-  std::shared_ptr<const formats::TarIndex> tar;  // tar: where its samples lie (tar_input.hpp)
+  std::shared_ptr<const formats::TarIndex> tar_index;  // tar: where its samples lie (tar_input.hpp)
 };
 
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and

@@ -23,12 +23,13 @@ namespace extshuffle::formats {
 enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl, kTfrecord, kTar };
 
 // The three kinds of record an input holds: fixed-size, the rows of a .npy
-// array, or variable-size records found by their syntax (text, TFRecord).
-enum class RecordKind { kFixed, kNpy, kText };
+// array, or framed: variable-size records found by their framing (lines,
+// TFRecord frames, tar samples: formats::Framing).
+enum class RecordKind { kFixed, kNpy, kFramed };
 
 struct DetectedFormat {
   RecordKind kind = RecordKind::kFixed;
-  Format text_format = Format::kLines;  // kText only: kLines, kCsv, kTsv, kJsonl or kTfrecord
+  Format framed_format = Format::kLines;  // kFramed only: kLines, kCsv, kTsv, kJsonl, kTfrecord or kTar
 };
 
 // How many bytes of the input's start detect_format() looks at for NUL bytes.
@@ -48,9 +49,9 @@ Format format_by_extension(std::string_view path);
 DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
                              std::string_view head, const std::string& display_name);
 
-// Where text records of `format` end: -z's NUL or a newline, with RFC 4180
-// quoting for CSV; TFRecord records are frames.
-RecordSyntax text_syntax(Format format, bool zero_terminated);
+// Where framed records of `format` end: -z's NUL or a newline, with RFC 4180
+// quoting for CSV; TFRecord records and tar samples are frames.
+RecordSyntax framed_syntax(Format format, bool zero_terminated);
 
 // The header records kept on top when --header is not given: 1 for CSV and
 // TSV, 0 otherwise.

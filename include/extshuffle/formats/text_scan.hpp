@@ -36,9 +36,7 @@ struct TextScan {
 
   // Records end at every terminator, so they can be found in bulk
   // (terminator_scan.hpp); never so for TFRecord frames.
-  bool plain_terminators() const {
-    return !syntax.quoted && !filter_blank && syntax.framing == RecordFraming::kTerminated;
-  }
+  bool plain_terminators() const { return !syntax.quoted && !filter_blank && syntax.framing == Framing::kLines; }
 
   // The bytes of a record that starts at `begin`, `span` bytes before the
   // next one: with blank records skipped, the span also covers the blank

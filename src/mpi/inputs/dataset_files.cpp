@@ -26,14 +26,14 @@ struct FileFacts {
   std::uint64_t bytes = 0, data_offset = 0, record_size = 0, records = 0;
   std::uint64_t header_bytes = 0, longest_record_bytes = 0, tar_frame_bytes = 0;
   double record_bytes_squared = 0;
-  std::uint8_t kind = 0, text_format = 0, text = 0, add_terminator = 0;
+  std::uint8_t kind = 0, framed_format = 0, text = 0, add_terminator = 0;
   // Set after the others: a tar archive's (tar_dataset_checks.hpp); the keys follow the header.
   std::uint64_t tar_hard_links = 0, tar_first_key_bytes = 0, tar_last_key_bytes = 0;
 };
 
 dataset::TarArchiveFacts tar_facts(const DatasetFile& f) {
-  if (f.layout.tar) {
-    const formats::TarIndex& index = *f.layout.tar;
+  if (f.layout.tar_index) {
+    const formats::TarIndex& index = *f.layout.tar_index;
     return {f.path, index.samples(), index.hard_links, index.first_key, index.last_key};
   }
   return {f.path, f.layout.records, f.tar_hard_links, f.tar_first_key, f.tar_last_key};
@@ -44,7 +44,7 @@ std::string encode(const DatasetFile& f) {
   const dataset::InputLayout& l = f.layout;
   facts = FileFacts{f.bytes, l.data_offset, l.record_size, l.records, l.text_count.header_bytes,
                     l.text_count.longest_record_bytes, f.tar_frame_bytes, l.text_count.record_bytes_squared,
-                    static_cast<std::uint8_t>(l.format.kind), static_cast<std::uint8_t>(l.format.text_format),
+                    static_cast<std::uint8_t>(l.format.kind), static_cast<std::uint8_t>(l.format.framed_format),
                     static_cast<std::uint8_t>(l.text ? 1 : 0), static_cast<std::uint8_t>(l.text_count.add_terminator)};
   const dataset::TarArchiveFacts tar = f.tar() ? tar_facts(f) : dataset::TarArchiveFacts{};
   facts.tar_hard_links = tar.hard_links;
@@ -65,11 +65,11 @@ void decode(const std::string& bytes, const JobOptions& options, DatasetFile& f)
   l.record_size = facts.record_size;
   l.records = facts.records;
   l.format.kind = static_cast<formats::RecordKind>(facts.kind);
-  l.format.text_format = static_cast<formats::Format>(facts.text_format);
+  l.format.framed_format = static_cast<formats::Format>(facts.framed_format);
   l.text = facts.text != 0;
   l.text_count = dataset::TextCount{facts.header_bytes, facts.records, facts.add_terminator != 0,
                                     facts.longest_record_bytes, facts.record_bytes_squared};
-  if (l.text) l.syntax = formats::text_syntax(l.format.text_format, options.zero_terminated);
+  if (l.text) l.syntax = formats::framed_syntax(l.format.framed_format, options.zero_terminated);
   const std::size_t keys = facts.tar_first_key_bytes + facts.tar_last_key_bytes;
   l.header = bytes.substr(sizeof facts, bytes.size() - sizeof facts - keys);
   f.tar_hard_links = facts.tar_hard_links;
@@ -173,7 +173,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
       f.layout = dataset::read_input_layout(options, *d.held[k]);
       f.bytes = d.held[k]->bytes();
       if (f.tar()) {
-        f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar);
+        f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar_index);
         f.tar_frame_bytes = f.tar_frame_begin.back();
       }
     }

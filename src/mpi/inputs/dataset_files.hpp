@@ -38,7 +38,7 @@ struct DatasetFile {
   std::uint64_t tar_hard_links = 0;                // skipped (another rank's file: as its holder said)
   std::string tar_first_key, tar_last_key;
 
-  bool tar() const { return layout.text && layout.format.text_format == formats::Format::kTar; }
+  bool tar() const { return layout.text && layout.format.framed_format == formats::Format::kTar; }
 
   // Its records' bytes as the file holds them, and with the terminator its
   // last record lacks (text) added: what it gives the dataset's data.

@@ -30,7 +30,7 @@ struct DistributedInput::State {
   std::unique_ptr<DatasetFiles> files;       // a dataset of files; null for one plain file
   std::unique_ptr<StagedInput> held;         // a dataset: the records this rank holds
   std::uint64_t input_bytes = 0;             // every input's bytes (decompressed), headers included
-  bool text = false;
+  bool framed = false;                       // records found by syntax.framing, not of record_size
   std::size_t record_size = 0;     // fixed-size records (and .npy rows)
   std::uint64_t data_offset = 0;   // where the records start: after a .npy header or the header lines
   std::uint64_t records = 0;       // N
@@ -76,7 +76,7 @@ struct DistributedInput::State {
   void check_unchanged() const;
   // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.
   ioperm::NodeFacts root_facts() const {
-    return ioperm::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};
+    return ioperm::NodeFacts{records, data_bytes(), false, framed ? longest_record_bytes : record_size, 0};
   }
 };
 
