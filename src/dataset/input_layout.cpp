@@ -16,7 +16,6 @@ InputLayout text_layout(const JobOptions& options, formats::Format format, io::I
                      " is for text: TFRecord files have no header lines and no blank records");
   }
   InputLayout layout;
-  layout.text = true;
   layout.syntax = formats::framed_syntax(format, options.zero_terminated);
   const std::uint64_t header_lines = header_records(options, format);
   const std::uint64_t bytes = source.bytes();
@@ -85,7 +84,7 @@ InputLayout read_input_layout(const JobOptions& options, io::InputSource& source
   layout.format = detected;
   switch (detected.kind) {
     case formats::RecordKind::kFramed:
-      if (detected.framed_format == formats::Format::kTar) {
+      if (detected.framing() == formats::Framing::kTarSample) {
         layout = tar_layout(options, source, name);
         layout.format = detected;
         return layout;

@@ -25,7 +25,6 @@ InputLayout tar_layout(const JobOptions& options, io::InputSource& source, const
   if (options.repeat)
     throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
   InputLayout layout;
-  layout.text = true;
   layout.syntax = formats::framed_syntax(formats::Format::kTar, false);
   formats::TarScanner::SampleSink digest_sample;
   if (options.verify) {

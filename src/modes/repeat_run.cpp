@@ -57,7 +57,7 @@ class RecordFetcher {
   RecordFetcher(const JobOptions& options, io::InputSource& source, const InputLayout& layout)
       : source_(source), layout_(layout), budget_(options.memory_bytes), skip_blank_(options.skip_empty) {
     const std::uint64_t data_bytes = source.bytes() - layout.data_offset;
-    if (layout.text) {
+    if (layout.framed()) {
       index_ = std::make_unique<TextRecordIndex>(source.data(), layout.data_offset, data_bytes, layout.records,
                                                  layout.syntax, options.skip_empty, budget_ / 4, source.scratch(),
                                                  source.scratch_offset());
@@ -155,7 +155,7 @@ RunStats run_repeat(const JobOptions& options, const JobDataset& dataset, datase
   io::InputSource source(dataset.inputs.front(), io::scratch_directory(options.tmpdir));
   const InputLayout layout = read_input_layout(options, source);
   const std::string name = dataset::input_display_name(dataset.inputs.front());
-  const bool npy = !layout.text && !layout.header.empty();
+  const bool npy = !layout.framed() && !layout.header.empty();
   if (npy && endless(options)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");
   }

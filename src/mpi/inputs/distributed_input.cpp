@@ -143,9 +143,9 @@ std::uint64_t DistributedInput::records() const { return state_->records; }
 namespace {
 
 // One plain file, opened in place on every rank. Returns false, the file
-// unread, when it is TFRecord or a tar archive: its frames (samples) are
-// found one after another from its start, so it is read as a dataset of one
-// file by one rank.
+// unread, when its framing is not lines (TFRecord frames, tar samples): its
+// frames are found one after another from its start, so it is read as a
+// dataset of one file by one rank.
 bool prepare_one_file(const JobOptions& options, const std::string& input, DistributedInput::State& in,
                       Communicator& comm) {
   const std::string name = dataset::input_display_name(input);
@@ -166,8 +166,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     in.header = layout.header;
   });
   check_ranks_see_the_same_format(input, in.format_name, comm);
-  if (detected.kind == formats::RecordKind::kFramed &&
-      (detected.framed_format == formats::Format::kTfrecord || detected.framed_format == formats::Format::kTar)) {
+  if (detected.kind == formats::RecordKind::kFramed && detected.framing() != formats::Framing::kLines) {
     in.source.reset();
     return false;
   }
@@ -209,7 +208,7 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   if (comm.rank() == 0) {
     for (const std::string& warning : d.warnings) spdlog::warn("warning: {}", warning);
   }
-  in.framed = first.layout.text;
+  in.framed = first.layout.framed();
   in.syntax = first.layout.syntax;
   in.record_size = first.layout.record_size;
   in.records = d.records;

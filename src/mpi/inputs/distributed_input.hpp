@@ -36,7 +36,7 @@ struct DistributedInput::State {
   std::uint64_t records = 0;       // N
   std::string header;              // written on top of the output (by rank 0)
   std::string format_name;         // as the manifest says it (dataset::format_name)
-  formats::RecordSyntax syntax;    // text
+  formats::RecordSyntax syntax;    // framed records: how they are delimited
   bool add_terminator = false;     // text: the last record gets the terminator it lacks
   std::uint64_t longest_record_bytes = 0;  // text: the longest record, with its terminator (the same on every rank)
   // Ranks + 1 entries: rank r scatters chunks [chunk_begin[r], chunk_begin[r + 1]),

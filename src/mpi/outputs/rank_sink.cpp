@@ -19,11 +19,11 @@ RankSink::RankSink(const JobOptions& options, const std::string& pattern, const 
 }
 
 void RankSink::open_pieces(std::uint64_t head_bytes) {
-  const bool tar = in_.framed && in_.syntax.framing == formats::Framing::kTarSample;
+  const bool tar_samples = in_.syntax.framing == formats::Framing::kTarSample;
   PieceForm form{in_.framed ? 0 : in_.record_size,
                  in_.syntax,
                  in_.header,
-                 tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
+                 tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
                  !in_.framed && !in_.header.empty() && in_.records > 0,
                  options_.threads,
                  io::scratch_directory(options_.tmpdir)};
