@@ -1,7 +1,8 @@
-// Finding text records in bytes, as the walk's text layout, the output's
-// record cutter and --repeat's record index need it: where a record ends,
-// how long it is once blank records are skipped, and the error for an input
-// whose record count changed.
+// Finding framed records in bytes (every framing: lines, TFRecord frames,
+// tar samples; "text" in the names here covers them all), as the walk's
+// text layout, the output's record cutter and --repeat's record index need
+// it: where a record ends, how long it is once blank records are skipped,
+// and the error for an input whose record count changed.
 #pragma once
 
 #include <cstddef>
