@@ -38,13 +38,13 @@ DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, I
     }
     const std::uint64_t bytes = source.bytes();
     const std::uint64_t at = source.data_offset() + layout.data_offset;
-    if (layout.tar) {
-      append_tar_frames(dataset.data, source.data(), at, *layout.tar);
-      dataset.tar_indexes.push_back(layout.tar);
-      const formats::TarIndex& index = *layout.tar;
+    if (layout.syntax.framing == formats::Framing::kTarSample) {
+      append_tar_frames(dataset.data, source.data(), at, *layout.tar_index);
+      dataset.tar_indexes.push_back(layout.tar_index);
+      const formats::TarIndex& index = *layout.tar_index;
       archives.push_back({source.path(), index.samples(), index.hard_links, index.first_key, index.last_key});
       dataset.layout.digest.merge(layout.digest);
-    } else if (layout.text) {
+    } else if (layout.framed()) {
       dataset.data.append({&source.data(), at, bytes - layout.data_offset});
       const bool terminated = layout.text_count.add_terminator && layout.data_offset < bytes;
       if (terminated) dataset.data.append({nullptr, 0, 1, &kTerminators[layout.syntax.terminator == '\n' ? 0 : 1]});

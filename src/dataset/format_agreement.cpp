@@ -32,7 +32,7 @@ void check_inputs_agree(const InputLayout& first, const std::string& first_path,
     throw InputError("inputs differ in format: " + a + " is " + format_name(first.format) + ", " + b + " is " +
                      format_name(layout.format) + " (give --format to read them alike)");
   }
-  if (layout.text && layout.header != first.header) {
+  if (layout.framed() && layout.header != first.header) {
     throw InputError("inputs differ in their header: " + a + " has " + shown_header(first.header) + ", " + b + " has " +
                      shown_header(layout.header));
   }
@@ -47,7 +47,7 @@ void check_inputs_agree(const InputLayout& first, const std::string& first_path,
                        b + " of shape " + trailing_shape(y));
     }
   }
-  if (!layout.text && layout.record_size != first.record_size) {
+  if (!layout.framed() && layout.record_size != first.record_size) {
     throw InputError("inputs differ in record size: " + a + " has records of " + std::to_string(first.record_size) +
                      " bytes, " + b + " of " + std::to_string(layout.record_size));
   }

@@ -16,8 +16,7 @@ InputLayout text_layout(const DatasetOptions& options, formats::Format format, i
                      " is for text: TFRecord files have no header lines and no blank records");
   }
   InputLayout layout;
-  layout.text = true;
-  layout.syntax = formats::text_syntax(format, options.zero_terminated);
+  layout.syntax = formats::framed_syntax(format, options.zero_terminated);
   const std::uint64_t header_lines = header_records(options, format);
   const std::uint64_t bytes = source.bytes();
   if (mapping != nullptr && ioperm::maps_input(bytes, mapping->budget_bytes)) {
@@ -64,9 +63,9 @@ std::string format_name(const formats::DetectedFormat& format) {
   switch (format.kind) {
     case formats::RecordKind::kNpy: return "npy";
     case formats::RecordKind::kFixed: return "binary";
-    case formats::RecordKind::kText: break;
+    case formats::RecordKind::kFramed: break;
   }
-  switch (format.text_format) {
+  switch (format.framed_format) {
     case formats::Format::kCsv: return "csv";
     case formats::Format::kTsv: return "tsv";
     case formats::Format::kJsonl: return "jsonl";
@@ -84,13 +83,13 @@ InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& so
   InputLayout layout;
   layout.format = detected;
   switch (detected.kind) {
-    case formats::RecordKind::kText:
-      if (detected.text_format == formats::Format::kTar) {
+    case formats::RecordKind::kFramed:
+      if (detected.framing() == formats::Framing::kTarSample) {
         layout = tar_layout(options, source, name);
         layout.format = detected;
         return layout;
       }
-      layout = text_layout(options, detected.text_format, source, name, mapping);
+      layout = text_layout(options, detected.framed_format, source, name, mapping);
       layout.format = detected;
       return layout;
     case formats::RecordKind::kNpy: {

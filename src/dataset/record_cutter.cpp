@@ -82,7 +82,7 @@ RecordCutter::Cut RecordCutter::take_bytes(const std::byte* data, std::size_t by
     }
   }
   // Tar samples: the frames' prefixes are not written, so not counted.
-  const std::uint64_t prefix = syntax_.framing == formats::RecordFraming::kTarSample ? formats::kTarFrameBytes : 0;
+  const std::uint64_t prefix = syntax_.framing == formats::Framing::kTarSample ? formats::kTarFrameBytes : 0;
   for (const char* at = begin; at < end;) {
     const char* next = record_end(at, end, syntax_);
     const auto after = static_cast<std::uint64_t>(next - begin) - prefix * (cut.records + 1);
@@ -95,7 +95,7 @@ RecordCutter::Cut RecordCutter::take_bytes(const std::byte* data, std::size_t by
 }
 
 std::uint64_t RecordCutter::written_bytes(const Cut& cut) const {
-  const std::uint64_t prefix = syntax_.framing == formats::RecordFraming::kTarSample ? formats::kTarFrameBytes : 0;
+  const std::uint64_t prefix = syntax_.framing == formats::Framing::kTarSample ? formats::kTarFrameBytes : 0;
   return cut.bytes - prefix * cut.records;
 }
 

@@ -119,7 +119,7 @@ void ShardedOutput::begin_part() {
 }
 
 void ShardedOutput::write_records(const std::byte* data, std::size_t bytes) {
-  if (form_.syntax.framing != formats::RecordFraming::kTarSample) {
+  if (form_.syntax.framing != formats::Framing::kTarSample) {
     writer_->write(data, bytes);
     return;
   }
@@ -186,7 +186,7 @@ void ShardedOutput::write(const std::byte* data, std::size_t bytes) {
     write_records(data, cut.bytes);
     part_records_ += cut.records;
     part_bytes_ += cut.bytes;
-    if (form_.syntax.framing == formats::RecordFraming::kTarSample) part_bytes_ -= formats::kTarFrameBytes * cut.records;
+    if (form_.syntax.framing == formats::Framing::kTarSample) part_bytes_ -= formats::kTarFrameBytes * cut.records;
     data += cut.bytes;
     bytes -= cut.bytes;
     if (full) end_part();

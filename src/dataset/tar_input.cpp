@@ -25,8 +25,7 @@ InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, c
   if (options.repeat)
     throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
   InputLayout layout;
-  layout.text = true;
-  layout.syntax = formats::text_syntax(formats::Format::kTar, false);
+  layout.syntax = formats::framed_syntax(formats::Format::kTar, false);
   formats::TarScanner::SampleSink digest_sample;
   if (options.verify) {
     digest_sample = [&layout](std::string_view frame) {
@@ -78,7 +77,7 @@ InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, c
     count.record_bytes_squared += framed * framed;
   }
   layout.records = count.records;
-  layout.tar = std::move(index);
+  layout.tar_index = std::move(index);
   return layout;
 }
 

@@ -88,7 +88,7 @@ class TextCounter {
               const std::byte* mapped)
       : file_(file), offset_(offset), bytes_(bytes), syntax_(syntax), header_records_(header_records),
         skip_blank_(skip_blank), display_name_(display_name), digest_(digest), mapped_(mapped),
-        framed_(syntax.framing == formats::RecordFraming::kTfrecord),
+        framed_(syntax.framing == formats::Framing::kTfrecord),
         count_terminators_(!syntax.quoted && !skip_blank && !digest && !framed_), last_byte_(syntax.terminator) {
     if (mapped != nullptr) {
       buffer_ = reinterpret_cast<const char*>(mapped);

@@ -15,7 +15,7 @@ using ioperm::Schedule;
 // from what the counting pass found: the longest record and the records'
 // spread in size (node_path.hpp).
 Schedule schedule_for(const JobOptions& options, const InputLayout& layout, std::uint64_t record_bytes) {
-  if (layout.text) {
+  if (layout.framed()) {
     const double n = static_cast<double>(std::max<std::uint64_t>(layout.records, 1));
     const double mean = static_cast<double>(record_bytes) / n;
     const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
@@ -54,7 +54,7 @@ std::uint64_t mebibytes_for_fewer_passes(JobOptions options, const InputLayout& 
 
 std::string describe_schedule(const InputLayout& layout, const JobOptions& options, const Schedule& s) {
   char what[128];
-  if (layout.text) {
+  if (layout.framed()) {
     std::snprintf(what, sizeof what, "%llu text records", static_cast<unsigned long long>(layout.records));
   } else {
     std::snprintf(what, sizeof what, "%llu records of %zu bytes", static_cast<unsigned long long>(layout.records),
@@ -89,7 +89,7 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& optio
                 s.levels == 1 ? "" : "s", u(options.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
                 u(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s", routed, windows, u(s.nodes_in_memory),
                 s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
-                layout.text ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
+                layout.framed() ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
   return text;
 }
 

@@ -94,15 +94,15 @@ std::unique_ptr<ShardedOutput> open_output(const JobOptions& options, const JobD
 ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput& dataset) {
   const InputLayout& layout = dataset.layout;
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
-  schedule.bytes_read += layout.text ? dataset.bytes : 0;
-  const bool mapped = layout.text && !layout.tar && dataset.files.size() == 1 &&
-                      ioperm::maps_input(dataset.bytes, options.memory_bytes);
+  schedule.bytes_read += layout.framed() ? dataset.bytes : 0;
+  const bool mapped = layout.framed() && layout.syntax.framing != formats::Framing::kTarSample &&
+                      dataset.files.size() == 1 && ioperm::maps_input(dataset.bytes, options.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
   schedule.peak_memory_bytes =
       kProgramBytes + std::max(schedule.peak_memory_bytes + std::min(dataset.data.bytes, kOutputBufferBytes),
-                               layout.text && !mapped ? kCountingBytes : 0);
+                               layout.framed() && !mapped ? kCountingBytes : 0);
   return schedule;
 }
 
@@ -111,9 +111,10 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
 // of zero bytes included, keeps its header.)
 std::uint64_t start_output(const JobOptions& options, const InputLayout& layout, ShardedOutput& output,
                            RunResult& result) {
-  const dataset::OutputRecordForm form{layout.text ? 0 : layout.record_size, layout.syntax, layout.header,
+  const bool tar_samples = layout.syntax.framing == formats::Framing::kTarSample;
+  const dataset::OutputRecordForm form{layout.framed() ? 0 : layout.record_size, layout.syntax, layout.header,
                                        layout.format.kind == formats::RecordKind::kNpy && layout.records > 0,
-                                       layout.tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
+                                       tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
   const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
   if (output.records_left_out() > 0) {
     result.warnings.push_back(dataset::left_out_warning(output.records_left_out(), wanted));
@@ -135,7 +136,7 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
     ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, options.progress);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t n) {
       if (options.verify) {
-        if (layout.text) {
+        if (layout.framed()) {
           dataset::add_text_records(written, data, n, layout.syntax);
         } else {
           written.add_fixed(data, n, layout.record_size);
@@ -143,7 +144,7 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
       }
       output.write(data, n);
     };
-    if (layout.text) {
+    if (layout.framed()) {
       ioperm::TextOptions text = text_options(options, layout);
       text.walk.output_records = wanted;
       text.walk.progress_bytes = progress.counter();
@@ -171,7 +172,7 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
   stats.bytes = dataset.bytes;
   stats.levels = core::plan_levels(dataset.layout.records, options.constants);
   stats.passes = walk.passes;
-  stats.bytes_read = (dataset.layout.text ? dataset.bytes : 0) + walk.bytes_read;
+  stats.bytes_read = (dataset.layout.framed() ? dataset.bytes : 0) + walk.bytes_read;
   stats.bytes_written = spooled_bytes + walk.bytes_written;
   stats.seconds_reading = walk.seconds_reading;
   stats.seconds_shuffling = walk.seconds_shuffling;

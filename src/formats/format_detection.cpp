@@ -24,7 +24,7 @@ namespace {
 // TSV or JSONL would be cut into lines of binary garbage. (--format lines
 // with NUL bytes is the documented way to shuffle such bytes as lines.)
 void check_text(Format format, bool zero_terminated, std::string_view head, const std::string& display_name) {
-  if (format == Format::kTfrecord || format == Format::kTar) return;  // binary frames by design
+  if (framing_of(format) != Framing::kLines) return;  // binary frames by design
   if (starts_with_npy_magic(head)) {
     throw UsageError("input " + display_name + " is a .npy array, not text of the format named: leave --format " +
                      "out (auto) or read it apart");
@@ -70,7 +70,7 @@ void check_compression(Format requested, std::size_t record_size, std::string_vi
 
 DetectedFormat detect_format(Format requested, std::size_t record_size, bool zero_terminated, std::string_view path,
                              std::string_view head, const std::string& display_name) {
-  // 1. A text format named by --format, by the extension (unless
+  // 1. A framed format named by --format, by the extension (unless
   //    --record-size says the records are binary) or by -z.
   check_compression(requested, record_size, path, head, display_name);
   Format format = requested;
@@ -83,7 +83,7 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
     }
     if (format == Format::kTar && zero_terminated) throw UsageError("-z is for lines: tar records are samples");
     check_text(format, zero_terminated, head, display_name);
-    return {RecordKind::kText, format};
+    return {RecordKind::kFramed, format};
   }
   // 2. A .npy array, by its magic.
   if (starts_with_npy_magic(head)) return {RecordKind::kNpy, Format::kLines};
@@ -95,17 +95,24 @@ DetectedFormat detect_format(Format requested, std::size_t record_size, bool zer
                        " is binary (NUL bytes in its first 64 KiB): give --record-size BYTES, --format tfrecord for "
                        "TFRecord frames, or --format lines (or -z) to shuffle it as text");
     }
-    return {RecordKind::kText, Format::kLines};
+    return {RecordKind::kFramed, Format::kLines};
   }
   return {RecordKind::kFixed, Format::kLines};
 }
 
-RecordSyntax text_syntax(Format format, bool zero_terminated) {
+Framing framing_of(Format format) {
+  switch (format) {
+    case Format::kTfrecord: return Framing::kTfrecord;
+    case Format::kTar: return Framing::kTarSample;
+    default: return Framing::kLines;
+  }
+}
+
+RecordSyntax framed_syntax(Format format, bool zero_terminated) {
   RecordSyntax syntax;
   syntax.terminator = zero_terminated ? '\0' : '\n';
   syntax.quoted = format == Format::kCsv;
-  if (format == Format::kTfrecord) syntax.framing = RecordFraming::kTfrecord;
-  if (format == Format::kTar) syntax.framing = RecordFraming::kTarSample;
+  syntax.framing = framing_of(format);
   return syntax;
 }
 

@@ -46,8 +46,8 @@ const char* find_record_end(const char* begin, const char* end, const RecordSynt
 }
 
 RecordScan scan_record(const char* begin, const char* end, const RecordSyntax& syntax) {
-  if (syntax.framing == RecordFraming::kTfrecord) return {tfrecord_frame_end(begin, end), false};
-  if (syntax.framing == RecordFraming::kTarSample) return {tar_frame_end(begin, end), false};
+  if (syntax.framing == Framing::kTfrecord) return {tfrecord_frame_end(begin, end), false};
+  if (syntax.framing == Framing::kTarSample) return {tar_frame_end(begin, end), false};
   QuoteState state = QuoteState::kFieldStart;
   const char* record_end = find_record_end(begin, end, syntax, state);
   return {record_end, !record_end && state == QuoteState::kQuoted};

@@ -37,7 +37,7 @@ BucketWindows plan_bucket_windows(const RecordLayout& layout, const NodeFacts& n
     w.first[j + 1] = w.first[j] + (m + per_window - 1) / per_window;
     widest = std::max(widest, per_window);
   }
-  w.tag = PositionTag::for_node(widest, layout.text());
+  w.tag = PositionTag::for_node(widest, layout.framed());
   // The router and a buffer per window must fit; the leaves' orders too, or
   // else they go to scratch space; otherwise each leaf goes through windows
   // on its own (leaf_windows.hpp).

@@ -43,7 +43,8 @@ std::uint64_t emit_stream_bytes(std::uint64_t budget, const RecordLayout& layout
 
 // Does a window of `count` records stored in `stored` bytes fit in memory?
 bool window_fits(const RecordLayout& layout, std::uint64_t count, std::uint64_t stored, std::uint64_t budget) {
-  if (!layout.text()) return count * layout.options().shuffle.record_size + emit_stream_bytes(budget, layout) <= budget;
+  if (!layout.framed())
+    return count * layout.options().shuffle.record_size + emit_stream_bytes(budget, layout) <= budget;
   return align_up(stored, 64) + text_index_bytes(count, budget) <= budget;
 }
 
@@ -85,7 +86,7 @@ class LeafWindows {
     const WindowCut cut = cut_windows(count, per_window, memory_bytes);
     per_window = cut.per_window;
     const std::uint64_t windows = cut.windows, stream_share = cut.stream_share;
-    const PositionTag window_tag = PositionTag::for_node(per_window, layout_.text());
+    const PositionTag window_tag = PositionTag::for_node(per_window, layout_.framed());
     const std::uint64_t buffer_bytes = bucket_buffer_bytes(memory_bytes - stream_share, windows);
     std::byte* cursor = memory + 2 * windows * buffer_bytes;
     const std::uint64_t max_batch = std::clamp<std::uint64_t>(stream_share / 256, tuning::kMinRouteBatch, tuning::kMaxRouteBatch);
@@ -149,7 +150,7 @@ class LeafWindows {
                                 std::min(per_window, (count + 1) / 2), ctx_.arena, budget_,
                                 [](std::uint64_t position) { return position; });
     }
-    if (layout_.text()) {
+    if (layout_.framed()) {
       emit_text(window, count, tag);
     } else {
       emit_fixed(window, count, tag);
@@ -226,7 +227,7 @@ class LeafWindows {
 
 std::uint64_t leaf_window_records(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                                   std::uint64_t budget) {
-  if (!layout.text()) {
+  if (!layout.framed()) {
     const std::size_t r = layout.options().shuffle.record_size;
     const std::uint64_t room = budget - std::min(budget, emit_stream_bytes(budget, layout));
     return std::clamp<std::uint64_t>(room / r, 1, std::max<std::uint64_t>(records, 1));
@@ -267,7 +268,7 @@ std::uint32_t run_leaf_in_windows(const RecordLayout& layout, const core::Node& 
     throw BudgetError("--memory too small for a leaf larger than memory");
   }
   std::optional<PositionTag> tag;
-  if (facts.tagged) tag = PositionTag::for_node(m, layout.text());
+  if (facts.tagged) tag = PositionTag::for_node(m, layout.framed());
   // 2. Route the records to windows by output position; 3. emit each window.
   LeafWindows windows(layout, facts.max_record_bytes, store, ctx);
   return 1 + windows.route_and_emit(data, layout.framing(root), tag, m, facts.record_bytes, leaf.id.first,

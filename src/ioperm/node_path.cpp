@@ -15,7 +15,7 @@ namespace extshuffle::ioperm {
 
 std::uint64_t stored_bytes(const RecordLayout& layout, const NodeFacts& node) {
   const std::uint64_t tags =
-      node.tagged ? node.records * PositionTag::for_node(node.records, layout.text()).width : 0;
+      node.tagged ? node.records * PositionTag::for_node(node.records, layout.framed()).width : 0;
   return node.record_bytes + tags;
 }
 
@@ -23,8 +23,10 @@ void RecordLayout::check_budget(const NodeFacts& root, std::uint64_t budget) con
   if (in_memory_bytes(root) <= budget) return;
   const std::uint64_t minimum = minimum_memory_bytes(*this, root.records, root.record_bytes, root.max_record_bytes);
   if (budget < minimum) {
-    std::string what = text() ? " text records" : " records of " + std::to_string(options().shuffle.record_size) + " bytes";
-    if (text() && root.max_record_bytes > 0) what += " (the longest of " + std::to_string(root.max_record_bytes) + " bytes)";
+    std::string what =
+        framed() ? " text records" : " records of " + std::to_string(options().shuffle.record_size) + " bytes";
+    if (framed() && root.max_record_bytes > 0)
+      what += " (the longest of " + std::to_string(root.max_record_bytes) + " bytes)";
     throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K for " +
                       std::to_string(root.records) + what);
   }
@@ -40,7 +42,7 @@ NodePath choose_path(const RecordLayout& layout, const NodeFacts& node, std::uin
 std::uint64_t minimum_memory_bytes(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                                    std::uint64_t longest_record_bytes) {
   const core::PlanConstants& c = layout.options().shuffle.constants;
-  const std::uint64_t longest = layout.text() ? longest_record_bytes : layout.options().shuffle.record_size;
+  const std::uint64_t longest = layout.framed() ? longest_record_bytes : layout.options().shuffle.record_size;
   if (record_bytes == 0) record_bytes = records * std::max<std::uint64_t>(longest, 1);
   const std::uint64_t stream = minimum_stream_space(layout, longest_record_bytes) +
                                RecordStream::arrays_bytes(tuning::kMinRouteBatch) +
@@ -148,7 +150,7 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     if (core::is_leaf(node.records, c)) {
       // Written once into windows by output position, read back once.
       const std::uint64_t per_window = leaf_window_records(layout, node.records, node.record_bytes, budget);
-      const double tag = PositionTag::for_node(per_window, layout.text()).width;
+      const double tag = PositionTag::for_node(per_window, layout.framed()).width;
       e.windows += rest;
       e.written += share * (1 - fit) * (all_bytes + total * tag);
       e.read += share * (1 - fit) * (all_bytes + total * tag);
@@ -160,8 +162,8 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     const std::uint64_t child = core::bucket_records(node.records, p, 0);
     const BucketWindows bucket_windows = routed ? plan_bucket_windows(layout, node, budget) : BucketWindows{};
     into_windows = !bucket_windows.empty();
-    const double out_tag = into_windows ? bucket_windows.tag.width
-                                        : (routed ? PositionTag::for_node(child, layout.text()).width : 0);
+    const double out_tag =
+        into_windows ? bucket_windows.tag.width : (routed ? PositionTag::for_node(child, layout.framed()).width : 0);
     e.on_disk += rest;
     e.routed_nodes += routed ? rest : 0;
     e.into_windows_nodes += into_windows ? rest : 0;

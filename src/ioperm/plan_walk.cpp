@@ -82,7 +82,7 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   }
   const std::uint32_t tag_width =
       !windows.empty() ? windows.tag.width
-                       : (routed ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.text()).width : 0);
+                       : (routed ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.framed()).width : 0);
   ++stats_.nodes_on_disk;
   stats_.nodes_routed += routed ? 1 : 0;
   stats_.nodes_into_windows += windows.empty() ? 0 : 1;

@@ -59,8 +59,10 @@ class RecordLayout {
   virtual ~RecordLayout() = default;
 
   virtual const WalkOptions& options() const = 0;
-  virtual bool text() const = 0;
-  // How records are found; `root`: the input itself (text may skip blank
+  // Records found by their framing (lines, TFRecord frames, tar samples),
+  // not of a fixed size.
+  virtual bool framed() const = 0;
+  // How records are found; `root`: the input itself (lines may skip blank
   // records there).
   virtual RecordFraming framing(bool root) const = 0;
   // Throws BudgetError (naming the minimum) unless the plan of `root` can

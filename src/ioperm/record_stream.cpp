@@ -69,7 +69,7 @@ std::uint64_t RecordStream::locate(std::uint64_t limit) {
   const std::byte* end = space + space_.fill();
   const std::uint32_t tag_bytes = tag_ ? tag_->width : 0;
   std::uint64_t k = 0;
-  if (!framing_.text()) {
+  if (!framing_.framed()) {
     const std::uint64_t frame = tag_bytes + framing_.record_size;
     k = std::min<std::uint64_t>(limit, static_cast<std::uint64_t>(end - at) / frame);
     for (std::uint64_t e = 0; e < k; ++e, at += frame) {

@@ -20,11 +20,12 @@
 
 namespace extshuffle::ioperm {
 
-// How records lie in bytes: fixed-size, or text found by its syntax.
+// How records lie in bytes: fixed-size, or framed records found by their
+// syntax (`scan` reads every framing: lines, TFRecord frames, tar samples).
 struct RecordFraming {
-  std::uint64_t record_size = 0;  // fixed-size records; 0: text records found by `scan`
+  std::uint64_t record_size = 0;  // fixed-size records; 0: framed records found by `scan`
   TextScan scan;
-  bool text() const { return record_size == 0; }
+  bool framed() const { return record_size == 0; }
 };
 
 struct RecordBatch {

@@ -11,7 +11,7 @@
 namespace extshuffle::ioperm {
 
 std::uint64_t minimum_stream_space(const RecordLayout& layout, std::uint64_t longest_record_bytes) {
-  const std::uint64_t longest = layout.text() ? longest_record_bytes : layout.options().shuffle.record_size;
+  const std::uint64_t longest = layout.framed() ? longest_record_bytes : layout.options().shuffle.record_size;
   if (longest == 0) return tuning::kMinStreamSpace;
   return std::max(tuning::kMinStreamFloor, align_up(longest + 8, 64));
 }

@@ -20,7 +20,7 @@ std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std
                                     const NodeFacts& facts, bool routed, StoredBuckets& split) {
   const std::uint64_t third = align_down(o_.memory_bytes / tuning::kBucketGroupBudgetDivisor, 64);
   const std::uint32_t tag_width =
-      routed ? PositionTag::for_node(core::bucket_records(node.records, p, 0), layout_.text()).width : 0;
+      routed ? PositionTag::for_node(core::bucket_records(node.records, p, 0), layout_.framed()).width : 0;
   auto child_facts = [&](std::uint64_t j) {
     const std::uint64_t records = core::bucket_records(node.records, p, j);
     return NodeFacts{records, split.bucket(j).bytes - records * tag_width, routed, facts.max_record_bytes,

@@ -36,9 +36,9 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
   RouteArrays route = RouteArrays::carve_from(cursor, m.max_batch, destinations);
   ChunkRouter router(o_.shuffle.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads, orders);
   std::optional<PositionTag> in_tag;
-  if (facts.tagged) in_tag = PositionTag::for_node(n, layout_.text());
+  if (facts.tagged) in_tag = PositionTag::for_node(n, layout_.framed());
   const PositionTag out_tag =
-      windows.empty() ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.text()) : windows.tag;
+      windows.empty() ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.framed()) : windows.tag;
   const RecordFraming framing = layout_.framing(root);
   RecordStream stream(chunk_data, framing, in_tag, core::chunk_range_records(n, first_chunk, end_chunk, c),
                       core::chunk_first(first_chunk, c), cursor, m.space_bytes, stream_arrays, m.max_batch,

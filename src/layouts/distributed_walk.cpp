@@ -16,8 +16,8 @@ std::uint64_t max_bucket_buffer_bytes() { return tuning::kMaxBucketBuffer; }
 
 // The layout keeps a reference to the options it is made with: they are
 // this object's own copy.
-DistributedWalk::DistributedWalk(const TextOptions& options, bool text) : options_(options) {
-  if (text) {
+DistributedWalk::DistributedWalk(const TextOptions& options, bool framed) : options_(options) {
+  if (framed) {
     layout_ = std::make_unique<TextRecords>(options_);
   } else {
     layout_ = std::make_unique<FixedRecords>(options_.walk);
@@ -49,7 +49,7 @@ std::optional<DistributedWalk::ScatterMemory> DistributedWalk::scatter_memory(co
 }
 
 std::uint32_t DistributedWalk::tag_width(std::uint64_t first_bucket_records) const {
-  return PositionTag::for_node(first_bucket_records, layout_->text()).width;
+  return PositionTag::for_node(first_bucket_records, layout_->framed()).width;
 }
 
 std::uint64_t DistributedWalk::bucket_region_bytes(std::uint64_t record_bytes, std::uint64_t n,

@@ -31,7 +31,7 @@ class FixedRecords final : public RecordLayout {
   explicit FixedRecords(const WalkOptions& options) : o_(options), r_(options.shuffle.record_size) {}
 
   const WalkOptions& options() const override { return o_; }
-  bool text() const override { return false; }
+  bool framed() const override { return false; }
   RecordFraming framing(bool root) const override { return RecordFraming{r_, TextScan{{}, false, !root}}; }
 
   // The node once, and the in-RAM plan's workspace (memory_executor.hpp):

@@ -1,5 +1,6 @@
-// Text records (lines, CSV, TSV, JSONL; docs/conventions.md, Record formats): the record layout
-// where sizes are found by scanning for terminators. Chunks are shuffled as
+// Framed records of every framing (lines, CSV, TSV, JSONL, TFRecord frames,
+// tar samples; docs/conventions.md, Record formats): the record layout
+// where sizes are found by scanning with the records' syntax. Chunks are shuffled as
 // 4-byte record indices and the bytes gathered in that order; a bucket's
 // size is known only after the scatter, so each gets a region of its
 // expected size plus slack and overflow extents beyond it.
@@ -30,7 +31,7 @@ class TextRecords final : public RecordLayout {
   explicit TextRecords(const TextOptions& options) : o_(options) {}
 
   const WalkOptions& options() const override { return o_.walk; }
-  bool text() const override { return true; }
+  bool framed() const override { return true; }
   RecordFraming framing(bool root) const override { return RecordFraming{0, scan(root)}; }
 
   // The node's bytes, the place of each record (8 bytes; 12 for records

@@ -10,7 +10,7 @@ bool outputs_nothing_of_input(const ModeOptions& options, const std::string& inp
   formats::Format format = options.input.format;
   if (format == formats::Format::kAuto && options.input.record_size == 0) format = formats::format_by_extension(input);
   // A tar archive's output holds its trailer: an empty archive, not an empty file.
-  return formats::default_header_records(format) == 0 && format != formats::Format::kTar;
+  return formats::default_header_records(format) == 0 && formats::framing_of(format) != formats::Framing::kTarSample;
 }
 
 }  // namespace extshuffle::modes

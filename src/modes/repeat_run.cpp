@@ -57,7 +57,7 @@ class RecordFetcher {
   RecordFetcher(const ModeOptions& options, io::InputSource& source, const InputLayout& layout)
       : source_(source), layout_(layout), budget_(options.memory_bytes), skip_blank_(options.input.skip_empty) {
     const std::uint64_t data_bytes = source.bytes() - layout.data_offset;
-    if (layout.text) {
+    if (layout.framed()) {
       index_ = std::make_unique<TextRecordIndex>(source.data(), layout.data_offset, data_bytes, layout.records,
                                                  layout.syntax, options.input.skip_empty, budget_ / 4, source.scratch(),
                                                  source.scratch_offset());
@@ -91,7 +91,7 @@ class RecordFetcher {
     }
     out.write(bytes, length);
     // The input's last record may lack its terminator: it gets one, as in a shuffle.
-    if (syntax.framing == formats::RecordFraming::kTerminated && (length == 0 || bytes[length - 1] != syntax.terminator)) {
+    if (syntax.framing == formats::Framing::kLines && (length == 0 || bytes[length - 1] != syntax.terminator)) {
       out.write(&syntax.terminator, 1);
     }
   }
@@ -155,7 +155,7 @@ RunStats run_repeat(const ModeOptions& options, const std::string& input, datase
   io::InputSource source(input, io::scratch_directory(options.tmpdir));
   const InputLayout layout = read_input_layout(options.input, source);
   const std::string name = dataset::input_display_name(input);
-  const bool npy = !layout.text && !layout.header.empty();
+  const bool npy = !layout.framed() && !layout.header.empty();
   if (npy && endless(options)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");
   }

@@ -79,7 +79,7 @@ ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std
 
 ioperm::DistributedWalk walk_for(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
                                  device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
-  return ioperm::DistributedWalk(walk_options(options, in, memory_bytes, device, progress), in.text);
+  return ioperm::DistributedWalk(walk_options(options, in, memory_bytes, device, progress), in.framed);
 }
 
 void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
@@ -110,10 +110,11 @@ void open_shared_output(RankRun& r) {
   const std::uint64_t n = r.in.records;
   checkpoint(r.comm, [&] {
     core::check_plan(n, r.options.constants);
-    if (!r.in.text && !r.in.header.empty() && r.options.head_count < n) {
+    if (!r.in.framed && !r.in.header.empty() && r.options.head_count < n) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
-    r.plan = plan_pieces(r.options, r.output_path, r.in.text ? 0 : r.in.record_size, std::min(r.options.head_count, n));
+    r.plan =
+        plan_pieces(r.options, r.output_path, r.in.framed ? 0 : r.in.record_size, std::min(r.options.head_count, n));
     dataset::check_verify_takes_all(r.options.verify, r.options.head_count, n, r.plan.records);
     walk_for(r.options, r.in, r.options.memory_bytes, r.options.device).check_budget(r.in.root_facts());
   });
@@ -152,7 +153,7 @@ std::uint32_t run_alone(RankRun& r) {
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
     const ioperm::TextOptions o = walk_options(r.options, in, r.options.memory_bytes, r.options.device, r.progress);
     ioperm::WalkStats e;
-    if (in.text) {
+    if (in.framed) {
       e = ioperm::shuffle_text(in.whole_text(), in.records, in.scratch(), in.scratch_offset(), o, sink);
     } else {
       e = ioperm::shuffle_fixed_size(in.whole_file(), in.whole_offset(), in.records, in.scratch(),
@@ -276,7 +277,7 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
     checkpoint(r.comm, [&] {
       budget = exchange_budget(r, d, path);
       scatter.emplace(walk_options(r.options, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
-                      r.in.text);
+                      r.in.framed);
       tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
       pool = MappedMemory(budget.pool_bytes);
       receive = MappedMemory(budget.receive_bytes);
@@ -309,7 +310,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   const auto t0 = Clock::now();
   State& in = r.in;
   const ioperm::NodeFacts root = in.root_facts();
-  RankRange ranges(d, r.me, in.text ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
+  RankRange ranges(d, r.me, in.framed ? 0 : in.record_size, in.syntax, r.plan.records, in.header.size());
   auto bucket_facts = [&](std::uint64_t j) {
     const std::uint64_t records = core::bucket_records(in.records, d.buckets, j);
     return ioperm::NodeFacts{records, received.bucket(j).bytes - records * tag_width, routed, root.max_record_bytes,

@@ -56,7 +56,7 @@ std::string npy(const std::string& descr, std::uint64_t rows, const std::string&
 TEST_F(DatasetInputTest, TextInputsAreConcatenatedAndALastRecordGetsItsTerminator) {
   const DatasetInput d = read({file("a.txt", "a1\na2"), file("b.txt", "b1\n"), file("c.txt", "c1\nc2\nc3\n")});
   EXPECT_EQ(d.layout.records, 6u);
-  EXPECT_TRUE(d.layout.text);
+  EXPECT_TRUE(d.layout.framed());
   EXPECT_EQ(records_of(d), "a1\na2\nb1\nc1\nc2\nc3\n");
   ASSERT_EQ(d.files.size(), 3u);
   EXPECT_EQ(d.files[0].records, 2u);

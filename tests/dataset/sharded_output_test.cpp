@@ -56,7 +56,7 @@ class ShardedOutputTest : public ::testing::Test {
 OutputRecordForm fixed(std::size_t record_size) { return OutputRecordForm{record_size, {}, "", false}; }
 
 OutputRecordForm lines(const std::string& header = "") {
-  return OutputRecordForm{0, formats::text_syntax(formats::Format::kLines, false), header, false};
+  return OutputRecordForm{0, formats::framed_syntax(formats::Format::kLines, false), header, false};
 }
 
 TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) {

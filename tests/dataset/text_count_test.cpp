@@ -115,7 +115,7 @@ class TextCountTest : public ::testing::Test {
   // something else, and from memory; the two must agree with `expected`.
   void expect_count(const Input& input, const formats::RecordSyntax& syntax, std::uint64_t header_records,
                     bool skip_blank, bool with_digest, const std::string& where) {
-    const bool framed = syntax.framing != formats::RecordFraming::kTerminated;
+    const bool framed = syntax.framing != formats::Framing::kLines;
     RecordDigest expected_digest;
     const TextCount expected =
         expected_count(input, header_records, skip_blank, framed, with_digest ? &expected_digest : nullptr);
@@ -204,7 +204,7 @@ TEST_F(TextCountTest, AnUnterminatedQuotedFieldIsRefusedWithWhereItsRecordStarts
 
 TEST_F(TextCountTest, TfrecordFramesAreCountedWholeAndABrokenFrameIsRefused) {
   formats::RecordSyntax frames;
-  frames.framing = formats::RecordFraming::kTfrecord;
+  frames.framing = formats::Framing::kTfrecord;
   std::mt19937_64 random(11);
   Input input;
   for (int r = 0; r < 300; ++r) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "extshuffle/formats/format_detection.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -218,6 +220,32 @@ TEST(IsBlankRecord, AnythingElseIsNotBlank) {
   EXPECT_FALSE(blank(std::string(" \0 \n", 4)));    // NUL inside a newline record is data
   EXPECT_FALSE(blank(std::string(" \n \0", 4)));    // with -z a newline is data, not blank
   EXPECT_FALSE(blank("\v\n"));                      // only space, tab and CR count as blank
+}
+
+// The framing is the one place that says how a framed record is delimited:
+// every format of lines frames by its terminator, TFRecord and tar by their
+// frames, and the detected kind and the syntax both answer from it.
+TEST(Framing, EachFormatHasOneAndTheSyntaxCarriesIt) {
+  for (const Format format : {Format::kLines, Format::kCsv, Format::kTsv, Format::kJsonl}) {
+    EXPECT_EQ(framing_of(format), Framing::kLines) << static_cast<int>(format);
+    EXPECT_EQ(framed_syntax(format, false).framing, Framing::kLines);
+    const DetectedFormat d = detect_format(format, 0, false, "a", "x\n", "'a'");
+    EXPECT_EQ(d.kind, RecordKind::kFramed);
+    EXPECT_EQ(d.framing(), Framing::kLines);
+  }
+  EXPECT_EQ(framing_of(Format::kTfrecord), Framing::kTfrecord);
+  EXPECT_EQ(framing_of(Format::kTar), Framing::kTarSample);
+  const DetectedFormat tar = detect_format(Format::kAuto, 0, false, "shard-0.tar.zst", "", "'shard-0.tar.zst'");
+  EXPECT_EQ(tar.kind, RecordKind::kFramed);
+  EXPECT_EQ(tar.framing(), Framing::kTarSample);
+  EXPECT_EQ(framed_syntax(Format::kTar, false).framing, Framing::kTarSample);
+  // Lines by default; fixed-size records and .npy rows are not framed.
+  EXPECT_EQ(detect_format(Format::kAuto, 0, false, "a", "x\n", "'a'").framing(), Framing::kLines);
+  EXPECT_EQ(detect_format(Format::kAuto, 8, false, "a.bin", "", "'a.bin'").kind, RecordKind::kFixed);
+  // A line of CSV is one record though its quoted field holds the terminator.
+  const std::string quoted = "\"a\nb\",c\nd\n";
+  EXPECT_EQ(record_length(quoted, framed_syntax(Format::kCsv, false)), 8);
+  EXPECT_EQ(record_length(quoted, framed_syntax(Format::kTsv, false)), 3);
 }
 
 }  // namespace

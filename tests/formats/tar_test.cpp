@@ -345,8 +345,8 @@ TEST(TarFrames, EndWhereTheirLengthSaysAndStripInAnyPieces) {
   append_tar_frame(frames, "first sample");
   append_tar_frame(frames, "");
   append_tar_frame(frames, std::string(3000, 's'));
-  RecordSyntax syntax = text_syntax(Format::kTar, false);
-  ASSERT_EQ(syntax.framing, RecordFraming::kTarSample);
+  RecordSyntax syntax = framed_syntax(Format::kTar, false);
+  ASSERT_EQ(syntax.framing, Framing::kTarSample);
   const char* at = frames.data();
   const char* end = at + frames.size();
   EXPECT_EQ(scan_record(at, end, syntax).end, at + 8 + 12);

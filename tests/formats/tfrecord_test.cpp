@@ -19,7 +19,7 @@ namespace {
 
 RecordSyntax framed() {
   RecordSyntax syntax;
-  syntax.framing = RecordFraming::kTfrecord;
+  syntax.framing = Framing::kTfrecord;
   return syntax;
 }
 
@@ -145,9 +145,9 @@ TEST(TfrecordFormat, ChosenByNameAndByFormat) {
   EXPECT_EQ(format_by_extension("train.tfrecords.zst"), Format::kTfrecord);
   const std::string binary("\x05\0\0\0\0\0\0\0", 8);
   const DetectedFormat d = detect_format(Format::kAuto, 0, false, "a.tfrecord", binary, "'a.tfrecord'");
-  EXPECT_EQ(d.kind, RecordKind::kText);
-  EXPECT_EQ(d.text_format, Format::kTfrecord);
-  EXPECT_EQ(text_syntax(Format::kTfrecord, false).framing, RecordFraming::kTfrecord);
+  EXPECT_EQ(d.kind, RecordKind::kFramed);
+  EXPECT_EQ(d.framed_format, Format::kTfrecord);
+  EXPECT_EQ(framed_syntax(Format::kTfrecord, false).framing, Framing::kTfrecord);
   EXPECT_EQ(default_header_records(Format::kTfrecord), 0u);
   EXPECT_THROW(detect_format(Format::kTfrecord, 0, true, "a", binary, "'a'"), UsageError);
   EXPECT_THROW(detect_format(Format::kTfrecord, 8, false, "a", binary, "'a'"), UsageError);

@@ -218,7 +218,7 @@ TEST(MpiDryRunShares, OneLinePerRankOfItsHeldRecordsAndBytes) {
   EXPECT_EQ(describe_shares(fixed, 3),
             "rank 0: 3 records, 24 bytes\nrank 1: 0 records, 0 bytes\nrank 2: 7 records, 56 bytes\n");
   DistributedInput::State text;
-  text.text = true;
+  text.framed = true;
   text.held_begin = {0, 4, 9};
   text.held_byte_begin = {0, 100, 130};
   EXPECT_EQ(describe_shares(text, 2), "rank 0: 4 records, 100 bytes\nrank 1: 5 records, 30 bytes\n");

@@ -92,10 +92,10 @@ std::vector<std::uint64_t> scanned_starts(const std::string& text, const formats
 // the quotes of "", inside frame headers) and of the default size.
 TEST(FindRecordStarts, EveryRecordWhereAPlainScanFindsIt) {
   const formats::RecordSyntax csv{'\n', true, ','}, lines{'\n', false, ','};
-  const formats::RecordSyntax tfrecord{'\n', false, ',', formats::RecordFraming::kTfrecord};
+  const formats::RecordSyntax tfrecord{'\n', false, ',', formats::Framing::kTfrecord};
   for (std::uint64_t trial = 0; trial < 300; ++trial) {
     for (const formats::RecordSyntax& syntax : {csv, lines, tfrecord}) {
-      const std::string text = random_text(trial, syntax.framing == formats::RecordFraming::kTfrecord);
+      const std::string text = random_text(trial, syntax.framing == formats::Framing::kTfrecord);
       const auto file = io::BlockFile::in_memory();
       const std::uint64_t at = 7;  // the records after a header, say
       file->write_now(std::string(at, 'h').data(), 0, at);

@@ -1,6 +1,7 @@
 // Where an input's records are and how large (docs/conventions.md, Record formats): fixed-size
-// records from offset 0, the rows of a .npy array after its header, or text
-// records (lines, CSV) after the header lines; the output repeats the header.
+// records from offset 0, the rows of a .npy array after its header, or framed
+// records (lines, CSV, TFRecord frames, tar samples) after the header lines;
+// the output repeats the header.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +28,10 @@ namespace extshuffle::dataset {
 struct InputLayout {
   formats::DetectedFormat format;  // how its records lie
   std::uint64_t data_offset = 0;
-  std::size_t record_size = 0;  // 0 for text records
+  std::size_t record_size = 0;  // 0 for framed records
   std::uint64_t records = 0;
   std::string header;  // written to the output before the shuffled records
-  bool text = false;
-  formats::RecordSyntax syntax;
+  formats::RecordSyntax syntax;  // framed records: how they are delimited (syntax.framing)
   TextCount text_count;
   RecordDigest digest;  // of the text records read, with --verify
   // The input's records were mapped where read_input_layout was told (text:
@@ -41,7 +41,11 @@ struct InputLayout {
   // pipe, a compressed file): a record count that differs when it is read
   // again is damaged scratch, not a changed input.
   bool spooled = false;
-  std::shared_ptr<const formats::TarIndex> tar;  // tar: where its samples lie (tar_input.hpp)
+  std::shared_ptr<const formats::TarIndex> tar_index;  // tar: where its samples lie (tar_input.hpp)
+
+  // Records found by their framing (lines, TFRecord frames, tar samples),
+  // not of record_size bytes.
+  bool framed() const { return format.kind == formats::RecordKind::kFramed; }
 };
 
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
@@ -74,7 +78,7 @@ std::uint64_t header_records(const DatasetOptions& options, formats::Format form
 std::string input_display_name(const std::string& path);
 
 // The format's name, as the manifest records it: "lines", "csv", "tsv",
-// "jsonl", "npy" or "binary".
+// "jsonl", "tfrecord", "tar", "npy" or "binary".
 std::string format_name(const formats::DetectedFormat& format);
 
 }  // namespace extshuffle::dataset

@@ -1,4 +1,5 @@
-// The counting pass over text input (docs/conventions.md, Record formats): variable-size records
+// The counting pass over framed input of lines or TFRecord frames (tar
+// archives: tar_input.hpp; docs/conventions.md, Record formats): framed records
 // need their number N before the plan exists. One sequential read of the
 // input finds N, the header lines kept on top, and whether the last record
 // lacks its terminator (it gets one, as GNU shuf does); CSV quoting errors

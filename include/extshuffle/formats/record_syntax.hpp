@@ -8,17 +8,17 @@
 
 namespace extshuffle::formats {
 
-// kTerminated: a record ends at its terminator (lines, CSV, TSV, JSONL).
+// kLines: a record ends at its terminator (lines, CSV, TSV, JSONL).
 // kTfrecord: a record is one TFRecord frame (formats/tfrecord.hpp); the
 // terminator, quoting and the delimiter play no part.
 // kTarSample: a record is one tar sample in its frame (formats/tar.hpp).
-enum class RecordFraming { kTerminated, kTfrecord, kTarSample };
+enum class Framing { kLines, kTfrecord, kTarSample };
 
 struct RecordSyntax {
   char terminator = '\n';  // '\n', or '\0' with -z
   bool quoted = false;     // --format csv: a terminator inside "..." belongs to the field
   char delimiter = ',';    // separates fields; only matters when quoted
-  RecordFraming framing = RecordFraming::kTerminated;
+  Framing framing = Framing::kLines;
 };
 
 struct RecordScan {

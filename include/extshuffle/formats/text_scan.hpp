@@ -1,7 +1,8 @@
-// Finding text records in bytes, as the walk's text layout, the output's
-// record cutter and --repeat's record index need it: where a record ends,
-// how long it is once blank records are skipped, and the error for an input
-// whose record count changed.
+// Finding framed records in bytes (every framing: lines, TFRecord frames,
+// tar samples; "text" in the names here covers them all), as the walk's
+// text layout, the output's record cutter and --repeat's record index need
+// it: where a record ends, how long it is once blank records are skipped,
+// and the error for an input whose record count changed.
 #pragma once
 
 #include <cstddef>
@@ -36,9 +37,7 @@ struct TextScan {
 
   // Records end at every terminator, so they can be found in bulk
   // (terminator_scan.hpp); never so for TFRecord frames.
-  bool plain_terminators() const {
-    return !syntax.quoted && !filter_blank && syntax.framing == RecordFraming::kTerminated;
-  }
+  bool plain_terminators() const { return !syntax.quoted && !filter_blank && syntax.framing == Framing::kLines; }
 
   // The bytes of a record that starts at `begin`, `span` bytes before the
   // next one: with blank records skipped, the span also covers the blank

@@ -32,11 +32,11 @@ std::uint64_t max_bucket_buffer_bytes();
 
 class DistributedWalk {
  public:
-  // A walk of text records (`text`: of options.syntax, --skip-empty by
-  // options.skip_blank) or of fixed-size records of
+  // A walk of framed records (`framed`: of options.syntax, every framing,
+  // --skip-empty by options.skip_blank) or of fixed-size records of
   // options.walk.shuffle.record_size bytes, whose arena is
   // options.walk.memory_bytes. Keeps a copy of the options.
-  DistributedWalk(const TextOptions& options, bool text);
+  DistributedWalk(const TextOptions& options, bool framed);
   ~DistributedWalk();
   DistributedWalk(const DistributedWalk&) = delete;
   DistributedWalk& operator=(const DistributedWalk&) = delete;

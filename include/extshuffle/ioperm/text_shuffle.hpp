@@ -1,7 +1,8 @@
-// The shuffle of variable-size records: text lines, CSV records, TFRecord frames
-// (docs/conventions.md, Record formats). The same canonical plan as fixed-size records, so N lines
+// The shuffle of framed records, of every framing: lines, CSV records,
+// TFRecord frames, tar samples ("text" in the names here covers them all;
+// docs/conventions.md, Record formats). The same canonical plan as fixed-size records, so N lines
 // are put in the order P(seed, N) that N fixed-size records would take; only
-// the way bytes move differs. Records are found by scanning for terminators
+// the way bytes move differs. Records are found by their framing
 // (formats/record_syntax.hpp); each in-memory shuffle permutes record indices
 // and gathers the bytes; buckets in scratch space have a region of their
 // expected size plus overflow extents, since their sizes are not known in

@@ -28,14 +28,14 @@ struct FileFacts {
   std::uint64_t bytes = 0, data_offset = 0, record_size = 0, records = 0;
   std::uint64_t header_bytes = 0, longest_record_bytes = 0, tar_frame_bytes = 0;
   double record_bytes_squared = 0;
-  std::uint8_t kind = 0, text_format = 0, text = 0, add_terminator = 0;
+  std::uint8_t kind = 0, framed_format = 0, add_terminator = 0;
   // Set after the others: a tar archive's (tar_dataset_checks.hpp); the keys follow the header.
   std::uint64_t tar_hard_links = 0, tar_first_key_bytes = 0, tar_last_key_bytes = 0;
 };
 
 dataset::TarArchiveFacts tar_facts(const DatasetFile& f) {
-  if (f.layout.tar) {
-    const formats::TarIndex& index = *f.layout.tar;
+  if (f.layout.tar_index) {
+    const formats::TarIndex& index = *f.layout.tar_index;
     return {f.path, index.samples(), index.hard_links, index.first_key, index.last_key};
   }
   return {f.path, f.layout.records, f.tar_hard_links, f.tar_first_key, f.tar_last_key};
@@ -44,10 +44,17 @@ dataset::TarArchiveFacts tar_facts(const DatasetFile& f) {
 std::string encode(const DatasetFile& f) {
   FileFacts facts;
   const dataset::InputLayout& l = f.layout;
-  facts = FileFacts{f.bytes, l.data_offset, l.record_size, l.records, l.text_count.header_bytes,
-                    l.text_count.longest_record_bytes, f.tar_frame_bytes, l.text_count.record_bytes_squared,
-                    static_cast<std::uint8_t>(l.format.kind), static_cast<std::uint8_t>(l.format.text_format),
-                    static_cast<std::uint8_t>(l.text ? 1 : 0), static_cast<std::uint8_t>(l.text_count.add_terminator)};
+  facts = FileFacts{f.bytes,
+                    l.data_offset,
+                    l.record_size,
+                    l.records,
+                    l.text_count.header_bytes,
+                    l.text_count.longest_record_bytes,
+                    f.tar_frame_bytes,
+                    l.text_count.record_bytes_squared,
+                    static_cast<std::uint8_t>(l.format.kind),
+                    static_cast<std::uint8_t>(l.format.framed_format),
+                    static_cast<std::uint8_t>(l.text_count.add_terminator)};
   const dataset::TarArchiveFacts tar = f.tar() ? tar_facts(f) : dataset::TarArchiveFacts{};
   facts.tar_hard_links = tar.hard_links;
   facts.tar_first_key_bytes = tar.first_key.size();
@@ -67,11 +74,10 @@ void decode(const std::string& bytes, const JobOptions& options, DatasetFile& f)
   l.record_size = facts.record_size;
   l.records = facts.records;
   l.format.kind = static_cast<formats::RecordKind>(facts.kind);
-  l.format.text_format = static_cast<formats::Format>(facts.text_format);
-  l.text = facts.text != 0;
+  l.format.framed_format = static_cast<formats::Format>(facts.framed_format);
   l.text_count = dataset::TextCount{facts.header_bytes, facts.records, facts.add_terminator != 0,
                                     facts.longest_record_bytes, facts.record_bytes_squared};
-  if (l.text) l.syntax = formats::text_syntax(l.format.text_format, options.zero_terminated);
+  if (l.framed()) l.syntax = formats::framed_syntax(l.format.framed_format, options.zero_terminated);
   const std::size_t keys = facts.tar_first_key_bytes + facts.tar_last_key_bytes;
   l.header = bytes.substr(sizeof facts, bytes.size() - sizeof facts - keys);
   f.tar_hard_links = facts.tar_hard_links;
@@ -196,12 +202,12 @@ std::vector<ChunkStart> chunk_starts_at_cuts(DatasetFiles& d, const std::vector<
 }  // namespace
 
 bool DatasetFile::adds_terminator() const {
-  return layout.text && layout.text_count.add_terminator && layout.data_offset < bytes;
+  return layout.framed() && layout.text_count.add_terminator && layout.data_offset < bytes;
 }
 
 std::uint64_t DatasetFile::file_data_bytes() const {
   if (tar()) return tar_frame_bytes;
-  return layout.text ? bytes - layout.data_offset : layout.records * layout.record_size;
+  return layout.framed() ? bytes - layout.data_offset : layout.records * layout.record_size;
 }
 
 std::vector<int> assign_files_by_size(const std::vector<std::uint64_t>& stored_bytes, int ranks) {
@@ -245,7 +251,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
       f.bytes = d.held[k]->bytes();
       d.layout_bytes_read += f.bytes + (f.compressed ? f.stored_bytes : 0);
       if (f.tar()) {
-        f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar);
+        f.tar_frame_begin = dataset::tar_frame_offsets(*f.layout.tar_index);
         f.tar_frame_bytes = f.tar_frame_begin.back();
       }
     }
@@ -281,7 +287,7 @@ std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& d, const std::vecto
     const DatasetFile& file = d.files[f];
     offsets[i] = file.data_begin + (indices[i] - file.first_record) * file.layout.record_size;
   }
-  if (!d.files.front().layout.text) return offsets;
+  if (!d.files.front().layout.framed()) return offsets;
   // Text: each holder reads its files to the last record asked of them.
   std::vector<std::uint64_t> local(indices.size(), 0);
   checkpoint(comm, [&] {
@@ -326,10 +332,10 @@ HeldSplit held_records_by_bytes(DatasetFiles& d, int ranks, Communicator& comm) 
     const DatasetFile& file = d.files[file_of[r]];
     first[r].byte = offset[r];
     const std::uint64_t size = file.layout.record_size;
-    if (!file.layout.text) first[r].index = std::min(file.layout.records, (first[r].byte + size - 1) / size);
+    if (!file.layout.framed()) first[r].index = std::min(file.layout.records, (first[r].byte + size - 1) / size);
   }
   // Text: each holder finds the records in its files.
-  const bool text = d.files.front().layout.text;
+  const bool text = d.files.front().layout.framed();
   checkpoint(comm, [&] {
     for (std::size_t k = 0; k < d.files.size() && text; ++k) {
       if (d.files[k].holder != comm.rank()) continue;
@@ -361,7 +367,7 @@ HeldSplit chunk_split_by_bytes(DatasetFiles& d, const core::PlanConstants& const
                                std::vector<std::uint64_t>& chunk_begin, Communicator& comm) {
   const std::uint64_t chunks = core::chunk_count(d.records, constants), leaf = constants.leaf_records;
   HeldSplit split;
-  if (!d.files.front().layout.text) {
+  if (!d.files.front().layout.framed()) {
     chunk_begin = even_chunk_split(chunks, ranks);
     split.records = chunk_first_records(chunk_begin, d.records, constants);
     split.bytes = record_byte_offsets(d, split.records, comm);  // by arithmetic

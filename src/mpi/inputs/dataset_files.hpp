@@ -39,7 +39,7 @@ struct DatasetFile {
   std::uint64_t tar_hard_links = 0;                // skipped (another rank's file: as its holder said)
   std::string tar_first_key, tar_last_key;
 
-  bool tar() const { return layout.text && layout.format.text_format == formats::Format::kTar; }
+  bool tar() const { return layout.syntax.framing == formats::Framing::kTarSample; }
 
   // Its records' bytes as the file holds them, and with the terminator its
   // last record lacks (text) added: what it gives the dataset's data.
@@ -56,7 +56,7 @@ struct DatasetFiles {
   std::uint64_t records = 0;      // every file's data records
   std::uint64_t data_bytes = 0;   // and their bytes, terminators added
   std::uint64_t input_bytes = 0;  // every file's (decompressed) bytes, headers included
-  std::uint64_t longest_record_bytes = 0;  // text: over every file
+  std::uint64_t longest_record_bytes = 0;  // framed: over every file
   std::string header;             // the dataset's: the first file's (.npy: with every file's rows)
   std::vector<std::string> warnings;  // tar archives: members skipped, samples cut (the same on every rank)
   // This rank's: the bytes it read to lay out its held files (each read
@@ -80,7 +80,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
 
 // The byte offsets in the dataset's data of the data records `indices`
 // (sorted, each at most files.records; records itself is the end), the same
-// on every rank: fixed-size records by arithmetic, text records found by
+// on every rank: fixed-size records by arithmetic, framed records found by
 // the holder of their file, which reads it to the last one it is asked for.
 // Throws RankFailure on every rank. Collective.
 std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& files, const std::vector<std::uint64_t>& indices,

@@ -64,7 +64,7 @@ void check_files(const std::vector<std::string>& paths) {
 
 std::uint64_t DistributedInput::State::data_bytes() const {
   if (files) return files->data_bytes;
-  if (!text) return records * record_size;
+  if (!framed) return records * record_size;
   return source->bytes() - data_offset + (add_terminator && data_offset < source->bytes() ? 1 : 0);
 }
 
@@ -74,7 +74,7 @@ io::ByteExtents DistributedInput::State::chunk_data(int rank, const core::PlanCo
   if (first == end) return data;
   // A dataset's chunks are the records it holds (its chunks, by bytes).
   if (files) return rank == this->rank ? held->data : data;
-  if (!text) {
+  if (!framed) {
     const std::uint64_t first_record = core::chunk_first(first, constants);
     const std::uint64_t end_record = std::min(records, core::chunk_first(end, constants));
     data.append({&source->data(), data_offset + first_record * record_size, (end_record - first_record) * record_size});
@@ -109,7 +109,7 @@ io::ByteExtents DistributedInput::State::held_data() const {
   io::ByteExtents data;
   const std::uint64_t first = held_begin[rank], end = held_begin[rank + 1];
   if (first == end) return data;
-  if (!text) {
+  if (!framed) {
     data.append({&source->data(), data_offset + first * record_size, (end - first) * record_size});
     return data;
   }
@@ -163,9 +163,9 @@ std::uint64_t DistributedInput::records() const { return state_->records; }
 namespace {
 
 // One plain file, opened in place on every rank. Returns false, the file
-// unread, when it is TFRecord or a tar archive: its frames (samples) are
-// found one after another from its start, so it is read as a dataset of one
-// file by one rank.
+// unread, when its framing is not lines (TFRecord frames, tar samples): its
+// frames are found one after another from its start, so it is read as a
+// dataset of one file by one rank.
 bool prepare_one_file(const JobOptions& options, const std::string& input, DistributedInput::State& in,
                       Communicator& comm) {
   const std::string name = dataset::input_display_name(input);
@@ -175,7 +175,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(options.format, options.record_size, options.zero_terminated, input, head, name);
     in.format_name = dataset::format_name(detected);
-    if (detected.kind == formats::RecordKind::kText) return;
+    if (detected.kind == formats::RecordKind::kFramed) return;
     if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
     }
@@ -186,21 +186,20 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     in.header = layout.header;
   });
   check_ranks_see_the_same_format(input, in.format_name, comm);
-  if (detected.kind == formats::RecordKind::kText &&
-      (detected.text_format == formats::Format::kTfrecord || detected.text_format == formats::Format::kTar)) {
+  if (detected.kind == formats::RecordKind::kFramed && detected.framing() != formats::Framing::kLines) {
     in.source.reset();
     return false;
   }
   in.input_bytes = in.source->bytes();
-  if (detected.kind != formats::RecordKind::kText) {
+  if (detected.kind != formats::RecordKind::kFramed) {
     in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
     return true;
   }
-  in.text = true;
+  in.framed = true;
   in.layout_bytes_read =
       range_begin(in.input_bytes, comm.rank() + 1, comm.size()) - range_begin(in.input_bytes, comm.rank(), comm.size());
-  in.syntax = formats::text_syntax(detected.text_format, options.zero_terminated);
-  const std::uint64_t header_lines = dataset::header_records(driver::dataset_options(options), detected.text_format);
+  in.syntax = formats::framed_syntax(detected.framed_format, options.zero_terminated);
+  const std::uint64_t header_lines = dataset::header_records(driver::dataset_options(options), detected.framed_format);
   checkpoint(comm, [&] {
     const TextSplit split =
         split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, options.constants, name, comm);
@@ -239,7 +238,7 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   if (comm.rank() == 0) {
     for (const std::string& warning : d.warnings) spdlog::warn("warning: {}", warning);
   }
-  in.text = first.layout.text;
+  in.framed = first.layout.framed();
   in.syntax = first.layout.syntax;
   in.record_size = first.layout.record_size;
   in.records = d.records;

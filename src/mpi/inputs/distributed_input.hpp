@@ -33,13 +33,13 @@ struct DistributedInput::State {
   // chunks' bytes, those outside its reads from their readers (chunk_readers.hpp).
   std::unique_ptr<StagedInput> read_chunks;
   std::uint64_t input_bytes = 0;             // every input's bytes (decompressed), headers included
-  bool text = false;
+  bool framed = false;                       // records found by syntax.framing, not of record_size
   std::size_t record_size = 0;     // fixed-size records (and .npy rows)
   std::uint64_t data_offset = 0;   // where the records start: after a .npy header or the header lines
   std::uint64_t records = 0;       // N
   std::string header;              // written on top of the output (by rank 0)
   std::string format_name;         // as the manifest says it (dataset::format_name)
-  formats::RecordSyntax syntax;    // text
+  formats::RecordSyntax syntax;    // framed records: how they are delimited
   bool add_terminator = false;     // text: the last record gets the terminator it lacks
   std::uint64_t longest_record_bytes = 0;  // text: the longest record, with its terminator (the same on every rank)
   // Ranks + 1 entries: rank r scatters chunks [chunk_begin[r], chunk_begin[r + 1]),
@@ -89,7 +89,7 @@ struct DistributedInput::State {
   void check_unchanged() const;
   // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.
   ioperm::NodeFacts root_facts() const {
-    return ioperm::NodeFacts{records, data_bytes(), false, text ? longest_record_bytes : record_size, 0};
+    return ioperm::NodeFacts{records, data_bytes(), false, framed ? longest_record_bytes : record_size, 0};
   }
 };
 

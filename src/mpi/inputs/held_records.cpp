@@ -34,7 +34,7 @@ void HeldRecords::index_text(const formats::RecordSyntax& syntax) {
     starts_.push_back(static_cast<std::uint64_t>(p - text));
     formats::QuoteState state = formats::QuoteState::kFieldStart;  // every held record starts a record
     // A TFRecord frame ends where its length field says, not at a terminator.
-    const char* record_end = syntax.framing == formats::RecordFraming::kTerminated
+    const char* record_end = syntax.framing == formats::Framing::kLines
                                  ? formats::find_record_end(p, text + size_, syntax, state)
                                  : formats::scan_record(p, text + size_, syntax).end;
     p = record_end ? record_end : text + size_;

@@ -31,7 +31,7 @@ void walk_record_starts(io::BlockFile& file, std::uint64_t first_byte, std::uint
   while (more(index, start)) {
     if (start >= total)
       throw InputError("input '" + file.path() + "': changed while read (fewer records than counted)");
-    if (syntax.framing == formats::RecordFraming::kTfrecord) {
+    if (syntax.framing == formats::Framing::kTfrecord) {
       // A frame's end is in its length field: only headers are read.
       if (start < piece_at || start + formats::kTfrecordHeaderBytes > piece_at + piece_bytes) read_from(start);
       if (piece_bytes < formats::kTfrecordHeaderBytes) throw InputError("input '" + file.path() + "': truncated frame");

@@ -123,7 +123,7 @@ class Stager {
       if (found == starts.end() || *found != at) throw std::logic_error("staging: a range between tar frames");
       return static_cast<std::uint64_t>(found - starts.begin());
     };
-    frames_ = std::make_unique<dataset::TarFrameReader>(source(k), offset_of(k, 0), *f.layout.tar, sample(begin),
+    frames_ = std::make_unique<dataset::TarFrameReader>(source(k), offset_of(k, 0), *f.layout.tar_index, sample(begin),
                                                         sample(end));
   }
   void read(std::size_t k, std::uint64_t at, std::size_t n) {

@@ -27,7 +27,7 @@ dataset::RecordDigest digest_held_records(const DistributedInput::State& in, con
       mapped->after() = *extents[k + 1].memory;
       ++size;
     }
-    if (in.text) {
+    if (in.framed) {
       dataset::add_text_records(digest, mapped->data(), size, in.syntax);
     } else {
       digest.add_fixed(mapped->data(), size, in.record_size);

@@ -11,7 +11,7 @@ std::string describe_shares(const DistributedInput::State& in, int ranks) {
     // root's bytes (docs/mpi.md, "How the work is shared").
     const std::uint64_t records = in.held_begin[q + 1] - in.held_begin[q];
     const std::uint64_t bytes =
-        in.text ? in.held_byte_begin[q + 1] - in.held_byte_begin[q] : records * in.record_size;
+        in.framed ? in.held_byte_begin[q + 1] - in.held_byte_begin[q] : records * in.record_size;
     text += "rank " + std::to_string(q) + ": " + std::to_string(records) + " records, " + std::to_string(bytes) +
             " bytes\n";
   }

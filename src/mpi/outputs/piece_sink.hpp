@@ -67,7 +67,7 @@ class PieceSink {
   std::string piece_header(std::size_t piece) const;
   void write_whole_piece(std::size_t piece);
   void write_records(const std::byte* data, std::size_t bytes);
-  bool tar() const { return form_.syntax.framing == formats::RecordFraming::kTarSample; }
+  bool tar() const { return form_.syntax.framing == formats::Framing::kTarSample; }
 
   const PiecePlan& plan_;
   PieceForm form_;

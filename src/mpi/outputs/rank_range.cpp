@@ -40,7 +40,7 @@ std::uint64_t RankRange::wanted_bytes(const std::byte* data, std::uint64_t bytes
     formats::QuoteState state = formats::QuoteState::kFieldStart;
     while (wanted_ > 0 && p < begin + bytes) {
       // Framed records (TFRecord, tar samples) end where their length says.
-      const char* end = syntax_.framing == formats::RecordFraming::kTerminated
+      const char* end = syntax_.framing == formats::Framing::kLines
                             ? formats::find_record_end(p, begin + bytes, syntax_, state)
                             : formats::scan_record(p, begin + bytes, syntax_).end;
       p = end ? end : begin + bytes;

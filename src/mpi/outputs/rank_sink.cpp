@@ -19,12 +19,12 @@ RankSink::RankSink(const JobOptions& options, const std::string& pattern, const 
 }
 
 void RankSink::open_pieces(std::uint64_t head_bytes) {
-  const bool tar = in_.text && in_.syntax.framing == formats::RecordFraming::kTarSample;
-  PieceForm form{in_.text ? 0 : in_.record_size,
+  const bool tar_samples = in_.syntax.framing == formats::Framing::kTarSample;
+  PieceForm form{in_.framed ? 0 : in_.record_size,
                  in_.syntax,
                  in_.header,
-                 tar ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
-                 !in_.text && !in_.header.empty() && in_.records > 0,
+                 tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
+                 !in_.framed && !in_.header.empty() && in_.records > 0,
                  options_.threads,
                  io::scratch_directory(options_.tmpdir)};
   pieces_.emplace(plan_, form, *files_, rank_, first_record_, end_record_, first_byte_, head_bytes);
@@ -32,7 +32,7 @@ void RankSink::open_pieces(std::uint64_t head_bytes) {
 
 void RankSink::write(const std::byte* data, std::size_t bytes) {
   if (options_.verify) {
-    if (in_.text) {
+    if (in_.framed) {
       dataset::add_text_records(written_, data, bytes, in_.syntax);
     } else {
       written_.add_fixed(data, bytes, in_.record_size);

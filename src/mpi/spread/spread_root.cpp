@@ -28,7 +28,7 @@ std::uint64_t window_bytes(std::uint64_t memory_bytes, int ranks) {
 OutputRange output_range(std::vector<std::uint64_t> traced, const DistributedInput::State& in, HeldRecords& held,
                          Communicator& comm, FetchStats& stats) {
   OutputRange range;
-  if (in.text) {
+  if (in.framed) {
     RecordFetch lengths(std::move(traced), in.held_begin, held, comm, stats);
     range = OutputRange{lengths.take_wanted(), lengths.take_lengths()};
   } else {
@@ -59,7 +59,7 @@ void shuffle_spread_root(const JobOptions& options, DistributedInput::State& in,
   wanted.resize(head > first_traced ? std::min<std::uint64_t>(wanted.size(), head - first_traced) : 0);
   std::optional<HeldRecords> held;
   checkpoint(comm, [&] {
-    held.emplace(in.held_data(), in.held_begin[me], in.held_begin[me + 1], in.text ? 0 : in.record_size, in.syntax,
+    held.emplace(in.held_data(), in.held_begin[me], in.held_begin[me + 1], in.framed ? 0 : in.record_size, in.syntax,
                  display_name);
   });
   FetchStats fetched;
