@@ -1,5 +1,5 @@
 // The checks of a Job's plan that look at its destinations' directories
-// (driver/job_plan.hpp), before any work: nothing a run reads is ever
+// (driver/job_files.hpp), before any work: nothing a run reads is ever
 // removed or replaced (docs/cli.md "The commit").
 #pragma once
 

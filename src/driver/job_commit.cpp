@@ -7,8 +7,8 @@
 
 namespace extshuffle::driver {
 
-JobCommit::JobCommit(const JobOptions& options, const JobPlan& plan)
-    : options_(options), inputs_(plan.read_files), destinations_(plan.destinations) {
+JobCommit::JobCommit(const JobOptions& options, const JobFiles& files)
+    : options_(options), inputs_(files.read_files), destinations_(files.destinations) {
   if (!options.manifest_path.empty() && !options.dry_run) manifest_.emplace(manifest_options(options));
 }
 

@@ -17,7 +17,7 @@
 
 #include "dataset/sharded_output.hpp"
 #include "extshuffle/dataset/manifest.hpp"
-#include "extshuffle/driver/job_plan.hpp"
+#include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
 
@@ -26,8 +26,8 @@ namespace extshuffle::driver {
 class JobCommit {
  public:
   // Opens the manifest's temporary (--manifest, not with --dry-run), so that
-  // a bad path fails before any work. `plan`: the inputs, never removed.
-  JobCommit(const JobOptions& options, const JobPlan& plan);
+  // a bad path fails before any work. `files`: the inputs, never removed.
+  JobCommit(const JobOptions& options, const JobFiles& files);
   // A dataset's finished output, committed with the others, in the Job's
   // order of datasets.
   void add(std::unique_ptr<dataset::ShardedOutput> output);

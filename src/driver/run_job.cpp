@@ -7,7 +7,7 @@
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
 #include "job_commit.hpp"
-#include "extshuffle/driver/job_plan.hpp"
+#include "extshuffle/driver/job_files.hpp"
 #include "prepared_input.hpp"
 
 namespace extshuffle::driver {
@@ -38,12 +38,12 @@ std::string leftovers_line(const std::vector<std::string>& leftovers) {
 
 JobResult run_job(const Job& job) {
   // Every path read and written, checked before any work (docs/conventions.md, The Job and its commit).
-  const JobPlan plan = plan_job(job);
+  const JobFiles files = check_job_files(job);
   spdlog::debug("plan: {} input file(s), {} output file(s) named up front, {} descriptor(s) at most",
-                plan.reads.size(), plan.writes.size(), plan.descriptors);
+                files.reads.size(), files.writes.size(), files.descriptors);
   // --manifest: opened first, so that a bad path fails before any work;
   // written last, with every output (JobCommit).
-  JobCommit commit(job.options, plan);
+  JobCommit commit(job.options, files);
   JobResult result;
   if (job.datasets.size() == 1) {
     result.datasets.push_back(run_dataset(job.options, job.datasets[0], commit));
@@ -53,13 +53,13 @@ JobResult run_job(const Job& job) {
       result.datasets.push_back(run_prepared(job.options, job.datasets[k], std::move(inputs[k]), commit));
     }
   }
-  if (job.options.dry_run && !result.datasets.empty() && plan.descriptors > 0) {
-    result.datasets.back().dry_run_text += "descriptors: up to " + std::to_string(plan.descriptors) +
-                                           " open files (" + std::to_string(plan.output_files) +
+  if (job.options.dry_run && !result.datasets.empty() && files.descriptors > 0) {
+    result.datasets.back().dry_run_text += "descriptors: up to " + std::to_string(files.descriptors) + " open files (" +
+                                           std::to_string(files.output_files) +
                                            " output files held until the commit)\n";
   }
-  if (job.options.dry_run && !result.datasets.empty() && !plan.leftovers.empty()) {
-    result.datasets.back().dry_run_text += leftovers_line(plan.leftovers);
+  if (job.options.dry_run && !result.datasets.empty() && !files.leftovers.empty()) {
+    result.datasets.back().dry_run_text += leftovers_line(files.leftovers);
   }
   if (!job.options.dry_run) {
     spdlog::debug("commit: {} dataset output(s){}", result.datasets.size(),

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "outputs/distributed_commit.hpp"
-#include "extshuffle/driver/job_plan.hpp"
+#include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
@@ -15,8 +15,8 @@ namespace extshuffle::mpi {
 
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   // Every path read and written, checked before any work, as on one machine.
-  driver::JobPlan job_plan;
-  checkpoint(comm, [&] { job_plan = driver::plan_job(job); });
+  driver::JobFiles job_files;
+  checkpoint(comm, [&] { job_files = driver::check_job_files(job); });
   // --dry-run: extshuffle's own plan of the Job, from rank 0.
   JobResult plan;
   if (job.options.dry_run) {
@@ -24,7 +24,7 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
       if (comm.rank() == 0) plan = driver::run_job(job);
     });
   }
-  DistributedCommit commit(job.options, job_plan, comm);
+  DistributedCommit commit(job.options, job_files, comm);
   // Every input prepared (counted) before any output: aligned inputs must
   // hold as many records each.
   std::vector<DistributedInput> inputs;

@@ -110,7 +110,7 @@ TEST_F(JobCommitTest, EveryOutputIsInPlaceAndTheManifestIsRenamedLast) {
   options.manifest_path = path("m.json");
   const Job job = make_job(options, {{{path("a.txt")}, path("xs.txt")}, {{path("b.txt")}, path("ys.txt")}});
   write_file(path("ys.txt"), "an older run's\n");
-  JobCommit commit(job.options, plan_job(job));
+  JobCommit commit(job.options, check_job_files(job));
   JobResult result;
   add_output(commit, result, path("xs.txt"), "a2\na1\n", 2);
   add_output(commit, result, path("ys.txt"), "b2\nb1\n", 2);
@@ -169,7 +169,7 @@ TEST_F(JobCommitTest, AManifestThatCannotBeWrittenPublishesNothingAndLeavesEvery
   write_file(path("m.json"), "{}");
   const std::set<std::string> before = listing(dir_);
   {
-    JobCommit commit(job.options, plan_job(job));
+    JobCommit commit(job.options, check_job_files(job));
     JobResult result;
     add_output(commit, result, path("xs.txt"), "a2\na1\n", 2);
     add_output(commit, result, path("ys.txt"), "b2\nb1\n", 2);
@@ -200,7 +200,7 @@ TEST_F(JobCommitTest, LeftoversOfAKilledRunAreSweptButNeverAnInputNorOneARunning
   write_file(path(other), "another destination's\n");
 
   const Job job = make_job({}, {{{path("a.txt")}, path("out.txt")}});
-  const JobPlan plan = plan_job(job);
+  const JobFiles plan = check_job_files(job);
   std::vector<std::string> expected = {path(killed), path(held)};
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(plan.leftovers, expected);
@@ -227,7 +227,7 @@ TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNo
   JobOptions options;
   options.manifest_path = path("out/m.json");
   const Job job = make_job(options, {{{path("a.txt")}, path("out/xs.txt")}});
-  JobCommit commit(job.options, plan_job(job));
+  JobCommit commit(job.options, check_job_files(job));
   JobResult result;
   add_output(commit, result, path("out/xs.txt"), "a2\na1\n", 2);
   // The directory the plan opened moves away; a link to another takes its name.

@@ -130,7 +130,7 @@ void set_dataset_options(const Options& o, const Job& job, JobOptions& options) 
                      "their shards aligned");
   }
   // A manifest over an output or an input is the Job's plan to refuse
-  // (driver/job_plan.hpp): it compares files, not names.
+  // (driver/job_files.hpp): it compares files, not names.
 }
 // --- end of datasets ---
 

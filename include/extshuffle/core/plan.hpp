@@ -1,6 +1,6 @@
 // The canonical plan: Gustedt's IOPerm with its memory parameter replaced by
 // fixed constants, so the structure of the permutation depends on N alone
-// (docs/conventions.md, The canonical plan). Pure arithmetic; the executors decide where nodes run.
+// (docs/conventions.md, The canonical plan). Pure arithmetic; the walk decides where nodes run.
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Progress of a run for JobOptions::progress: a background thread reads the
-// counter the executor publishes into (bytes read plus written) and hands it
+// counter the walk publishes into (bytes read plus written) and hands it
 // to the caller's callback twice a second. The library draws nothing; the
 // CLI does (tools/extshuffle/progress_display.hpp).
 #pragma once
@@ -23,7 +23,7 @@ class ProgressMeter {
   ProgressMeter(const ProgressMeter&) = delete;
   ProgressMeter& operator=(const ProgressMeter&) = delete;
 
-  // The counter the executor publishes into (bytes read plus written).
+  // The counter the walk publishes into (bytes read plus written).
   std::atomic<std::uint64_t>* counter() { return callback_ ? &done_ : nullptr; }
 
  private:

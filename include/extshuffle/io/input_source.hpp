@@ -1,4 +1,4 @@
-// The input as the executors read it (docs/conventions.md, Rooms: "io owns every byte on
+// The input as the walk reads it (docs/conventions.md, Rooms: "io owns every byte on
 // disk"): the user's file, read in place at random offsets, or, for standard
 // input and compressed files, a spool of its bytes in the run's scratch
 // file, since neither a pipe nor a compressed stream can be read at random

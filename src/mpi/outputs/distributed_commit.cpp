@@ -39,7 +39,7 @@ std::pair<std::uint64_t, std::uint64_t> digest_piece(SharedOutput& file, const s
 
 }  // namespace
 
-DistributedCommit::DistributedCommit(const JobOptions& options, const driver::JobPlan& plan, Communicator& comm)
+DistributedCommit::DistributedCommit(const JobOptions& options, const driver::JobFiles& plan, Communicator& comm)
     : options_(options), plan_(plan), comm_(comm) {
   checkpoint(comm_, [&] {
     if (comm_.rank() == 0 && !options.manifest_path.empty() && !options.dry_run)

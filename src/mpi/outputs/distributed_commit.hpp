@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "extshuffle/dataset/manifest.hpp"
-#include "extshuffle/driver/job_plan.hpp"
+#include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/mpi/communicator.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
@@ -31,9 +31,9 @@ class DistributedCommit {
  public:
   // Collective: rank 0 opens the manifest's temporary (--manifest), so that
   // a bad path fails before any work. Throws RankFailure on every rank.
-  // `plan`: the Job's (driver/job_plan.hpp): its inputs, never removed,
+  // `files`: the Job's (driver/job_files.hpp): its inputs, never removed,
   // and its destinations.
-  DistributedCommit(const JobOptions& options, const driver::JobPlan& plan, Communicator& comm);
+  DistributedCommit(const JobOptions& options, const driver::JobFiles& files, Communicator& comm);
   ~DistributedCommit();
   // A dataset's written pieces; `result` says what the manifest needs of
   // the dataset but its files (inputs, format, records), filled here.
@@ -57,7 +57,7 @@ class DistributedCommit {
   void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
   void publish();
   const JobOptions& options_;
-  const driver::JobPlan& plan_;
+  const driver::JobFiles& plan_;
   Communicator& comm_;
   std::vector<Dataset> datasets_;
   std::optional<dataset::ManifestWriter> manifest_;

@@ -1,6 +1,6 @@
-// plan_job(): every path a Job reads and writes, checked before any work
-// (driver/job_plan.hpp).
-#include "extshuffle/driver/job_plan.hpp"
+// check_job_files(): every path a Job reads and writes, checked before any work
+// (driver/job_files.hpp).
+#include "extshuffle/driver/job_files.hpp"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -34,12 +34,10 @@ struct FileKey {
   dev_t device = 0;
   ino_t inode = 0;
   std::string name;  // empty: an existing file
-  bool operator<(const FileKey& o) const {
-    return std::tie(device, inode, name) < std::tie(o.device, o.inode, o.name);
-  }
+  bool operator<(const FileKey& o) const { return std::tie(device, inode, name) < std::tie(o.device, o.inode, o.name); }
 };
 
-// One file to be written, as the plan sees it.
+// One file to be written, as the Job's files list it.
 struct Write {
   std::string path;  // as the user named it (or the pattern expanded)
   std::string role;  // "-o 'X'" or "--manifest 'X'": how messages name it
@@ -95,7 +93,8 @@ void resolve_write(Write& write) {
   const std::string name = std::filesystem::path(target).filename().string();
   if (write.key.name.empty() && write.key.inode == 0) write.key = {dir.st_dev, dir.st_ino, name};
   const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
-  if (!write.special && (target.size() >= PATH_MAX || (name_max > 0 && name.size() > static_cast<std::size_t>(name_max)))) {
+  if (!write.special &&
+      (target.size() >= PATH_MAX || (name_max > 0 && name.size() > static_cast<std::size_t>(name_max)))) {
     refuse_name(write.path, ENAMETOOLONG);
   }
 }
@@ -128,14 +127,14 @@ std::uint64_t output_file_count(const JobOptions& options, std::size_t datasets)
 
 // Every output file of a finished dataset keeps a descriptor until the
 // commit: refuse a count the process cannot have, before the shuffle.
-void check_descriptors(JobPlan& plan) {
+void check_descriptors(JobFiles& files) {
   io::raise_open_file_limit();
   struct rlimit limit {};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
-  plan.descriptors = plan.output_files + plan.reads.size() + kReservedDescriptors;
-  if (plan.output_files > 0 && plan.descriptors > limit.rlim_cur) {
-    throw UsageError("the run writes " + std::to_string(plan.output_files) + " output files and reads " +
-                     std::to_string(plan.reads.size()) + " inputs, which needs " + std::to_string(plan.descriptors) +
+  files.descriptors = files.output_files + files.reads.size() + kReservedDescriptors;
+  if (files.output_files > 0 && files.descriptors > limit.rlim_cur) {
+    throw UsageError("the run writes " + std::to_string(files.output_files) + " output files and reads " +
+                     std::to_string(files.reads.size()) + " inputs, which needs " + std::to_string(files.descriptors) +
                      " open files, more than this process may open (" + std::to_string(limit.rlim_cur) +
                      ", ulimit -n): write fewer pieces or raise the limit");
   }
@@ -146,7 +145,7 @@ struct Reads {
   std::map<FileKey, std::string> directories;  // input directories
 };
 
-Reads read_keys(const Job& job, JobPlan& plan) {
+Reads read_keys(const Job& job, JobFiles& files) {
   Reads reads;
   for (const JobDataset& dataset : job.datasets) {
     if (job.options.echo || job.options.integer_range) break;
@@ -157,7 +156,7 @@ Reads read_keys(const Job& job, JobPlan& plan) {
       }
     }
     for (const std::string& path : dataset::expand_dataset_paths(dataset.inputs)) {
-      plan.reads.push_back(path);
+      files.reads.push_back(path);
       struct stat st {};
       if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
         reads.files.emplace(FileKey{st.st_dev, st.st_ino, ""}, path);
@@ -220,8 +219,8 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
 
 }  // namespace
 
-JobPlan plan_job(const Job& job) {
-  JobPlan plan;
+JobFiles check_job_files(const Job& job) {
+  JobFiles files;
   const bool several =
       dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
   for (const JobDataset& dataset : job.datasets) {
@@ -230,26 +229,26 @@ JobPlan plan_job(const Job& job) {
                                     job.options.splits.size());
     }
   }
-  const Reads reads = read_keys(job, plan);
-  plan.output_files = output_file_count(job.options, job.datasets.size());
-  check_descriptors(plan);  // before the names are expanded: --shards may ask for billions
+  const Reads reads = read_keys(job, files);
+  files.output_files = output_file_count(job.options, job.datasets.size());
+  check_descriptors(files);  // before the names are expanded: --shards may ask for billions
   std::vector<Write> writes = planned_writes(job);
   check_writes(writes, reads);
-  for (const Write& write : writes) plan.writes.push_back(write.path);
+  for (const Write& write : writes) files.writes.push_back(write.path);
   // Each destination directory opened now; every name it can be given,
   // leftovers' included, checked against the inputs.
   InputFiles inputs;
   for (const auto& [key, name] : reads.files) {
     inputs.emplace(std::pair<dev_t, ino_t>{key.device, key.inode}, name);
-    plan.read_files.emplace_back(key.device, key.inode);
+    files.read_files.emplace_back(key.device, key.inode);
   }
   std::vector<std::vector<std::string>> known;
   for (const JobDataset& dataset : job.datasets) known.push_back(output_names(job.options, dataset));
-  plan.destinations = commit_destinations(job, known);
-  check_destination_names(job, plan.destinations, inputs);
+  files.destinations = commit_destinations(job, known);
+  check_destination_names(job, files.destinations, inputs);
   check_standard_output(job, inputs);
-  plan.leftovers = find_leftovers(plan.destinations);
-  return plan;
+  files.leftovers = find_leftovers(files.destinations);
+  return files;
 }
 
 }  // namespace extshuffle::driver

@@ -1,4 +1,4 @@
-// The Job's plan (src/driver/job_plan.cpp) on its own, in a directory of
+// The Job's plan (src/driver/job_files.cpp) on its own, in a directory of
 // real files: the names it expands (every shard and split with --shards, one
 // per split with --shard-size, the manifest last), the inputs it reads
 // (directories expanded), the descriptors it counts, and what it refuses
@@ -6,7 +6,7 @@
 // file (however the file is named), a write to an input beyond shuf's
 // in-place -o, an output inside an input directory, and a pattern that
 // cannot name its pieces. Nothing here is written: the plan only looks.
-#include "extshuffle/driver/job_plan.hpp"
+#include "extshuffle/driver/job_files.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -26,9 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class JobPlanTest : public ::testing::Test {
+class JobFilesTest : public ::testing::Test {
  protected:
-  JobPlanTest() {
+  JobFilesTest() {
     testing::write_file(path("a.txt"), "a1\na2\n");
     testing::write_file(path("b.txt"), "b1\n");
     fs::create_directory(path("in"));
@@ -44,10 +44,10 @@ class JobPlanTest : public ::testing::Test {
   }
 
   // The message the Job of `datasets` and `options` is refused with
-  // (UsageError, from make_job or plan_job), or "" when it is planned.
+  // (UsageError, from make_job or check_job_files), or "" when it is planned.
   static std::string refusal(std::vector<JobDataset> datasets, JobOptions options = {}) {
     try {
-      plan_job(job(std::move(datasets), std::move(options)));
+      check_job_files(job(std::move(datasets), std::move(options)));
     } catch (const UsageError& e) {
       return e.what();
     }
@@ -57,8 +57,8 @@ class JobPlanTest : public ::testing::Test {
   testing::TempDir dir_;
 };
 
-TEST_F(JobPlanTest, OneFileToOneFileReadsAndWritesThoseNames) {
-  const JobPlan plan = plan_job(job({{{path("a.txt")}, path("out.txt")}}));
+TEST_F(JobFilesTest, OneFileToOneFileReadsAndWritesThoseNames) {
+  const JobFiles plan = check_job_files(job({{{path("a.txt")}, path("out.txt")}}));
   EXPECT_EQ(plan.reads, std::vector<std::string>{path("a.txt")});
   EXPECT_EQ(plan.writes, std::vector<std::string>{path("out.txt")});
   ASSERT_EQ(plan.read_files.size(), 1u);
@@ -74,7 +74,7 @@ TEST_F(JobPlanTest, OneFileToOneFileReadsAndWritesThoseNames) {
   }
 }
 
-TEST_F(JobPlanTest, MoreOutputFilesThanTheProcessMayOpenAreRefusedBeforeTheirNamesAreMade) {
+TEST_F(JobFilesTest, MoreOutputFilesThanTheProcessMayOpenAreRefusedBeforeTheirNamesAreMade) {
   struct rlimit limit {};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
   if (limit.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "no limit on open files";
@@ -83,40 +83,40 @@ TEST_F(JobPlanTest, MoreOutputFilesThanTheProcessMayOpenAreRefusedBeforeTheirNam
   EXPECT_NE(refusal({{{path("a.txt")}, path("o-{shard}.txt")}}, options).find("ulimit -n"), std::string::npos);
 }
 
-TEST_F(JobPlanTest, StandardOutputIsNoWriteAndAnInputDirectoryStandsForItsFilesInNameOrder) {
-  const JobPlan plan = plan_job(job({{{path("in"), path("a.txt")}, "-"}}));
+TEST_F(JobFilesTest, StandardOutputIsNoWriteAndAnInputDirectoryStandsForItsFilesInNameOrder) {
+  const JobFiles plan = check_job_files(job({{{path("in"), path("a.txt")}, "-"}}));
   EXPECT_EQ(plan.reads, (std::vector<std::string>{path("in/x.txt"), path("in/y.txt"), path("a.txt")}));
   EXPECT_TRUE(plan.writes.empty());
   EXPECT_EQ(plan.read_files.size(), 3u);
 }
 
-TEST_F(JobPlanTest, ShardsAndSplitsExpandToEveryNameAndTheManifestComesLast) {
+TEST_F(JobFilesTest, ShardsAndSplitsExpandToEveryNameAndTheManifestComesLast) {
   JobOptions options;
   options.shard_count = 2;
   options.splits = dataset::parse_split_spec("train=0.5,test=rest");
   options.manifest_path = path("m.json");
-  const JobPlan plan = plan_job(job({{{path("a.txt")}, path("{split}-{shard}-of-{shards}.txt")}}, options));
+  const JobFiles plan = check_job_files(job({{{path("a.txt")}, path("{split}-{shard}-of-{shards}.txt")}}, options));
   EXPECT_EQ(plan.writes, (std::vector<std::string>{path("train-00000-of-00002.txt"), path("train-00001-of-00002.txt"),
                                                    path("test-00000-of-00002.txt"), path("test-00001-of-00002.txt"),
                                                    path("m.json")}));
   EXPECT_EQ(plan.output_files, 4u);
 }
 
-TEST_F(JobPlanTest, WithAShardSizeTheCountIsKnownOnlyAtTheEnd) {
+TEST_F(JobFilesTest, WithAShardSizeTheCountIsKnownOnlyAtTheEnd) {
   JobOptions options;
   options.shard_bytes = 1000;
   options.splits = dataset::parse_split_spec("train=0.5,test=rest");
-  const JobPlan plan = plan_job(job({{{path("a.txt")}, path("{split}-{shard}.txt")}}, options));
+  const JobFiles plan = check_job_files(job({{{path("a.txt")}, path("{split}-{shard}.txt")}}, options));
   // One name per split stands for its pieces in the checks.
   EXPECT_EQ(plan.writes, (std::vector<std::string>{path("train-00000.txt"), path("test-00000.txt")}));
   EXPECT_EQ(plan.output_files, 0u);
 }
 
-TEST_F(JobPlanTest, AlignedDatasetsGetTheirOwnNamesEach) {
+TEST_F(JobFilesTest, AlignedDatasetsGetTheirOwnNamesEach) {
   JobOptions options;
   options.shard_count = 3;
-  const JobPlan plan =
-      plan_job(job({{{path("a.txt")}, path("xs-{shard}.txt")}, {{path("b.txt")}, path("ys-{shard}.txt")}}, options));
+  const JobFiles plan = check_job_files(
+      job({{{path("a.txt")}, path("xs-{shard}.txt")}, {{path("b.txt")}, path("ys-{shard}.txt")}}, options));
   EXPECT_EQ(plan.reads, (std::vector<std::string>{path("a.txt"), path("b.txt")}));
   ASSERT_EQ(plan.writes.size(), 6u);
   EXPECT_EQ(plan.writes[2], path("xs-00002.txt"));
@@ -124,7 +124,7 @@ TEST_F(JobPlanTest, AlignedDatasetsGetTheirOwnNamesEach) {
   EXPECT_EQ(plan.output_files, 6u);
 }
 
-TEST_F(JobPlanTest, PatternsThatCannotNameTheirPiecesAreRefused) {
+TEST_F(JobFilesTest, PatternsThatCannotNameTheirPiecesAreRefused) {
   JobOptions shards;
   shards.shard_count = 2;
   EXPECT_NE(refusal({{{path("a.txt")}, path("out.txt")}}, shards), "");            // no {shard}
@@ -136,7 +136,7 @@ TEST_F(JobPlanTest, PatternsThatCannotNameTheirPiecesAreRefused) {
   EXPECT_EQ(refusal({{{path("a.txt")}, path("{split}.txt")}}, splits), "");
 }
 
-TEST_F(JobPlanTest, TwoWritesToOneFileAreRefusedHoweverItIsNamed) {
+TEST_F(JobFilesTest, TwoWritesToOneFileAreRefusedHoweverItIsNamed) {
   const std::string out = path("out.txt");
   EXPECT_NE(refusal({{{path("a.txt")}, out}, {{path("b.txt")}, out}}).find("two writes to one file"),
             std::string::npos);
@@ -157,9 +157,9 @@ TEST_F(JobPlanTest, TwoWritesToOneFileAreRefusedHoweverItIsNamed) {
   EXPECT_EQ(refusal({{{path("a.txt")}, "/dev/null"}, {{path("b.txt")}, "/dev/null"}}), "");
 }
 
-TEST_F(JobPlanTest, AWriteToAnInputIsRefusedButShufsInPlaceForm) {
+TEST_F(JobFilesTest, AWriteToAnInputIsRefusedButShufsInPlaceForm) {
   // -o of a single dataset naming its input: shuffled in place, as shuf -o.
-  const JobPlan in_place = plan_job(job({{{path("a.txt")}, path("a.txt")}}));
+  const JobFiles in_place = check_job_files(job({{{path("a.txt")}, path("a.txt")}}));
   EXPECT_EQ(in_place.writes, std::vector<std::string>{path("a.txt")});
   // Not for aligned datasets, nor for one dataset's other input.
   EXPECT_NE(refusal({{{path("a.txt")}, path("b.txt")}, {{path("b.txt")}, path("o.txt")}}).find("is the input"),
@@ -170,12 +170,12 @@ TEST_F(JobPlanTest, AWriteToAnInputIsRefusedButShufsInPlaceForm) {
             std::string::npos);
 }
 
-TEST_F(JobPlanTest, AnOutputInsideAnInputDirectoryIsRefused) {
+TEST_F(JobFilesTest, AnOutputInsideAnInputDirectoryIsRefused) {
   EXPECT_NE(refusal({{{path("in")}, path("in/out.txt")}}).find("lies in the input directory"), std::string::npos);
   EXPECT_EQ(refusal({{{path("in")}, path("out.txt")}}), "");
 }
 
-TEST_F(JobPlanTest, ANameThatCannotBeCreatedIsRefusedBeforeAnyWork) {
+TEST_F(JobFilesTest, ANameThatCannotBeCreatedIsRefusedBeforeAnyWork) {
   for (const std::string& name :
        {path("missing/out.txt"), path("a.txt/out.txt"), path("in"), path(std::string(300, 'n'))}) {
     EXPECT_NE(refusal({{{path("b.txt")}, name}}).find("cannot write output"), std::string::npos) << name;

@@ -1,4 +1,4 @@
-// The plan of every file a Job reads and writes (docs/conventions.md, The Job and its commit), made and
+// Every file a Job reads and writes (docs/conventions.md, The Job and its commit), listed and
 // checked before any work: every input (directories expanded), every output
 // of every aligned dataset with its shard and split names expanded, the
 // manifest. What would lose data or fail late is refused up front:
@@ -29,17 +29,17 @@
 
 namespace extshuffle::driver {
 
-struct JobPlan {
-  std::vector<std::string> reads;   // every input file, directories expanded; "-" for standard input
-  std::vector<std::string> writes;  // every output file whose name is known up front, then the manifest
+struct JobFiles {
+  std::vector<std::string> reads;                   // every input file, directories expanded; "-" for standard input
+  std::vector<std::string> writes;                  // every output file whose name is known up front, then the manifest
   std::vector<std::pair<dev_t, ino_t>> read_files;  // device and inode of every input file: never removed or replaced
-  std::vector<CommitDestination> destinations;  // every pattern (or file) the commit writes, the manifest last
-  std::vector<std::string> leftovers;  // files an interrupted run into the same destinations left (removed at the commit)
-  std::uint64_t output_files = 0;   // files the outputs hold open until the commit (0: known only at the end)
-  std::uint64_t descriptors = 0;    // descriptors the run needs at most (inputs, outputs, a reserve)
+  std::vector<CommitDestination> destinations;      // every pattern (or file) the commit writes, the manifest last
+  std::vector<std::string> leftovers;  // left by an interrupted run into these destinations (removed at the commit)
+  std::uint64_t output_files = 0;      // files the outputs hold open until the commit (0: known only at the end)
+  std::uint64_t descriptors = 0;       // descriptors the run needs at most (inputs, outputs, a reserve)
 };
 
-// Makes the plan of `job` and checks it. Throws UsageError or IoError.
-JobPlan plan_job(const Job& job);
+// Lists the files of `job` and checks them. Throws UsageError or IoError.
+JobFiles check_job_files(const Job& job);
 
 }  // namespace extshuffle::driver
