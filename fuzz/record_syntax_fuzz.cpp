@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   syntax.terminator = (data[0] & 2) != 0 ? '\0' : '\n';
   syntax.delimiter = (data[0] & 4) != 0 ? '\t' : ',';
   const bool framed = (data[0] & 8) != 0;
-  if (framed) syntax.framing = extshuffle::formats::RecordFraming::kTfrecord;
+  if (framed) syntax.framing = extshuffle::formats::Framing::kTfrecord;
   // A copy of exactly the bytes, so ASan sees any read past them.
   const std::vector<char> bytes(data + 1, data + size);
   const char* begin = bytes.data();
