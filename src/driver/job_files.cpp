@@ -17,6 +17,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
+#include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "destination_checks.hpp"
@@ -220,6 +221,9 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
 }  // namespace
 
 JobFiles check_job_files(const Job& job) {
+  // A new Job: an output directory removed since an earlier job of this
+  // process is looked up again by its name.
+  io::forget_removed_directories();
   JobFiles files;
   const bool several =
       dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());

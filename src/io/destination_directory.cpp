@@ -54,15 +54,7 @@ std::string name_part(const std::string& path) {
 int directory_descriptor(const std::string& directory, const std::string& destination) {
   const std::string name = directory_name_key(directory);
   std::lock_guard lock(g_directories_mutex);
-  // The directory opened for a name stays the run's even if it is moved or
-  // the name made to lead elsewhere (docs/conventions.md, "The Job and its
-  // commit"); but one that was removed (a program running several jobs,
-  // between them) can take no file, so the name is opened again.
-  if (const auto at = g_by_name.find(name); at != g_by_name.end()) {
-    const int fd = g_by_key.at(at->second).fd;
-    if (still_linked(fd)) return fd;
-    g_by_name.erase(at);
-  }
+  if (const auto at = g_by_name.find(name); at != g_by_name.end()) return g_by_key.at(at->second).fd;
   Opened opened{::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), true};
   // A directory the run may write into but not list is still a directory.
   if (opened.fd < 0 && errno == EACCES) opened = {::open(name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC), false};
@@ -82,6 +74,11 @@ int directory_descriptor(const std::string& directory, const std::string& destin
   }
   g_by_name.emplace(name, key);
   return at->second.fd;
+}
+
+void forget_removed_directories() {
+  std::lock_guard lock(g_directories_mutex);
+  std::erase_if(g_by_name, [](const auto& entry) { return !still_linked(g_by_key.at(entry.second).fd); });
 }
 
 CommitLock::CommitLock() {

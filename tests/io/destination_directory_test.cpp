@@ -1,8 +1,8 @@
 // The destination directories' descriptors: one per directory for the life
-// of the process, kept through a move or a swapped name (so a run's files
-// never follow a name elsewhere), opened again once the directory is removed
-// (so a second job of one process can write where the first one's
-// directory was made anew).
+// of the process, kept through a move, a swapped name or a removal (so a
+// run's files never follow a name elsewhere), opened again after a removal
+// once the next Job starts (forget_removed_directories(): a second job of
+// one process writes where the first one's directory was made anew).
 #include "extshuffle/io/destination_directory.hpp"
 
 #include <fcntl.h>
@@ -58,6 +58,7 @@ TEST(DestinationDirectory, ARemovedDirectoryIsOpenedAgainUnderItsName) {
   TempDir dir;
   for (int job = 0; job < 3; ++job) {
     fs::create_directory(dir / "out");
+    io::forget_removed_directories();  // as check_job_files() does
     const int fd = io::directory_descriptor((dir / "out").string(), "out/x");
     EXPECT_EQ(identity_of(fd), identity_of(dir / "out")) << "job " << job;
     // The job's file goes where the name leads.
@@ -67,6 +68,17 @@ TEST(DestinationDirectory, ARemovedDirectoryIsOpenedAgainUnderItsName) {
     EXPECT_TRUE(fs::exists(dir / "out" / "x")) << "job " << job;
     fs::remove_all(dir / "out");
   }
+}
+
+TEST(DestinationDirectory, WithinARunARemovedDirectoryIsNotLookedUpAgain) {
+  TempDir dir;
+  fs::create_directory(dir / "out");
+  const int fd = io::directory_descriptor((dir / "out").string(), "out/x");
+  fs::remove_all(dir / "out");
+  fs::create_directory(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "out");
+  EXPECT_EQ(io::directory_descriptor((dir / "out").string(), "out/x"), fd);
+  EXPECT_NE(identity_of(fd), identity_of(dir / "elsewhere"));
 }
 
 TEST(DestinationDirectory, AMissingDirectoryIsAnIoErrorNamingTheOutput) {

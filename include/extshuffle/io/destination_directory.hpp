@@ -17,10 +17,16 @@ namespace extshuffle::io {
 
 // The descriptor of `directory` (a path; "" is "."), opened on first use
 // and kept for the life of the process; two names of one directory share
-// one descriptor. A directory moved since stays the one given; one removed
-// since is replaced by what its name holds now. `destination` names the
-// output in messages. Throws IoError.
+// one descriptor, kept even if the directory is moved or removed (a run's
+// files never follow a name elsewhere). `destination` names the output in
+// messages. Throws IoError.
 int directory_descriptor(const std::string& directory, const std::string& destination);
+
+// Drops the names whose directory was removed since it was opened, so that
+// the next directory_descriptor() opens what the name holds now. Called as
+// a Job starts: a program running several jobs may remove and recreate an
+// output directory between them; within a run the descriptors stay.
+void forget_removed_directories();
 
 // The directory part of `path` ("." when it has none).
 std::string directory_part(const std::string& path);
