@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <thread>
 #include <stxxl/io>
 
 #include "extshuffle/errors.hpp"
@@ -37,6 +38,8 @@ int errno_from_stxxl(const std::exception& e) {
 constexpr int kInputQueue = 1;
 constexpr int kScratchQueue = 2;
 constexpr int kOutputQueue = 3;
+// In-memory scratch (BlockFile::in_memory) keeps STXXL's default queue.
+constexpr int kInMemoryQueue = stxxl::file::DEFAULT_QUEUE;
 
 // Every request is handed to STXXL under this lock. STXXL 1.4's
 // disk_queues::add_request finds (and on a queue's first request, inserts)
@@ -207,7 +210,15 @@ void start_io_threads() {
   quiet_stxxl();
   const std::lock_guard<std::mutex> lock(submission_mutex);
   alignas(4096) static char block[1];  // aligned, or STXXL says so on stderr
-  for (const int queue : {kInputQueue, kScratchQueue, kOutputQueue}) {
+  for (const int queue : {kInputQueue, kScratchQueue, kOutputQueue, kInMemoryQueue}) {
+    // STXXL cannot fail to start a queue's thread cleanly: the request that
+    // found no thread is destroyed unfinished while its resource_error
+    // unwinds, and asserts (exit 134). A thread started and joined first,
+    // with the same default attributes (pthread_create with no attributes,
+    // as std::thread does), throws std::system_error instead; its stack
+    // stays in glibc's cache for STXXL's thread, started next.
+    std::thread probe([] {});
+    probe.join();
     stxxl::mem_file file(queue);
     file.aread(block, 0, 0)->wait();
   }

@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
   mpi::Session session(argc, argv);
   mpi::Communicator comm;
-  io::start_io_threads();
   try {
+    io::start_io_threads();
     return run_cli(argc, argv, comm);
   } catch (const mpi::RankFailure& e) {
     // Agreed on by every rank: rank 0 says it once.

@@ -12,6 +12,8 @@
 #include <iostream>
 #include <new>
 #include <system_error>
+#include <thread>
+#include <vector>
 #include <spdlog/spdlog.h>
 
 #include <optional>
@@ -45,16 +47,30 @@ void print_error(const std::string& message, const char* what) {
   std::fprintf(stderr, "extshuffle: %s\n", line.c_str());
 }
 
+// OpenMP's worker threads, started now while memory is plentiful. libgomp
+// ends the process with a line of its own when one cannot start; as many
+// threads started and joined first, with the same default attributes,
+// throw std::system_error instead (reported as memory exhausted), and their
+// stacks stay in glibc's cache for libgomp's threads, started next.
+void start_worker_threads(int threads) {
+  std::vector<std::thread> probes;
+  try {
+    for (int t = 1; t < threads; ++t) probes.emplace_back([] {});
+  } catch (...) {
+    for (std::thread& probe : probes) probe.join();
+    throw;
+  }
+  for (std::thread& probe : probes) probe.join();
+#pragma omp parallel num_threads(threads)
+  {}
+}
+
 int run_cli(int argc, char** argv) {
   cli::Options options;
   if (const auto exit_code = cli::parse_options(argc, argv, options)) return *exit_code;
   cli::set_up_logging(options, "extshuffle");
   Job job = cli::make_job(options);
-  // OpenMP's worker threads, started now while memory is plentiful: libgomp
-  // ends the process with a message of its own when one cannot start.
-#pragma omp parallel num_threads(job.options.threads)
-  {
-  }
+  start_worker_threads(job.options.threads);
   cli::ProgressDisplay progress;
   if (!options.quiet && (options.progress || ::isatty(2))) job.options.progress = progress.callback();
   const JobResult result = driver::run_job(job);
@@ -78,10 +94,10 @@ int main(int argc, char** argv) {
   cli::wait_passively(argv);
   cli::hold_standard_descriptors();
   cli::end_on_memory_exhaustion();
-  io::start_io_threads();
   // A closed pipe shows up as EPIPE from write(), handled as BrokenPipe.
   ::signal(SIGPIPE, SIG_IGN);
   try {
+    io::start_io_threads();
     return run_cli(argc, argv);
   } catch (const io::BrokenPipe&) {
     // Like other filters: end quietly, as if killed by SIGPIPE (scratch and

@@ -94,10 +94,12 @@ void read_sequentially(BlockFile& file, std::uint64_t offset, std::uint64_t byte
 // writes stxxl.log into the working directory or prints on stdout.
 void quiet_stxxl();
 
-// Starts STXXL's IO threads (one per queue: inputs, scratch, outputs) now,
-// while memory is plentiful. STXXL starts a queue's thread at its first
-// request, and one that cannot start then (memory exhausted late in a run,
-// ulimit -v) aborts the process on an assertion instead of failing.
+// Starts STXXL's IO threads (one per queue: inputs, scratch, outputs,
+// in-memory scratch) now, while memory is plentiful: STXXL starts a queue's
+// thread at its first request, and one that cannot start then (memory
+// exhausted, ulimit -v) aborts the process. One that cannot start here
+// throws std::system_error (resource_unavailable_try_again), which the CLIs
+// report as memory exhausted.
 void start_io_threads();
 
 }  // namespace extshuffle::io
