@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -31,8 +32,15 @@ inline std::string mpiexec() { return from_environment("EXTSHUFFLE_MPIEXEC", EXT
 // core: the ranks are oversubscribed (several tests at once, 2 cores), and
 // one spinning in a collective kept the core its peer needed (the counting
 // test on 3 ranks: 10.4 s spinning, 0.9 s yielding, for 20 texts).
+// Open MPI's session directories go under a directory of this test
+// process's own, one per mpirun: ctest starts several at once, and on the
+// tree they shared under /tmp one failed now and then before any rank ran
+// ("ORTE_ERROR_LOG ... session_dir.c").
 inline std::string mpi_environment() {
-  std::string env = "OMPI_MCA_btl=tcp,self OMPI_MCA_mpi_yield_when_idle=1 ";
+  static const TempDir sessions;  // removed when the test process ends
+  static std::atomic<int> runs{0};
+  std::string env = "OMPI_MCA_btl=tcp,self OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_orte_tmpdir_base=" +
+                    (sessions / ("run-" + std::to_string(runs++))).string() + " ";
   if (::geteuid() == 0) env += "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
   return env;
 }
