@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -142,6 +143,12 @@ TEST(ExternalExecutor, SplitsOfLargeChunksReadChunkByChunkInRam) {
       EXPECT_EQ(out.stats.bytes_read, n * r);
       EXPECT_TRUE(out.output == expected) << "r " << r << " threads " << threads;
     }
+    // A head count ends within the second leaf: the prefix, nothing more.
+    const std::uint64_t head = (std::uint64_t{3} << 19) + 7;
+    const Outcome first = run_external(input, r, 3, core::kPlanV2, memory, 2, nullptr, head);
+    EXPECT_TRUE(first.output.size() == head * r &&
+                std::equal(first.output.begin(), first.output.end(), expected.begin()))
+        << "r " << r << " head " << head;
   }
 }
 
