@@ -29,8 +29,10 @@ inline constexpr std::uint64_t kMaxBucketBuffer = 8 * kMiB;
 // file source's two read buffers: 48 MiB at 2 threads, a 20th of a 1 GiB
 // node (two a thread, 96 MiB, took a 256 MiB node to 1.35 times its size
 // in peak RSS and was no faster). Larger records move through index
-// permutations instead, with no chunk-sized copy (bench/suite.sh,
-// fixed8_1g and fixed4k cases).
+// permutations instead: read a chunk at a time where a chunk fits beside
+// the node (16- and 32-byte records: docs/benchmarks.md, "32-byte records
+// in RAM"), else placed one by one with no chunk-sized copy
+// (bench/suite.sh, fixed8_1g and fixed4k cases).
 inline constexpr std::uint64_t kMaxShuffledChunkBytes = 8 * kMiB;
 
 // In RAM, a node is held once: beside its records the run may use at most

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "file_source.hpp"
 #include "ioperm/chunk_router.hpp"
 #include "ioperm/executor_support.hpp"
 #include "extshuffle/device/host_memory.hpp"
@@ -16,47 +17,6 @@
 #include "ioperm/tuning.hpp"
 
 namespace extshuffle::ioperm {
-namespace {
-
-// A node's records read from its bytes in the batches the in-RAM plan asks
-// for, the next batch read while this one is shuffled (two buffers).
-class FileSource final : public RecordSource {
- public:
-  FileSource(const io::ByteExtents& data, std::size_t r, std::uint64_t n, std::uint64_t batch_records,
-             std::byte* buffers, RunContext& ctx, double& reading)
-      : reader_(data), r_(r), n_(n), batch_(batch_records), ctx_(ctx), reading_(reading) {
-    buffers_[0] = buffers;
-    buffers_[1] = buffers + align_up(batch_records * r, 64);
-    start(0);
-  }
-  const std::byte* records(std::uint64_t first, std::uint64_t) override {
-    {
-      PhaseTimer timer(reading_);
-      reader_.finish();
-    }
-    const std::byte* ready = buffers_[which_];
-    which_ ^= 1;
-    start(first + std::min(batch_, n_ - first));
-    return ready;
-  }
-
- private:
-  void start(std::uint64_t first) {
-    if (first >= n_) return;
-    const std::uint64_t bytes = std::min(batch_, n_ - first) * r_;
-    reader_.start(buffers_[which_], bytes);
-    ctx_.stats.bytes_read += bytes;
-  }
-  io::ExtentReader reader_;
-  std::size_t r_;
-  std::uint64_t n_, batch_;
-  RunContext& ctx_;
-  double& reading_;
-  std::byte* buffers_[2] = {};
-  int which_ = 0;
-};
-
-}  // namespace
 
 // Records mapped: a leaf runs where they lie, shuffled or gathered from
 // there, with no buffer of its own (the arena is its workspace). A split
@@ -108,6 +68,10 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
       if (core::is_leaf(n, o_.shuffle.constants)) return records_bytes + workspace;
       return records_bytes + workspace + 2 * MemoryPlan::batch_bytes(n, o_.shuffle);
     }
+    case InRam::kReadIndexed:
+      if (node.tagged || core::is_leaf(n, o_.shuffle.constants)) return UINT64_MAX;
+      return records_bytes + MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kIndex) +
+             read_indexed_buffers(node) * align_up(o_.shuffle.constants.leaf_records * r_, 64);
     case InRam::kPlaceShuffled:
       return records_bytes +
              std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kShuffle));
@@ -115,6 +79,16 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
       return records_bytes + std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kIndex));
   }
   return UINT64_MAX;
+}
+
+// A split read a chunk at a time and moved by index reads into two chunk
+// buffers (the next chunk read while this one is gathered) where both fit
+// in what a node held once may use beside its records, else into one.
+std::uint64_t FixedRecords::read_indexed_buffers(const NodeFacts& node) const {
+  const std::uint64_t records_bytes = align_up(node.records * r_, 64);
+  const std::uint64_t two = MemoryPlan::workspace_bytes(node.records, o_.shuffle, MemoryMode::kIndex) +
+                            2 * align_up(o_.shuffle.constants.leaf_records * r_, 64);
+  return two <= MemoryPlan::held_once_workspace_bytes(records_bytes) ? 2 : 1;
 }
 
 // The fastest way that fits the budget and holds the node once: beside its
@@ -126,7 +100,7 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
 FixedRecords::InRam FixedRecords::way_for(const NodeFacts& node, std::uint64_t budget) const {
   const std::uint64_t records_bytes = align_up(node.records * r_, 64);
   const std::uint64_t held_once = records_bytes + MemoryPlan::held_once_workspace_bytes(records_bytes);
-  for (const InRam way : {InRam::kDevice, InRam::kRead, InRam::kPlaceShuffled}) {
+  for (const InRam way : {InRam::kDevice, InRam::kRead, InRam::kReadIndexed, InRam::kPlaceShuffled}) {
     const std::uint64_t bytes = way_bytes(node, way);
     if (bytes <= budget && (way == InRam::kDevice || bytes <= held_once)) return way;
   }
@@ -146,7 +120,8 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
                                  bool root, RunContext& ctx) const {
   const std::uint64_t n = node.records;
   const InRam way = way_for(facts, o_.memory_bytes);
-  const MemoryMode mode = way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
+  const MemoryMode mode =
+      way == InRam::kPlaceIndexed || way == InRam::kReadIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
   const bool leaf = core::is_leaf(n, o_.shuffle.constants);
   // The records mapped (mapped_arena_bytes): read where they lie.
   const std::byte* mapped = root && ctx.root_mapped && data.extents.size() == 1 && data.extents[0].file == nullptr
@@ -187,14 +162,26 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
     }
     MemorySource source(node_buffer, r_);
     plan.run(node, source, nullptr);
+  } else if (way == InRam::kReadIndexed) {
+    // Chunk by chunk, each gathered through its permutation into the
+    // buckets (with two buffers, while the next is read; a chunk of
+    // 32-byte records took half the CPU of placing its records one by one,
+    // docs/benchmarks.md, "32-byte records in RAM"); then the leaves
+    // gathered into one half of the staging while the other is written.
+    std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode);
+    FileSource source(data, r_, n, o_.shuffle.constants.leaf_records, buffers, read_indexed_buffers(facts), ctx,
+                      reading);
+    plan.overlap_output(nullptr);
+    overlapped = true;
+    plan.run(node, source, node_buffer);
   } else if (way == InRam::kRead) {
     // Reading, shuffling and writing overlapped: the first chunks are
     // shuffled while the next are read; once all are read, the source's
     // buffers take turns with the workspace as the leaves' output, written
     // on a thread of its own while the next leaves are shuffled.
     std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode);
-    FileSource source(data, r_, n, MemoryPlan::batch_chunks(n, o_.shuffle) * o_.shuffle.constants.leaf_records,
-                      buffers, ctx, reading);
+    FileSource source(data, r_, n, MemoryPlan::batch_chunks(n, o_.shuffle) * o_.shuffle.constants.leaf_records, buffers,
+                      2, ctx, reading);
     plan.overlap_output(buffers);
     overlapped = true;
     plan.run(node, source, node_buffer);

@@ -70,14 +70,16 @@ class FixedRecords final : public RecordLayout {
   // The ways a node runs in RAM, fastest first: whole on the GPU (--device
   // cuda, records in plan order, the node read into one buffer and its
   // output written to another); read in batches and shuffled in place
-  // (records in plan order, small ones); placed record by record, then
-  // shuffled in place; placed, then moved by index.
-  enum class InRam { kDevice, kRead, kPlaceShuffled, kPlaceIndexed };
+  // (records in plan order, small ones); read a chunk at a time and moved
+  // by index (a split whose chunk fits beside it); placed record by record,
+  // then shuffled in place; placed, then moved by index.
+  enum class InRam { kDevice, kRead, kReadIndexed, kPlaceShuffled, kPlaceIndexed };
   void run_on_device(const core::Node& node, const io::ByteExtents& data, std::byte* node_buffer,
                      std::byte* workspace, double& reading, RunContext& ctx) const;
   std::uint64_t way_bytes(const NodeFacts& node, InRam way) const;
   InRam way_for(const NodeFacts& node, std::uint64_t budget) const;
   std::uint64_t placement_bytes(const NodeFacts& node) const;
+  std::uint64_t read_indexed_buffers(const NodeFacts& node) const;
   std::uint64_t placement_space(const NodeFacts& node) const;
 
   const WalkOptions& o_;

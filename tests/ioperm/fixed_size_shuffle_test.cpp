@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -114,6 +115,41 @@ TEST(ExternalExecutor, LargeRecordsInMemoryChunksAndRouted) {
   const Outcome routed = run_external(input, 4096, 9, c, minimum_memory_bytes(c, 4096, 1000));
   EXPECT_GT(routed.stats.nodes_routed, 0u);
   EXPECT_EQ(routed.output, expected);
+}
+
+// Records whose chunk of L = 2^20 is larger than a shuffled chunk may be
+// (8 MiB), in RAM: a split is read chunk by chunk and moved by index, with
+// two chunk buffers where they fit in what a node held once may use beside
+// its records (48 MiB here), else one. The arena the schedule predicts is
+// that way's: the records, one chunk's permutation (4 MiB) and staging (a
+// 16th of a chunk), and the chunk buffers. The oracle's bytes on 1 and 2
+// threads, and the schedule's IO.
+TEST(ExternalExecutor, SplitsOfLargeChunksReadChunkByChunkInRam) {
+  const std::uint64_t n = (std::uint64_t{1} << 21) + 5;  // three chunks, two leaves
+  for (const std::size_t r : {std::size_t{16}, std::size_t{32}}) {
+    const std::uint64_t chunk_bytes = (std::uint64_t{1} << 20) * r;
+    const std::uint64_t buffers = r == 16 ? 2 : 1;  // 5 + 32 MiB fit beside 32 MiB; 6 + 64 do not beside 64
+    const std::uint64_t expected_arena =
+        (n * r + 63) / 64 * 64 + (std::uint64_t{4} << 20) + chunk_bytes / 16 + buffers * chunk_bytes;
+    const std::uint64_t memory = 4 * n * r;
+    const auto input = testing::numbered_records(n, r);
+    const auto expected = run_reference(input, r, 3, core::kPlanV2);
+    const Schedule s = plan_schedule(n, WalkOptions{{r, 3, core::kPlanV2, device::Device::kCpu, 2}, memory});
+    EXPECT_EQ(s.peak_memory_bytes, expected_arena) << "r " << r;
+    for (const int threads : {1, 2}) {
+      const Outcome out = run_external(input, r, 3, core::kPlanV2, memory, threads);
+      EXPECT_EQ(out.stats.passes, 1u);
+      EXPECT_EQ(out.stats.nodes_in_memory, 1u);
+      EXPECT_EQ(out.stats.bytes_read, n * r);
+      EXPECT_TRUE(out.output == expected) << "r " << r << " threads " << threads;
+    }
+    // A head count ends within the second leaf: the prefix, nothing more.
+    const std::uint64_t head = (std::uint64_t{3} << 19) + 7;
+    const Outcome first = run_external(input, r, 3, core::kPlanV2, memory, 2, nullptr, head);
+    EXPECT_TRUE(first.output.size() == head * r &&
+                std::equal(first.output.begin(), first.output.end(), expected.begin()))
+        << "r " << r << " head " << head;
+  }
 }
 
 TEST(ExternalExecutor, IdenticalForOneAndTwoThreads) {
