@@ -22,6 +22,7 @@
 #include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "dataset_cuts.hpp"
 #include "input_agreement.hpp"
 #include "chunk_readers.hpp"
 #include "text_split.hpp"
