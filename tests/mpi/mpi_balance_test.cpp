@@ -63,6 +63,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi_suite.hpp"
@@ -304,6 +305,36 @@ TEST_F(MpiBalance, ChunksReadApartOnOneHeavyChunkOfATarArchive) {
     for (const RankBytes& r : expect_byte_shares("heavy_chunk.tar", ranks, kHeavyArchiveChunkKnobs))
       read += r.input_read;
     EXPECT_EQ(read, frames) << ranks << " ranks";
+  }
+}
+
+// --dry-run's scratch per rank counts what a rank receives from other
+// ranks' reads (and an archive's frames it copies) besides its buckets:
+// on one heavy chunk, each rank's estimate covers what it then writes to
+// scratch (the RANK line's bytes written less its output), and stays
+// within twice that and 4 MiB (the regions' slack).
+TEST_F(MpiBalance, DryRunScratchCoversWhatEachRankWritesOnOneHeavyChunk) {
+  const std::regex estimate(R"(rank (\d+): \d+ records, \d+ bytes, scratch up to (\d+) bytes)");
+  const std::regex written(R"(RANK rank=(\d+) .* bytes_written=(\d+) output_bytes=(\d+))");
+  for (const auto& [name, knobs] :
+       {std::pair{"heavy_chunk.jsonl", kHeavyChunkKnobs}, std::pair{"heavy_chunk.tar", kHeavyArchiveChunkKnobs}}) {
+    const std::string out = (dir_ / "dry").string();
+    const auto dry = run_mpi(3, input(name) + " " + out + " --seed 11 -j 1 --dry-run" + knobs);
+    ASSERT_EQ(dry.exit_code, 0) << dry.err;
+    std::map<int, std::uint64_t> estimated;
+    for (std::sregex_iterator m(dry.out.begin(), dry.out.end(), estimate), end; m != end; ++m) {
+      estimated[std::stoi((*m)[1])] = std::stoull((*m)[2]);
+    }
+    ASSERT_EQ(estimated.size(), 3u) << dry.out;
+    const std::string err = expect_same(name, "--stats" + knobs, {3});
+    int ranks = 0;
+    for (std::sregex_iterator m(err.begin(), err.end(), written), end; m != end; ++m, ++ranks) {
+      const std::uint64_t scratch = std::stoull((*m)[2]) - std::stoull((*m)[3]);
+      const int rank = std::stoi((*m)[1]);
+      EXPECT_GE(estimated[rank], scratch) << name << " rank " << rank;
+      EXPECT_LE(estimated[rank], 2 * scratch + (std::uint64_t{4} << 20)) << name << " rank " << rank;
+    }
+    EXPECT_EQ(ranks, 3) << err;
   }
 }
 

@@ -135,7 +135,7 @@ std::vector<std::uint64_t> record_byte_offsets(DatasetFiles& d, const std::vecto
       const std::vector<std::uint64_t> starts =
           d.files[k].tar() ? frame_starts(d.files[k].tar_frame_begin, wanted)
                            : find_record_starts(source.data(), source.data_offset() + layout.data_offset,
-                             source.bytes() - layout.data_offset, layout.syntax, wanted);
+                                                source.bytes() - layout.data_offset, layout.syntax, wanted);
       for (std::size_t i = 0, w = 0; i < indices.size(); ++i) {
         if (file_of[i] == k) local[i] = starts[w++];
       }

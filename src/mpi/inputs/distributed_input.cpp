@@ -140,6 +140,15 @@ std::uint64_t DistributedInput::State::scratch_offset() const {
   return (used + kBlock - 1) / kBlock * kBlock;
 }
 
+std::uint64_t DistributedInput::State::staged_scratch_bytes() const {
+  const StagedInput* staged = files ? held.get() : read_chunks.get();
+  std::uint64_t bytes = staged ? staged->file_bytes : 0;
+  for (std::size_t k = 0; files && k < files->files.size(); ++k) {
+    if (files->held[k] && files->files[k].compressed) bytes += files->files[k].bytes;
+  }
+  return bytes;
+}
+
 std::vector<InputFileInfo> DistributedInput::State::file_infos() const {
   if (!files) return {{source->path(), source->bytes(), records}};
   std::vector<InputFileInfo> infos;
