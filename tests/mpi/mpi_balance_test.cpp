@@ -16,7 +16,9 @@
 // shortest first (one file, three files) and an archive of 6000 samples;
 // and roots of many chunks whose last chunk holds over 40% of the bytes
 // (30,720 JSONL records, one file and three; an archive of 15,360
-// samples), whose reads are shared apart from the chunks.
+// samples, and the same in three archives, one gzipped), whose reads are
+// shared apart from the chunks (an archive's frames read in place by their
+// readers); and --dry-run's scratch per rank against what a rank writes.
 //
 // False failures. Bytes read and written are cut by bytes (docs/mpi.md,
 // "How the work is shared"): rank r holds the records that start in its
@@ -306,6 +308,15 @@ TEST_F(MpiBalance, ChunksReadApartOnOneHeavyChunkOfATarArchive) {
       read += r.input_read;
     EXPECT_EQ(read, frames) << ranks << " ranks";
   }
+}
+
+// Three archives of the same samples, the middle one gzipped: a plain
+// archive's frames read in place by the ranks in whose 1/P they lie, its
+// holder sending them windows of its index (to a rank that holds another
+// archive too), and the compressed one's sent by its holder straight to
+// the ranks that scatter them. The output is extshuffle's on 2 and 3 ranks.
+TEST_F(MpiBalance, ChunksReadApartOnOneHeavyChunkOfArchivesOneOfThemCompressed) {
+  expect_same("heavy_chunk_tars", kHeavyArchiveChunkKnobs, {2, 3});
 }
 
 // --dry-run's scratch per rank counts what a rank receives from other
