@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
