@@ -4,12 +4,7 @@ namespace extshuffle::dataset {
 
 void append_tar_frames(io::ByteExtents& data, io::BlockFile& file, std::uint64_t offset,
                        const formats::TarIndex& index) {
-  append_tar_frames(data, file, offset, index, 0, index.samples());
-}
-
-void append_tar_frames(io::ByteExtents& data, io::BlockFile& file, std::uint64_t offset,
-                       const formats::TarIndex& index, std::uint64_t first_sample, std::uint64_t end_sample) {
-  for (std::uint64_t k = first_sample; k < end_sample; ++k) {
+  for (std::uint64_t k = 0; k < index.samples(); ++k) {
     data.append({nullptr, 0, formats::kTarFrameBytes, reinterpret_cast<const std::byte*>(&index.frame_lengths[k])});
     for (std::uint64_t r = index.first_range[k]; r < index.first_range[k + 1]; ++r) {
       data.append({&file, offset + index.ranges[r].offset, index.ranges[r].bytes, nullptr});
@@ -23,12 +18,6 @@ std::vector<std::uint64_t> tar_frame_offsets(const formats::TarIndex& index) {
     begin[k + 1] = begin[k] + formats::kTarFrameBytes + index.frame_lengths[k];
   }
   return begin;
-}
-
-TarFrameReader::TarFrameReader(io::BlockFile& file, std::uint64_t offset, const formats::TarIndex& index,
-                               std::uint64_t first_sample, std::uint64_t end_sample)
-    : reader_(frames_) {
-  append_tar_frames(frames_, file, offset, index, first_sample, end_sample);
 }
 
 }  // namespace extshuffle::dataset

@@ -370,7 +370,14 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   const auto start = Clock::now();
   if (options.dry_run) {
     DistributedResult result;
-    if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size());
+    // Each rank's scratch, from what its staging wrote and its buckets.
+    std::uint64_t scratch = 0;
+    checkpoint(comm, [&] {
+      scratch = scratch_estimate(*input.state_, walk_for(options, *input.state_, options.memory_bytes, options.device),
+                                 options.constants, options.memory_bytes);
+    });
+    const std::vector<std::uint64_t> scratch_bytes = comm.all_gather(scratch);
+    if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size(), scratch_bytes);
     return result;
   }
   RankRun r{options,
@@ -388,6 +395,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   r.stats.seconds_counting = r.in.seconds_counting;
   r.stats.layout_bytes_read = r.in.layout_bytes_read;
   r.stats.bytes_read += r.in.layout_bytes_read;
+  r.stats.bytes_written += r.in.staged_scratch_bytes();
   // --progress, on rank 0: its own walks' bytes read and written, of about
   // four times its share of the records' bytes (its chunks read and
   // scattered, its buckets read and written; all of it read and written

@@ -5,6 +5,7 @@ numpy's .npy, tarfile.
 usage: make_balance_inputs.py DIRECTORY
 """
 import csv
+import gzip
 import io
 import json
 import os
@@ -104,12 +105,12 @@ os.makedirs(path("drifted_parts"))
 for part, (first, end) in enumerate(((0, 7000), (7000, 19001), (19001, 30000))):
     with open(path("drifted_parts/part%d.jsonl" % part), "w") as f:
         f.writelines(lines[first:end])
-def write_archive(name, sizes, unit):
+def write_archive(name, sizes, unit, first=0):
     """An archive of samples (a .txt of `unit` bytes a unit of size, and a
-    .cls); returns their frames' bytes."""
+    .cls), keyed from `first` on; returns their frames' bytes."""
     frames = []
     with tarfile.open(path(name), "w", format=tarfile.USTAR_FORMAT) as archive:
-        for i, s in enumerate(sizes):
+        for i, s in enumerate(sizes, first):
             frame = 8  # a sample's frame: its length, then its members as the archive holds them
             for extension, data in (("txt", b"t" * (unit * s)), ("cls", b"%d" % (i % 10))):
                 member = tarfile.TarInfo("%06d.%s" % (i, extension))
@@ -150,4 +151,17 @@ for part, (first, end) in enumerate(((0, 12000), (12000, 29900), (29900, len(lin
         f.writelines(lines[first:end])
 sizes = sorted(int(rng.lognormvariate(4.5, 0.8)) for _ in range(29 * 512))
 sizes += sorted(rng.randrange(11000, 15000) for _ in range(512))
-check_heavy_chunk(write_archive("heavy_chunk.tar", sizes, 4), 512)
+frames = write_archive("heavy_chunk.tar", sizes, 4)
+check_heavy_chunk(frames, 512)
+# The same samples in three archives, the middle one gzipped (by Python's
+# gzip, its header's time 0): the plain archives' frames are read in place
+# by their readers, the compressed one's by its holder.
+os.makedirs(path("heavy_chunk_tars"))
+for part, (first, end) in enumerate(((0, 5000), (5000, 14900), (14900, len(sizes)))):
+    write_archive("heavy_chunk_tars/part%d.tar" % part, sizes[first:end], 4, first)
+with open(path("heavy_chunk_tars/part1.tar"), "rb") as f, open(path("heavy_chunk_tars/part1.tar.gz"), "wb") as g:
+    g.write(gzip.compress(f.read(), mtime=0))
+os.remove(path("heavy_chunk_tars/part1.tar"))
+# Its frames' bytes, which the ranks read once between them (the test checks).
+with open(path("heavy_chunk.tar.frames"), "w") as f:
+    f.write("%d\n" % sum(frames))

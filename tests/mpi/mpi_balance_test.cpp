@@ -16,7 +16,9 @@
 // shortest first (one file, three files) and an archive of 6000 samples;
 // and roots of many chunks whose last chunk holds over 40% of the bytes
 // (30,720 JSONL records, one file and three; an archive of 15,360
-// samples), whose reads are shared apart from the chunks.
+// samples, and the same in three archives, one gzipped), whose reads are
+// shared apart from the chunks (an archive's frames read in place by their
+// readers); and --dry-run's scratch per rank against what a rank writes.
 //
 // False failures. Bytes read and written are cut by bytes (docs/mpi.md,
 // "How the work is shared"): rank r holds the records that start in its
@@ -58,10 +60,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi_suite.hpp"
@@ -291,8 +295,58 @@ TEST_F(MpiBalance, ChunksReadApartOnOneHeavyChunkOfADatasetOfFiles) {
   }
 }
 
+// An archive's frames are read in place by the rank in whose 1/P they lie,
+// through windows of its holder's index, not by the holder: the ranks'
+// reads sum to the frames' bytes (each read once, the holder's included).
 TEST_F(MpiBalance, ChunksReadApartOnOneHeavyChunkOfATarArchive) {
-  for (const int ranks : {2, 3}) expect_byte_shares("heavy_chunk.tar", ranks, kHeavyArchiveChunkKnobs);
+  std::ifstream frames_file(input("heavy_chunk.tar.frames"));
+  std::uint64_t frames = 0;
+  ASSERT_TRUE(frames_file >> frames);
+  for (const int ranks : {2, 3}) {
+    std::uint64_t read = 0;
+    for (const RankBytes& r : expect_byte_shares("heavy_chunk.tar", ranks, kHeavyArchiveChunkKnobs))
+      read += r.input_read;
+    EXPECT_EQ(read, frames) << ranks << " ranks";
+  }
+}
+
+// Three archives of the same samples, the middle one gzipped: a plain
+// archive's frames read in place by the ranks in whose 1/P they lie, its
+// holder sending them windows of its index (to a rank that holds another
+// archive too), and the compressed one's sent by its holder straight to
+// the ranks that scatter them. The output is extshuffle's on 2 and 3 ranks.
+TEST_F(MpiBalance, ChunksReadApartOnOneHeavyChunkOfArchivesOneOfThemCompressed) {
+  expect_same("heavy_chunk_tars", kHeavyArchiveChunkKnobs, {2, 3});
+}
+
+// --dry-run's scratch per rank counts what a rank receives from other
+// ranks' reads (and an archive's frames it copies) besides its buckets:
+// on one heavy chunk, each rank's estimate covers what it then writes to
+// scratch (the RANK line's bytes written less its output), and stays
+// within twice that and 4 MiB (the regions' slack).
+TEST_F(MpiBalance, DryRunScratchCoversWhatEachRankWritesOnOneHeavyChunk) {
+  const std::regex estimate(R"(rank (\d+): \d+ records, \d+ bytes, scratch up to (\d+) bytes)");
+  const std::regex written(R"(RANK rank=(\d+) .* bytes_written=(\d+) output_bytes=(\d+))");
+  for (const auto& [name, knobs] :
+       {std::pair{"heavy_chunk.jsonl", kHeavyChunkKnobs}, std::pair{"heavy_chunk.tar", kHeavyArchiveChunkKnobs}}) {
+    const std::string out = (dir_ / "dry").string();
+    const auto dry = run_mpi(3, input(name) + " " + out + " --seed 11 -j 1 --dry-run" + knobs);
+    ASSERT_EQ(dry.exit_code, 0) << dry.err;
+    std::map<int, std::uint64_t> estimated;
+    for (std::sregex_iterator m(dry.out.begin(), dry.out.end(), estimate), end; m != end; ++m) {
+      estimated[std::stoi((*m)[1])] = std::stoull((*m)[2]);
+    }
+    ASSERT_EQ(estimated.size(), 3u) << dry.out;
+    const std::string err = expect_same(name, "--stats" + knobs, {3});
+    int ranks = 0;
+    for (std::sregex_iterator m(err.begin(), err.end(), written), end; m != end; ++m, ++ranks) {
+      const std::uint64_t scratch = std::stoull((*m)[2]) - std::stoull((*m)[3]);
+      const int rank = std::stoi((*m)[1]);
+      EXPECT_GE(estimated[rank], scratch) << name << " rank " << rank;
+      EXPECT_LE(estimated[rank], 2 * scratch + (std::uint64_t{4} << 20)) << name << " rank " << rank;
+    }
+    EXPECT_EQ(ranks, 3) << err;
+  }
 }
 
 }  // namespace

@@ -222,6 +222,9 @@ TEST(MpiDryRunShares, OneLinePerRankOfItsHeldRecordsAndBytes) {
   text.held_begin = {0, 4, 9};
   text.held_byte_begin = {0, 100, 130};
   EXPECT_EQ(describe_shares(text, 2), "rank 0: 4 records, 100 bytes\nrank 1: 5 records, 30 bytes\n");
+  EXPECT_EQ(
+      describe_shares(text, 2, {4096, 0}),
+      "rank 0: 4 records, 100 bytes, scratch up to 4096 bytes\nrank 1: 5 records, 30 bytes, scratch up to 0 bytes\n");
 }
 
 }  // namespace

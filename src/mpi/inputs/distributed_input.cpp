@@ -22,6 +22,7 @@
 #include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "dataset_cuts.hpp"
 #include "input_agreement.hpp"
 #include "chunk_readers.hpp"
 #include "text_split.hpp"
@@ -137,6 +138,15 @@ std::uint64_t DistributedInput::State::scratch_offset() const {
   constexpr std::uint64_t kBlock = 4096;  // the scratch file's regions start on blocks
   const std::uint64_t used = held->file_bytes;
   return (used + kBlock - 1) / kBlock * kBlock;
+}
+
+std::uint64_t DistributedInput::State::staged_scratch_bytes() const {
+  const StagedInput* staged = files ? held.get() : read_chunks.get();
+  std::uint64_t bytes = staged ? staged->file_bytes : 0;
+  for (std::size_t k = 0; files && k < files->files.size(); ++k) {
+    if (files->held[k] && files->files[k].compressed) bytes += files->files[k].bytes;
+  }
+  return bytes;
 }
 
 std::vector<InputFileInfo> DistributedInput::State::file_infos() const {

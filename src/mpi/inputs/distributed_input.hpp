@@ -83,6 +83,11 @@ struct DistributedInput::State {
   // The run's scratch file on this rank, free from scratch_offset() on.
   io::BlockFile& scratch() const;
   std::uint64_t scratch_offset() const;
+  // The scratch bytes this rank wrote before the run: the compressed files
+  // it holds, decompressed, and what its staging wrote to its scratch file
+  // (bytes received from other ranks' reads, copies of an archive's frames
+  // or of a root run alone).
+  std::uint64_t staged_scratch_bytes() const;
   // Every input file as the manifest lists it (path, bytes stored, records).
   std::vector<InputFileInfo> file_infos() const;
   // InputSource::check_unchanged for the inputs this rank reads in place.

@@ -4,20 +4,20 @@
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
-
-#include "extshuffle/dataset/tar_frames.hpp"
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
+#include "archive_windows.hpp"
 
 namespace extshuffle::mpi {
 namespace {
 
 // The terminator a text file's last record lacks, as one byte in memory.
 const std::byte kStagedTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
-// The tag of the staging messages (no other message is in flight meanwhile).
+// The tags of the staging messages (no other message is in flight meanwhile):
+// bytes, and the windows of an archive's index its holder sends its reader.
 constexpr int kStageTag = 7;
+constexpr int kWindowTag = 9;
 
 // Bytes [begin, end) of file `file`'s data; the byte at its
 // file_data_bytes(), when inside, is the terminator it lacks.
@@ -45,57 +45,59 @@ class Stager {
 
   // FileRange `p` of rank `to`'s bytes, inside the bytes read by rank
   // `reader` (`to` itself, unless the reads are shared apart from the
-  // ranks' bytes): moved, read in place, or copied, as its file and
-  // `contiguous` want. Another reader takes the bytes from the file (a
-  // compressed file's or an archive's from its holder) and sends them on.
+  // ranks' bytes). A plain file's bytes, and an archive's frames (from its
+  // holder's index, archive_windows.hpp), are read in place by `reader`; a
+  // compressed file's, which only its holder decompressed, by the holder
+  // (docs/mpi.md, "Datasets"). Whoever reads them sends them straight to
+  // `to`, unless that is itself: one hop at most.
   void stage(const FileRange& p, int to, int reader) {
     const DatasetFile& f = d_.files[p.file];
     const std::uint64_t stored_end = std::min(p.end, f.file_data_bytes());
-    const int me = comm_.rank();
-    // Only the holder can read a compressed file's bytes or an archive's
-    // frames; a holder that is `to` itself reads them, whoever the reader.
-    const bool holder_only = f.compressed || f.tar();
-    if (reader != to && (!holder_only || f.holder != to)) {
-      through_reader(p, stored_end, to, reader);
-      if (me == to && p.end > stored_end) add_terminator(f);
-      return;
+    const int from = f.compressed ? f.holder : reader;
+    if (from == to && !f.tar() && !contiguous_) {
+      if (comm_.rank() == to && p.begin < stored_end) {
+        staged_.data.append({&source(p.file), offset_of(p.file, p.begin), stored_end - p.begin});
+      }
+    } else {
+      // Copied into `to`'s scratch file: an archive's frames too, so that the
+      // held records are one range of a file, as the run maps and digests them.
+      move(p.file, p.begin, stored_end, from, to);
     }
-    const bool moved = holder_only && f.holder != to;
-    if (moved && f.holder == me) send(p.file, p.begin, stored_end, to);
-    if (to != me) return;
-    if (moved) {
-      receive(p.begin, stored_end, f.holder);
-    } else if (contiguous_ || f.tar()) {
-      // An archive's frames are copied too: the held records are then one
-      // range of a file, as the run maps and digests them.
-      copy(p.file, p.begin, stored_end);
-    } else if (p.begin < stored_end) {
-      staged_.data.append({&source(p.file), offset_of(p.file, p.begin), stored_end - p.begin});
-    }
-    if (p.end > stored_end) add_terminator(f);
+    if (comm_.rank() == to && p.end > stored_end) add_terminator(f);
   }
 
   StagedInput finish() { return std::move(staged_); }
 
  private:
-  // Bytes [p.begin, stored_end) of file p.file taken in by `reader` (read
-  // in place, or received from the file's holder) and sent on to `to`.
-  void through_reader(const FileRange& p, std::uint64_t stored_end, int to, int reader) {
-    const DatasetFile& f = d_.files[p.file];
+  // Bytes [begin, end) of file k's data read by rank `from`, a block at a
+  // time, and written to rank `to`'s scratch file (sent over MPI unless
+  // `from` is `to`). An archive's holder takes part: it sends `from` the
+  // window of its index each block needs.
+  void move(std::size_t k, std::uint64_t begin, std::uint64_t end, int from, int to) {
     const int me = comm_.rank();
-    const bool from_holder = (f.compressed || f.tar()) && f.holder != reader;
-    if (from_holder && me == f.holder) send(p.file, p.begin, stored_end, reader);
-    if (me == reader) {
-      if (from_holder) {
-        relay(p.begin, stored_end, f.holder, to);
-      } else {
-        send(p.file, p.begin, stored_end, to);
+    const bool window_holder = d_.files[k].tar() && d_.files[k].holder == me;
+    if (begin == end || (me != from && me != to && !window_holder)) return;
+    for (std::uint64_t at = begin; at < end;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
+      if (me == from) {
+        read(k, at, n);
+      } else if (window_holder) {
+        const std::vector<std::uint64_t> window = frame_window(k, at, n);
+        MPI_Send(window.data(), static_cast<int>(window.size()), MPI_UINT64_T, from, kWindowTag, MPI_COMM_WORLD);
       }
-      staged_.bytes_read_for_others += stored_end - p.begin;
+      if (from != to && me == from) {
+        MPI_Send(buffer_.data(), static_cast<int>(n), MPI_BYTE, to, kStageTag, MPI_COMM_WORLD);
+      } else if (from != to && me == to) {
+        MPI_Recv(buffer_.data(), static_cast<int>(n), MPI_BYTE, from, kStageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+      if (me == to) staged_.file->write_now(buffer_.data(), staged_.file_bytes + (at - begin), n);
+      at += n;
     }
+    if (me == from && from != to) staged_.bytes_read_for_others += end - begin;
     if (me != to) return;
-    receive(p.begin, stored_end, reader);
-    staged_.bytes_from_readers += stored_end - p.begin;
+    staged_.data.append({staged_.file.get(), staged_.file_bytes, end - begin});
+    staged_.file_bytes += end - begin;
+    if (from != to) staged_.bytes_from_readers += end - begin;
   }
 
   // Where file `k`'s data byte `at` lies in source(k).
@@ -103,76 +105,46 @@ class Stager {
     const std::uint64_t start = d_.held[k] ? d_.held[k]->data_offset() : 0;
     return start + d_.files[k].layout.data_offset + at;
   }
-  // File k's bytes: its holder's opened source, or the plain file opened in place.
+  // File k's bytes: its holder's opened source, or the plain file opened in
+  // place (an archive another rank indexed must still be the one it indexed).
   io::BlockFile& source(std::size_t k) {
     if (d_.held[k]) return d_.held[k]->data();
     auto [at, added] = opened_.try_emplace(k, staged_.opened.size());
-    if (added) staged_.opened.push_back(io::BlockFile::open_input(d_.files[k].path));
+    if (added) {
+      staged_.opened.push_back(io::BlockFile::open_input(d_.files[k].path));
+      const std::uint64_t now = staged_.opened.back()->size(), then = d_.files[k].stored_bytes;
+      if (now != then) {
+        throw InputError("input '" + d_.files[k].path + "' changed size during the run (" + std::to_string(then) +
+                         " bytes at the start, " + std::to_string(now) + " now)");
+      }
+    }
     return *staged_.opened[at->second];
   }
-  // Bytes [begin, end) of file k's data are read next, `n` at a time by
-  // read(): a tar archive's frames through a reader of the samples there
-  // (begin and end are frame boundaries).
-  void start_reading(std::size_t k, std::uint64_t begin, std::uint64_t end) {
+  // The window of archive k's index that covers bytes [at, at + n) of its frames (its holder's).
+  std::vector<std::uint64_t> frame_window(std::size_t k, std::uint64_t at, std::size_t n) {
     const DatasetFile& f = d_.files[k];
-    frames_.reset();
-    if (!f.tar()) return;
-    const auto& starts = f.tar_frame_begin;
-    const auto sample = [&](std::uint64_t at) {
-      const auto found = std::lower_bound(starts.begin(), starts.end(), at);
-      if (found == starts.end() || *found != at) throw std::logic_error("staging: a range between tar frames");
-      return static_cast<std::uint64_t>(found - starts.begin());
-    };
-    frames_ = std::make_unique<dataset::TarFrameReader>(source(k), offset_of(k, 0), *f.layout.tar_index, sample(begin),
-                                                        sample(end));
+    return encode_frame_window(*f.layout.tar_index, f.tar_frame_begin, at, at + n);
   }
+  // Bytes [at, at + n) of file k's data into the buffer: an archive's
+  // frames through a window of its index, its holder's or received from it.
   void read(std::size_t k, std::uint64_t at, std::size_t n) {
-    if (!frames_) {
+    const DatasetFile& f = d_.files[k];
+    if (!f.tar()) {
       source(k).read_now(buffer_.data(), offset_of(k, at), n);
-    } else if (frames_->read(buffer_.data(), n) != n) {
-      throw std::logic_error("staging: fewer tar frames than counted");
+      return;
     }
-  }
-  void send(std::size_t k, std::uint64_t begin, std::uint64_t end, int to) {
-    start_reading(k, begin, end);
-    for (std::uint64_t at = begin; at < end;) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
-      read(k, at, n);
-      MPI_Send(buffer_.data(), static_cast<int>(n), MPI_BYTE, to, kStageTag, MPI_COMM_WORLD);
-      at += n;
+    std::vector<std::uint64_t> window;
+    if (f.holder == comm_.rank()) {
+      window = frame_window(k, at, n);
+    } else {
+      MPI_Status status;
+      MPI_Probe(f.holder, kWindowTag, MPI_COMM_WORLD, &status);
+      int words = 0;
+      MPI_Get_count(&status, MPI_UINT64_T, &words);
+      window.resize(static_cast<std::size_t>(words));
+      MPI_Recv(window.data(), words, MPI_UINT64_T, f.holder, kWindowTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
-  }
-  // Bytes [begin, end) of a piece, filled into the buffer a block at a
-  // time by `fill(at, n)`, appended to the staged file.
-  template <class Fill>
-  void write_blocks(std::uint64_t begin, std::uint64_t end, Fill fill) {
-    if (begin == end) return;
-    for (std::uint64_t at = begin; at < end;) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
-      fill(at, n);
-      staged_.file->write_now(buffer_.data(), staged_.file_bytes + (at - begin), n);
-      at += n;
-    }
-    staged_.data.append({staged_.file.get(), staged_.file_bytes, end - begin});
-    staged_.file_bytes += end - begin;
-  }
-  void receive(std::uint64_t begin, std::uint64_t end, int from) {
-    write_blocks(begin, end, [&](std::uint64_t, std::size_t n) {
-      MPI_Recv(buffer_.data(), static_cast<int>(n), MPI_BYTE, from, kStageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    });
-  }
-  // Bytes [begin, end) from rank `from`, sent on to rank `to` a block at a time.
-  void relay(std::uint64_t begin, std::uint64_t end, int from, int to) {
-    for (std::uint64_t at = begin; at < end;) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kStageBlockBytes, end - at));
-      MPI_Recv(buffer_.data(), static_cast<int>(n), MPI_BYTE, from, kStageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer_.data(), static_cast<int>(n), MPI_BYTE, to, kStageTag, MPI_COMM_WORLD);
-      at += n;
-    }
-  }
-  void copy(std::size_t k, std::uint64_t begin, std::uint64_t end) {
-    start_reading(k, begin, end);
-    write_blocks(begin, end, [&](std::uint64_t at, std::size_t n) { read(k, at, n); });
+    read_frame_window(window, source(k), offset_of(k, 0), buffer_.data(), n);
   }
   void add_terminator(const DatasetFile& f) {
     const std::byte* terminator = &kStagedTerminators[f.layout.syntax.terminator == '\n' ? 0 : 1];
@@ -191,7 +163,6 @@ class Stager {
   std::vector<std::byte> buffer_;
   StagedInput staged_;
   std::map<std::size_t, std::size_t> opened_;  // file -> its index in staged_.opened
-  std::unique_ptr<dataset::TarFrameReader> frames_;  // the archive being read, if one is
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
 // that each rank reads, sends and writes about 1/P of it, the output byte
 // for byte extshuffle's:
 //   1. each rank holds the records that start in its 1/P of the input's
-//      bytes (text_split.hpp, held_records_by_bytes in dataset_files.hpp;
+//      bytes (text_split.hpp, held_records_by_bytes in dataset_cuts.hpp;
 //      fixed-size records: held_record_split; held_records.hpp);
 //   2. the root's leaf shuffles (the root's own, or one per bucket) are
 //      keyed bijections on power-of-two domains, compacted: domain points
