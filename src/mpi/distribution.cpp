@@ -9,12 +9,14 @@ int Distribution::owner(std::uint64_t bucket) const {
   return static_cast<int>(after - bucket_begin.begin()) - 1;
 }
 
-std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks) {
+std::uint64_t range_begin(std::uint64_t count, int rank, int ranks) {
+  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(count) * static_cast<unsigned>(rank) /
+                                    static_cast<unsigned>(ranks));
+}
+
+std::vector<std::uint64_t> even_split(std::uint64_t count, int ranks) {
   std::vector<std::uint64_t> begin(ranks + 1);
-  for (int r = 0; r <= ranks; ++r) {
-    begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(chunks) * static_cast<unsigned>(r) /
-                                          static_cast<unsigned>(ranks));
-  }
+  for (int r = 0; r <= ranks; ++r) begin[r] = range_begin(count, r, ranks);
   return begin;
 }
 
@@ -40,14 +42,9 @@ bool runs_alone(std::uint64_t records, const core::PlanConstants& constants, int
 
 std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks) {
   if (!spread_root(records, constants, ranks)) {
-    return chunk_first_records(even_chunk_split(core::chunk_count(records, constants), ranks), records, constants);
+    return chunk_first_records(even_split(core::chunk_count(records, constants), ranks), records, constants);
   }
-  std::vector<std::uint64_t> held(ranks + 1);
-  for (int r = 0; r <= ranks; ++r) {
-    held[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(records) * static_cast<unsigned>(r) /
-                                         static_cast<unsigned>(ranks));
-  }
-  return held;
+  return even_split(records, ranks);
 }
 
 void range_column_sums(core::RecursiveMatrix& matrix, std::uint64_t first, std::uint64_t end,
@@ -73,11 +70,7 @@ Distribution distribute(std::uint64_t seed, std::uint64_t records, const core::P
   // bytes written (docs/mpi.md, "How the work is shared"), while the
   // chunks are shared by their bytes read. A rank still keeps about 1/P of
   // its own records, so the bytes sent stay at the data times (P - 1) / P.
-  d.bucket_begin.resize(d.ranks + 1);
-  for (int r = 0; r <= d.ranks; ++r) {
-    d.bucket_begin[r] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(d.buckets) *
-                                                   static_cast<unsigned>(r) / static_cast<unsigned>(d.ranks));
-  }
+  d.bucket_begin = even_split(d.buckets, d.ranks);
   // The counts first (ParPerm's matrix, summed over each rank's rows).
   std::vector<std::uint64_t> mine(d.buckets, 0);
   const std::uint64_t first = d.chunk_begin[comm.rank()], end = d.chunk_begin[comm.rank() + 1];

@@ -37,8 +37,14 @@ struct Distribution {
   std::uint64_t sent_by(int rank, std::uint64_t bucket) const { return sent[rank * buckets + bucket]; }
 };
 
-// The even split of R chunks (fixed-size records: equal bytes per rank).
-std::vector<std::uint64_t> even_chunk_split(std::uint64_t chunks, int ranks);
+// Rank `rank`'s first item of an even split of `count` items (bytes,
+// records, chunks or buckets) over `ranks` ranks: count x rank / ranks.
+std::uint64_t range_begin(std::uint64_t count, int rank, int ranks);
+
+// The even split of `count` items over `ranks` ranks: range_begin of each
+// rank, ranks + 1 entries (R chunks of fixed-size records: equal bytes per
+// rank; the root's p buckets: each rank owns 1/P of them).
+std::vector<std::uint64_t> even_split(std::uint64_t count, int ranks);
 
 // The first record of each rank's chunks, as `chunk_begin` (ranks + 1
 // entries) gives them out: ranks + 1 entries, the last N (`records`).
@@ -47,7 +53,7 @@ std::vector<std::uint64_t> chunk_first_records(const std::vector<std::uint64_t>&
 
 // Below this many chunks a rank, whole chunks cannot share a root out
 // evenly enough: a rank scatters whole chunks, and its share may be off by
-// up to a chunk (fixed-size records: even_chunk_split's rounding; text: a
+// up to a chunk (fixed-size records: even_split's rounding; text: a
 // rank takes the chunks that start in its byte range, so one rank may have
 // one chunk more and the next one less); at 8 chunks a rank, one chunk is
 // 12.5% of a share.
@@ -72,7 +78,7 @@ bool runs_alone(std::uint64_t records, const core::PlanConstants& constants, int
 // [held[r], held[r + 1])): a spread root in even shares N r / P (records of
 // one size: 1/P of the bytes; text and datasets cut a spread root by bytes
 // instead, text_split.hpp and held_records_by_bytes); any other root by its
-// chunks, as even_chunk_split gives them out. The last entry is N.
+// chunks, as even_split gives them out. The last entry is N.
 std::vector<std::uint64_t> held_record_split(std::uint64_t records, const core::PlanConstants& constants, int ranks);
 
 // Writes to `out` (p entries) the column sums of rows [first, end) of

@@ -67,7 +67,7 @@ void check_ranks(std::uint64_t n, const core::PlanConstants& c, const std::vecto
 TEST(MpiRows, EachRankDrawsItsShareAndTwoPaths) {
   const core::PlanConstants c{4, 64};
   for (const std::uint64_t n : {std::uint64_t{4000}, std::uint64_t{16389}, std::uint64_t{262147}}) {
-    for (int ranks = 1; ranks <= 8; ++ranks) check_ranks(n, c, even_chunk_split(core::chunk_count(n, c), ranks));
+    for (int ranks = 1; ranks <= 8; ++ranks) check_ranks(n, c, even_split(core::chunk_count(n, c), ranks));
   }
 }
 

@@ -200,7 +200,7 @@ HeldSplit chunk_split_by_bytes(DatasetFiles& d, const core::PlanConstants& const
   const std::uint64_t chunks = core::chunk_count(d.records, constants), leaf = constants.leaf_records;
   HeldSplit split;
   if (!d.files.front().layout.framed()) {
-    chunk_begin = even_chunk_split(chunks, ranks);
+    chunk_begin = even_split(chunks, ranks);
     split.records = chunk_first_records(chunk_begin, d.records, constants);
     split.bytes = record_byte_offsets(d, split.records, comm);  // by arithmetic
     return split;

@@ -202,7 +202,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   }
   in.input_bytes = in.source->bytes();
   if (detected.kind != formats::RecordKind::kFramed) {
-    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
+    in.chunk_begin = even_split(core::chunk_count(in.records, options.constants), comm.size());
     return true;
   }
   in.framed = true;
@@ -263,7 +263,7 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   // lie (read_bytes), and sent to the rank that scatters it.
   std::vector<std::uint64_t> read_bytes;
   if (spread_root(in.records, options.constants, comm.size())) {
-    in.chunk_begin = even_chunk_split(core::chunk_count(in.records, options.constants), comm.size());
+    in.chunk_begin = even_split(core::chunk_count(in.records, options.constants), comm.size());
     HeldSplit split = held_records_by_bytes(*in.files, comm.size(), comm);
     in.held_begin = std::move(split.records);
     in.held_byte_begin = std::move(split.bytes);

@@ -297,11 +297,6 @@ std::vector<std::uint64_t> held_by_bytes(const std::vector<std::uint64_t>& first
 
 }  // namespace
 
-std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks) {
-  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(bytes) * static_cast<unsigned>(rank) /
-                                    static_cast<unsigned>(ranks));
-}
-
 TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const formats::RecordSyntax& syntax,
                            std::uint64_t header_records, const core::PlanConstants& constants,
                            const std::string& display_name, Communicator& comm, std::size_t piece_bytes) {

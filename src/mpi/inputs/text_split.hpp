@@ -81,7 +81,4 @@ TextSplit split_text_input(io::BlockFile& file, std::uint64_t bytes, const forma
                            const std::string& display_name,
                            Communicator& comm, std::size_t piece_bytes = kTextPieceBytes);
 
-// The byte range of the input that rank `rank` of `ranks` counts.
-std::uint64_t range_begin(std::uint64_t bytes, int rank, int ranks);
-
 }  // namespace extshuffle::mpi

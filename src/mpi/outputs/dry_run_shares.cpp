@@ -14,9 +14,8 @@ std::uint64_t scratch_estimate(const DistributedInput::State& in, const ioperm::
   // Bucket j's P regions, one a rank that sends to it (distribution.cpp:
   // rank r owns buckets [p r / P, p (r + 1) / P)).
   const std::uint64_t n = in.records, data = in.data_bytes(), p = core::bucket_count(n, constants);
-  const auto ranks = static_cast<std::uint64_t>(in.ranks), me = static_cast<std::uint64_t>(in.rank);
-  const auto first = static_cast<std::uint64_t>(static_cast<unsigned __int128>(p) * me / ranks);
-  const auto end = static_cast<std::uint64_t>(static_cast<unsigned __int128>(p) * (me + 1) / ranks);
+  const auto ranks = static_cast<std::uint64_t>(in.ranks);
+  const std::uint64_t first = range_begin(p, in.rank, in.ranks), end = range_begin(p, in.rank + 1, in.ranks);
   const std::uint64_t per_region = walk.bucket_region_bytes(data, n, 0, 0) + io::kScratchAlign;
   for (std::uint64_t j = first; j < end; ++j) {
     const std::uint64_t bucket = walk.bucket_region_bytes(data, n, core::bucket_records(n, p, j), 0) +

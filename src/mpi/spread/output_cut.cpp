@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "all_to_all.hpp"
-#include "inputs/text_split.hpp"
+#include "distribution.hpp"
 
 namespace extshuffle::mpi {
 
