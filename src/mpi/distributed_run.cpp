@@ -9,7 +9,7 @@
 //      chunks (ioperm::DistributedWalk::scatter_chunks); the slices move to
 //      the ranks that own their buckets in rounds (exchange_targets.hpp),
 //      into each rank's own scratch space (received_buckets.hpp;
-//      scatter_and_exchange);
+//      root_exchange.cpp);
 //   4. each rank runs its buckets through the walk's step 4
 //      (DistributedWalk::run_buckets), writing its contiguous range of the
 //      output through a sink that cuts it into the pieces (piece_sink.hpp),
@@ -26,8 +26,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <optional>
 #include <spdlog/spdlog.h>
 
@@ -36,8 +34,6 @@
 #include "outputs/distributed_verify.hpp"
 #include "outputs/dry_run_shares.hpp"
 #include "distribution.hpp"
-#include "exchange_budget.hpp"
-#include "exchange_targets.hpp"
 #include "extshuffle/driver/progress_meter.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/ioperm/distributed_walk.hpp"
@@ -45,63 +41,23 @@
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
-#include "mapped_memory.hpp"
 #include "outputs/rank_sink.hpp"
 #include "outputs/rank_range.hpp"
+#include "rank_run.hpp"
 #include "received_buckets.hpp"
+#include "root_exchange.hpp"
 #include "spread/spread_root.hpp"
 
 namespace extshuffle::mpi {
 namespace {
 
 using State = DistributedInput::State;
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::uint64_t peak_rss_bytes() {
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
 }
-
-// What the walk is told, for an arena of `memory_bytes` on `device`.
-ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
-  ioperm::TextOptions o;
-  o.walk.shuffle = {in.record_size, options.seed, options.constants, device, options.threads};
-  o.walk.memory_bytes = memory_bytes;
-  o.walk.output_records = options.head_count;
-  o.walk.progress_bytes = progress;
-  o.syntax = in.syntax;
-  return o;
-}
-
-ioperm::DistributedWalk walk_for(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device, std::atomic<std::uint64_t>* progress = nullptr) {
-  return ioperm::DistributedWalk(walk_options(options, in, memory_bytes, device, progress), in.framed);
-}
-
-void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
-  rank.bytes_read += e.bytes_read;
-  rank.bytes_written += e.bytes_written;
-}
-
-// What the steps of one rank share.
-struct RankRun {
-  JobOptions options;  // -n: the records the pieces take, once planned
-  const std::string& output_path;
-  const std::string display_name;  // of the input
-  State& in;
-  Communicator& comm;
-  int me = 0;
-  RankStats stats;
-  PiecePlan plan;
-  std::unique_ptr<SharedPieces> files;
-  dataset::RecordDigest written;  // --verify: the records this rank wrote
-  std::vector<std::string> warnings;
-  std::atomic<std::uint64_t>* progress = nullptr;  // rank 0 with --progress: its walks' bytes
-};
 
 // 1. The output, after the checks a single-machine run makes first: its
 // pieces, planned for the records it takes (-n, or where the last split
@@ -196,111 +152,6 @@ Distribution draw_counts(RankRun& r) {
   r.stats.chunks = d.chunk_begin[r.me + 1] - d.chunk_begin[r.me];
   r.stats.buckets = d.end_bucket(r.me) - d.first_bucket(r.me);
   return d;
-}
-
-// The root split's path, the same on every rank (a routed split tags the
-// records its buckets receive): chunks in memory where every rank's share
-// of the budget holds whole chunks, else routed record by record.
-ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d) {
-  std::optional<ExchangeBudget> in_memory;
-  checkpoint(r.comm, [&] {
-    const auto rules = walk_for(r.options, r.in, r.options.memory_bytes, device::Device::kCpu);
-    in_memory = plan_exchange_budget(rules, d, r.me, r.options.memory_bytes, r.in.root_facts(),
-                                     ioperm::NodePath::kChunksInMemory);
-  });
-  const bool routed = r.comm.max(in_memory ? 0 : 1) == 1;
-  return routed ? ioperm::NodePath::kRouted : ioperm::NodePath::kChunksInMemory;
-}
-
-ExchangeBudget exchange_budget(RankRun& r, const Distribution& d, ioperm::NodePath path) {
-  const auto rules = walk_for(r.options, r.in, r.options.memory_bytes, device::Device::kCpu);
-  const std::optional<ExchangeBudget> share =
-      plan_exchange_budget(rules, d, r.me, r.options.memory_bytes, r.in.root_facts(), path);
-  if (!share) {
-    throw BudgetError("--memory too small for " + std::to_string(d.ranks) +
-                      " ranks: " + std::to_string(r.options.memory_bytes) +
-                      " bytes cannot hold the scatter's chunk memory, its slices for other ranks and a buffer "
-                      "per rank and bucket");
-  }
-  return *share;
-}
-
-// This rank's chunks scattered (steps 1-3 of the root's split), then rounds
-// until every rank's are; a failure anywhere is agreed on by all.
-void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, const ioperm::DistributedWalk& walk,
-                    io::BucketStore& store, ExchangeTargets& targets, ReceivedBuckets& received) {
-  std::exception_ptr failure;
-  bool stopped = false;  // by a failure seen in a round
-  ioperm::WalkStats walked;
-  try {
-    const io::ByteExtents chunks = r.in.chunk_data(r.me, r.options.constants);
-    r.stats.input_bytes_read = r.in.chunk_bytes_read(chunks);
-    if (r.stats.chunks > 0) {
-      walk.scatter_chunks(store, d.root, chunks, r.in.root_facts(), path, d.chunk_begin[r.me],
-                          d.chunk_begin[r.me + 1], targets, walked);
-    }
-  } catch (const PeerFailed&) {
-    stopped = true;
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  while (!stopped) {
-    try {
-      targets.finish(failure != nullptr);
-      stopped = true;
-    } catch (...) {
-      if (!failure) failure = std::current_exception();  // then one more round, to say so
-    }
-  }
-  try {
-    if (!failure) r.stats.bytes_written += received.finish();
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  add_walk_stats(r.stats, walked);
-  agree(r.comm, failure);
-}
-
-// 3. The root's split, exchanged: each rank's buckets land in its scratch
-// space (`store`), described by `received`. Returns the tag width (0 unless routed).
-std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                                   std::optional<ReceivedBuckets>& received) {
-  const auto t0 = Clock::now();
-  const bool routed = path == ioperm::NodePath::kRouted;
-  std::uint32_t tag_width = 0;
-  MappedMemory writer_buffers;
-  ExchangeStats exchange;
-  {
-    std::optional<ioperm::DistributedWalk> scatter;
-    ExchangeBudget budget;
-    MappedMemory pool, receive;
-    checkpoint(r.comm, [&] {
-      budget = exchange_budget(r, d, path);
-      scatter.emplace(walk_options(r.options, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
-                      r.in.framed);
-      tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
-      pool = MappedMemory(budget.pool_bytes);
-      receive = MappedMemory(budget.receive_bytes);
-      writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
-      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.options.head_count,
-                       writer_buffers.get(), budget.writer_buffer_bytes);
-    });
-    ExchangeTargets targets(
-        d, r.me, *received,
-        ExchangeMemory{pool.get(), budget.pool_bytes, budget.block_bytes, receive.get(), budget.receive_bytes},
-        exchange);
-    scatter_rounds(r, d, path, *scatter, store, targets, *received);
-  }
-  writer_buffers.release();  // the writers are done; their pages go back
-  r.stats.seconds_scattering = since(t0);
-  r.stats.rounds = exchange.rounds;
-  r.stats.sub_rounds = exchange.sub_rounds;
-  // With the chunks' bytes that crossed from their readers (chunk_readers.hpp).
-  r.stats.bytes_sent = exchange.bytes_sent + r.in.chunk_bytes_sent();
-  r.stats.bytes_received = exchange.bytes_received + r.in.chunk_bytes_received();
-  r.stats.count_bytes_sent = exchange.count_bytes_sent;
-  r.stats.seconds_exchanging = exchange.seconds_exchanging;
-  return tag_width;
 }
 
 // 4. This rank's buckets, to its range of the output (their records' bytes:

@@ -54,7 +54,7 @@ class ExchangeTargets::PoolSink final : public io::ByteSink {
  private:
   // Blocks come from the pool by an atomic add: the scatter fills buckets
   // on several threads. The pool holds a group's bytes and one partly
-  // filled block per bucket (distributed_run.cpp sizes it), so it never runs out.
+  // filled block per bucket (root_exchange.cpp sizes it), so it never runs out.
   void take_block() {
     const ExchangeMemory& m = owner_.memory_;
     const std::uint64_t at = owner_.pool_used_.fetch_add(m.block_bytes, std::memory_order_relaxed);

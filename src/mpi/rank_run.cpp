@@ -1,0 +1,28 @@
+#include "rank_run.hpp"
+
+namespace extshuffle::mpi {
+
+using State = DistributedInput::State;
+
+ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
+                                 device::Device device, std::atomic<std::uint64_t>* progress) {
+  ioperm::TextOptions o;
+  o.walk.shuffle = {in.record_size, options.seed, options.constants, device, options.threads};
+  o.walk.memory_bytes = memory_bytes;
+  o.walk.output_records = options.head_count;
+  o.walk.progress_bytes = progress;
+  o.syntax = in.syntax;
+  return o;
+}
+
+ioperm::DistributedWalk walk_for(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
+                                 device::Device device, std::atomic<std::uint64_t>* progress) {
+  return ioperm::DistributedWalk(walk_options(options, in, memory_bytes, device, progress), in.framed);
+}
+
+void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {
+  rank.bytes_read += e.bytes_read;
+  rank.bytes_written += e.bytes_written;
+}
+
+}  // namespace extshuffle::mpi

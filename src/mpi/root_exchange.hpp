@@ -1,0 +1,27 @@
+// Step 3 of a rank's distributed run (distributed_run.cpp): the root's split,
+// its path agreed on by every rank, scattered and exchanged so that each
+// rank's buckets land in its own scratch space.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "distribution.hpp"
+#include "extshuffle/io/bucket_store.hpp"
+#include "extshuffle/ioperm/distributed_walk.hpp"
+#include "rank_run.hpp"
+#include "received_buckets.hpp"
+
+namespace extshuffle::mpi {
+
+// The root split's path, the same on every rank (a routed split tags the
+// records its buckets receive): chunks in memory where every rank's share
+// of the budget holds whole chunks, else routed record by record.
+ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d);
+
+// 3. The root's split, exchanged: each rank's buckets land in its scratch
+// space (`store`), described by `received`. Returns the tag width (0 unless routed).
+std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                                   std::optional<ReceivedBuckets>& received);
+
+}  // namespace extshuffle::mpi
