@@ -26,6 +26,9 @@ std::vector<std::uint64_t> shuffled_indices(std::uint64_t n, std::uint64_t seed,
 TEST(ReferenceExecutor, OutputIsAPermutationAcrossLevels) {
   for (const PlanConstants c : {PlanConstants{4, 2}, PlanConstants{16, 4}, core::kPlanV2}) {
     for (std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 5ull, 17ull, 1000ull, 100003ull, (1ull << 20) + 1}) {
+      // 2^20 + 1 records at L = 4, F = 2 are 19 levels and two thirds of the
+      // test's time; 100003 records already take that plan through 15.
+      if (c.leaf_records == 4 && n > 100003) continue;
       ASSERT_TRUE(testing::is_permutation_of_iota(shuffled_indices(n, 8, c)))
           << "n " << n << " L " << c.leaf_records << " F " << c.max_fanout;
     }
