@@ -4,8 +4,12 @@
 # against it, except those labelled statistical or lab: they would double the
 # stage's time and run the same code paths as the fast tests with more
 # samples (timings in docs/reliability.md). Two kinds of tests:
-#   - the library's own (core, io, formats, device, driver) are built
-#     instrumented and run from build-asan/;
+#   - the library's own (core, io, formats, device, driver, ...) run from
+#     build-asan/ against the instrumented library; those of the rooms whose
+#     code lives mostly in headers (core, device) are compiled instrumented,
+#     the others link the Release build's object of their source (tests/
+#     CMakeLists.txt, EXTSHUFFLE_TEST_OBJECTS_FROM: compiling them again was
+#     most of this build's time);
 #   - the black-box tests of the program (label "binary": CLI, reliability)
 #     need no instrumented copy of themselves: the Release build's (build/,
 #     built here if missing) run against the instrumented program
@@ -33,7 +37,10 @@ instrumented="$PWD/$build/extshuffle"
 # stage, and the library code it binds runs here in the C++ tests.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
       -DEXTSHUFFLE_CUDA=OFF -DEXTSHUFFLE_MPI=OFF -DEXTSHUFFLE_PYTHON=OFF -DEXTSHUFFLE_SANITIZE=ON \
-      -DEXTSHUFFLE_BUILD_BENCH=OFF >/dev/null
+      -DEXTSHUFFLE_BUILD_BENCH=OFF -DEXTSHUFFLE_TEST_OBJECTS_FROM="$PWD/build" >/dev/null
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
 
 # Every test executable carries one set of labels (tests/CMakeLists.txt
 # writes them to <target>_labels.cmake): build the library's tests not
@@ -48,11 +55,9 @@ while IFS= read -r file; do
     *) targets+=("$(basename "$file" _labels.cmake)") ;;
   esac
 done < <(find "$build/tests" -name '*_labels.cmake' | sort)
+# The Release build first: its objects of the library's tests are linked here.
+cmake --build build -j "$(nproc)" --target "${targets[@]}" "${binary_tests[@]}" extshuffle_fault_shim
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
-if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build build -j "$(nproc)" --target "${binary_tests[@]}" extshuffle_fault_shim
 
 rm -rf "$reports"
 mkdir -p "$reports"
