@@ -123,6 +123,18 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
   return wanted;
 }
 
+// Whether the output is written unbuffered (O_DIRECT; io/unbuffered_writes.hpp):
+// only where nothing else goes through scratch space during the run, the
+// walk in RAM and the input read in place. There the write() copy into
+// fresh page cache cost up to 3 ms a MiB of system time on a host that
+// takes free pages back, and O_DIRECT saved most of it; a run through
+// scratch space lost with it, its one request in flight queued behind the
+// scratch file's writeback (docs/benchmarks.md, "Unbuffered output in RAM"
+// and "What the profile found").
+bool output_unbuffered(const ioperm::Schedule& schedule, std::uint64_t spooled_bytes) {
+  return schedule.nodes_on_disk == 0 && schedule.nodes_in_windows == 0 && spooled_bytes == 0;
+}
+
 // Step 5: the shuffle, through the walk for the record layout, each output
 // byte digested on its way with --verify. A failed read or a wrong record
 // count may come from an input that changed under the run: say so rather
@@ -211,6 +223,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   if (schedule.passes > 1 && options.head_count >= layout.records) {
     io::check_scratch_room(io::scratch_directory(options.tmpdir), dataset.data.bytes, "the shuffle");
   }
+  if (output_unbuffered(schedule, prepared.inputs.spooled_bytes())) output->prefer_unbuffered();
   const std::uint64_t wanted = start_output(options, layout, *output, result);
   RecordDigest written;
   const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);
