@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 #include "dataset/dataset_input.hpp"
@@ -124,14 +125,19 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
 }
 
 // Whether the output is written unbuffered (O_DIRECT; io/unbuffered_writes.hpp):
-// only where nothing else goes through scratch space during the run, the
-// walk in RAM and the input read in place. There the write() copy into
-// fresh page cache cost up to 3 ms a MiB of system time on a host that
-// takes free pages back, and O_DIRECT saved most of it; a run through
-// scratch space lost with it, its one request in flight queued behind the
-// scratch file's writeback (docs/benchmarks.md, "Unbuffered output in RAM"
-// and "What the profile found").
+// only when EXTSHUFFLE_UNBUFFERED_OUTPUT=1 asks for it, and then only where
+// nothing else goes through scratch space during the run (the walk in RAM,
+// the input read in place). Measured (docs/benchmarks.md, "Unbuffered
+// output in RAM"): in RAM it saved 0-1.1 s of system CPU per GiB of 32-byte
+// records and 0.2 s of JSONL, nothing for 8- and 16-byte records, while a
+// reader of the output right after paid 2.3-3.5 s per GiB for reading it
+// from the disk instead of the page cache: a loss for the common pipeline
+// (shuffle, then train), hence not the default. A run through scratch space
+// lost with it, its one request in flight queued behind the scratch file's
+// writeback (docs/benchmarks.md, "What the profile found").
 bool output_unbuffered(const ioperm::Schedule& schedule, std::uint64_t spooled_bytes) {
+  const char* asked = std::getenv("EXTSHUFFLE_UNBUFFERED_OUTPUT");
+  if (asked == nullptr || std::string(asked) != "1") return false;
   return schedule.nodes_on_disk == 0 && schedule.nodes_in_windows == 0 && spooled_bytes == 0;
 }
 

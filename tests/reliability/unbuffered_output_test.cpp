@@ -1,10 +1,10 @@
-// The output of a run in RAM is written unbuffered (O_DIRECT: whole pages
-// straight to the disk, the tail through the page cache; io/unbuffered_writes.hpp).
-// Run against the real binary with the fault shim: the bytes must be the
-// same whether the file system takes O_DIRECT, refuses it at the open, or
-// opens with it and refuses the first write (both fall back to buffered
-// writes, exit 0); a run through scratch space and standard output stay
-// buffered. Inputs of 8-, 16-, 32- and 13-byte records and of text lines,
+// With EXTSHUFFLE_UNBUFFERED_OUTPUT=1 the output of a run in RAM is written
+// unbuffered (O_DIRECT: whole pages straight to the disk, the tail through
+// the page cache; io/unbuffered_writes.hpp). Run against the real binary
+// with the fault shim: the bytes must be the same whether the file system
+// takes O_DIRECT, refuses it at the open, or opens with it and refuses the
+// first write (both fall back to buffered writes, exit 0); a run without
+// the variable, a run through scratch space and standard output stay buffered. Inputs of 8-, 16-, 32- and 13-byte records and of text lines,
 // none a whole number of pages. The shim's marker proves each fault fired
 // (or, with direct-note, that the run wrote through an O_DIRECT descriptor).
 #include <gtest/gtest.h>
@@ -46,7 +46,10 @@ struct RunOutcome {
   bool fired = false;  // the marker: the fault fired, or (direct-note) an O_DIRECT write happened
 };
 
-RunOutcome run_tool(const Input& input, const std::string& fault, const std::string& memory, bool to_stdout = false) {
+const Environment kAsked = {{"EXTSHUFFLE_UNBUFFERED_OUTPUT", "1"}};
+
+RunOutcome run_tool(const Input& input, const std::string& fault, const std::string& memory, bool to_stdout = false,
+                    const Environment& extra = kAsked) {
   Workspace w;
   write_file(w.input(), input.bytes);
   std::vector<std::string> args{"--seed", "5", "-T", w.tmp_dir.string()};
@@ -58,7 +61,9 @@ RunOutcome run_tool(const Input& input, const std::string& fault, const std::str
   if (!memory.empty()) args.insert(args.end(), {"-S", memory});
   args.push_back(w.input());
   if (!to_stdout) args.push_back(w.output());
-  Child child(args, fault_environment(fault, w.out_dir.string() + "/", 0, w), w.capture_dir, "/dev/null",
+  Environment environment = fault_environment(fault, w.out_dir.string() + "/", 0, w);
+  environment.insert(extra.begin(), extra.end());
+  Child child(args, environment, w.capture_dir, "/dev/null",
               to_stdout ? w.output() : "");
   RunOutcome r;
   r.exit_code = child.wait();
@@ -96,6 +101,11 @@ TEST_P(UnbufferedOutput, SameBytesWithAndWithoutODirect) {
   EXPECT_EQ(two_pass.exit_code, 0) << two_pass.err;
   EXPECT_FALSE(two_pass.fired) << "a run through scratch space wrote through O_DIRECT";
   EXPECT_TRUE(two_pass.output == unbuffered.output);
+  // Buffered by default.
+  const RunOutcome by_default = run_tool(input, "direct-note", "", false, {});
+  EXPECT_EQ(by_default.exit_code, 0) << by_default.err;
+  EXPECT_FALSE(by_default.fired) << "a run not asked to wrote through O_DIRECT";
+  EXPECT_TRUE(by_default.output == unbuffered.output);
   // Standard output (a file behind descriptor 1): written in place, buffered.
   const RunOutcome out = run_tool(input, "direct-note", "", true);
   EXPECT_EQ(out.exit_code, 0) << out.err;

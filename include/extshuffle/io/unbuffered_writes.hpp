@@ -13,8 +13,9 @@ namespace extshuffle::io {
 // Whether the file system of `fd` (a regular, empty file opened for writing)
 // takes unbuffered writes: a page of zeros written to it with O_DIRECT
 // through a second descriptor, then the file truncated back to empty. False
-// where the open or the write is refused with EINVAL (or EOPNOTSUPP): the
-// output is then written through the page cache. `page` is a page-aligned
+// where the open or the write is refused with EINVAL (or EOPNOTSUPP), and
+// on network and FUSE file systems (NFS, CIFS, FUSE, Ceph, 9p, Lustre,
+// ...), untried: the output is then written through the page cache. `page` is a page-aligned
 // page of scratch memory (overwritten). Throws IoError naming `destination`
 // for any other failure (ENOSPC, EIO), and when the file cannot be emptied
 // again.
