@@ -33,8 +33,7 @@ bool remote_file_system(int fd) {
     case 0x564C:      // NCP
     case 0x6B414653:  // AFS
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -63,7 +63,18 @@
 #include <time.h>
 #include <unistd.h>
 
-enum Fault { kNone, kEnospc, kEio, kCorrupt, kFsyncEio, kPauseRead, kPauseWrite, kDirectOpen, kDirectWrite, kDirectNote };
+enum Fault {
+  kNone,
+  kEnospc,
+  kEio,
+  kCorrupt,
+  kFsyncEio,
+  kPauseRead,
+  kPauseWrite,
+  kDirectOpen,
+  kDirectWrite,
+  kDirectNote
+};
 
 static enum Fault g_fault = kNone;
 static char g_prefix[4096];
@@ -173,9 +184,12 @@ __attribute__((constructor)) static void read_configuration(void) {
   else if (strcmp(fault, "fsync-eio") == 0) g_fault = kFsyncEio;
   else if (strcmp(fault, "pause-read") == 0) g_fault = kPauseRead;
   else if (strcmp(fault, "pause-write") == 0) g_fault = kPauseWrite;
-  else if (strcmp(fault, "direct-open") == 0) g_fault = kDirectOpen;
-  else if (strcmp(fault, "direct-write") == 0) g_fault = kDirectWrite;
-  else if (strcmp(fault, "direct-note") == 0) g_fault = kDirectNote;
+  else if (strcmp(fault, "direct-open") == 0)
+    g_fault = kDirectOpen;
+  else if (strcmp(fault, "direct-write") == 0)
+    g_fault = kDirectWrite;
+  else if (strcmp(fault, "direct-note") == 0)
+    g_fault = kDirectNote;
   const char* after = getenv("EXTSHUFFLE_FAULT_AFTER_BYTES");
   g_after_bytes = after ? strtoull(after, NULL, 10) : 0;
   copy_env("EXTSHUFFLE_FAULT_MARKER", g_marker, sizeof g_marker);

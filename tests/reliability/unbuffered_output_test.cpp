@@ -63,8 +63,7 @@ RunOutcome run_tool(const Input& input, const std::string& fault, const std::str
   if (!to_stdout) args.push_back(w.output());
   Environment environment = fault_environment(fault, w.out_dir.string() + "/", 0, w);
   environment.insert(extra.begin(), extra.end());
-  Child child(args, environment, w.capture_dir, "/dev/null",
-              to_stdout ? w.output() : "");
+  Child child(args, environment, w.capture_dir, "/dev/null", to_stdout ? w.output() : "");
   RunOutcome r;
   r.exit_code = child.wait();
   r.err = child.err();

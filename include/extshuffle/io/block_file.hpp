@@ -83,7 +83,8 @@ class BlockFile {
   PendingIo write_unbuffered(const void* buffer, std::uint64_t offset, std::size_t bytes);
   std::unique_ptr<stxxl::file> file_;
   int side_fd_ = -1;
-  int cached_fd_ = -1;  // an unbuffered output's buffered descriptor, for what is not whole pages  // a POSIX descriptor of the file: discard() of scratch, mapping
+  int cached_fd_ =
+      -1;  // an unbuffered output's buffered descriptor, for what is not whole pages  // a POSIX descriptor of the file: discard() of scratch, mapping
   std::string path_;
   std::string role_;  // "input" or "scratch": names the file in error messages
   // Memory files only (tests): see write(). Their size is the end of what

@@ -136,7 +136,7 @@ class OutputFile {
   bool prepared_ = false;
   bool direct_ = false;   // see is_direct()
   bool special_ = false;  // the destination exists and is not a regular file
-  bool unbuffered_ = false;  // see prefer_unbuffered()
+  bool unbuffered_ = false;          // see prefer_unbuffered()
   std::uint64_t bytes_written_ = 0;  // a direct destination's; a regular file's once finished
 };
 
