@@ -58,6 +58,12 @@ std::string ShardedOutput::file_name(std::size_t split, std::uint64_t shard, std
 
 void ShardedOutput::open_file(const std::string& name) {
   file_ = std::make_unique<io::OutputFile>(name, std::move(spare_buffers_));
+  if (unbuffered_) file_->prefer_unbuffered();
+}
+
+void ShardedOutput::prefer_unbuffered() {
+  unbuffered_ = true;
+  if (file_) file_->prefer_unbuffered();
 }
 
 std::uint64_t ShardedOutput::start(const OutputRecordForm& form, std::uint64_t records) {

@@ -62,6 +62,9 @@ class ShardedOutput {
   // the end of the last split (the walk need not produce the rest).
   // Throws UsageError when --split counts ask for more than there are.
   std::uint64_t start(const OutputRecordForm& form, std::uint64_t records);
+  // Before start(): every regular file of the output is written unbuffered
+  // where its file system allows (io::OutputFile::prefer_unbuffered()).
+  void prefer_unbuffered();
   // The sink: bytes of whole records, in output order.
   void write(const std::byte* data, std::size_t bytes);
   // After the last record: finishes every file (those left empty too) and,
@@ -126,6 +129,7 @@ class ShardedOutput {
   struct Digest;
   std::unique_ptr<Digest> digest_;
   io::AlignedBuffer spare_buffers_;
+  bool unbuffered_ = false;  // prefer_unbuffered()
   // Finished files, waiting for commit().
   std::vector<std::unique_ptr<io::OutputFile>> finished_;
   std::vector<OutputFileInfo> infos_;

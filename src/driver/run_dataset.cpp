@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 #include "dataset/dataset_input.hpp"
@@ -123,6 +124,23 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
   return wanted;
 }
 
+// Whether the output is written unbuffered (O_DIRECT; io/unbuffered_writes.hpp):
+// only when EXTSHUFFLE_UNBUFFERED_OUTPUT=1 asks for it, and then only where
+// nothing else goes through scratch space during the run (the walk in RAM,
+// the input read in place). Measured (docs/benchmarks.md, "Unbuffered
+// output in RAM"): in RAM it saved 0-1.1 s of system CPU per GiB of 32-byte
+// records and 0.2 s of JSONL, nothing for 8- and 16-byte records, while a
+// reader of the output right after paid 2.3-3.5 s per GiB for reading it
+// from the disk instead of the page cache: a loss for the common pipeline
+// (shuffle, then train), hence not the default. A run through scratch space
+// lost with it, its one request in flight queued behind the scratch file's
+// writeback (docs/benchmarks.md, "What the profile found").
+bool output_unbuffered(const ioperm::Schedule& schedule, std::uint64_t spooled_bytes) {
+  const char* asked = std::getenv("EXTSHUFFLE_UNBUFFERED_OUTPUT");
+  if (asked == nullptr || std::string(asked) != "1") return false;
+  return schedule.nodes_on_disk == 0 && schedule.nodes_in_windows == 0 && spooled_bytes == 0;
+}
+
 // Step 5: the shuffle, through the walk for the record layout, each output
 // byte digested on its way with --verify. A failed read or a wrong record
 // count may come from an input that changed under the run: say so rather
@@ -211,6 +229,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   if (schedule.passes > 1 && options.head_count >= layout.records) {
     io::check_scratch_room(io::scratch_directory(options.tmpdir), dataset.data.bytes, "the shuffle");
   }
+  if (output_unbuffered(schedule, prepared.inputs.spooled_bytes())) output->prefer_unbuffered();
   const std::uint64_t wanted = start_output(options, layout, *output, result);
   RecordDigest written;
   const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);

@@ -16,6 +16,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
+#include "extshuffle/io/unbuffered_writes.hpp"
 
 namespace extshuffle::io {
 namespace {
@@ -194,16 +195,23 @@ std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& director
   throw IoError("cannot create scratch file in", directory, EEXIST);
 }
 
-std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const std::string& display_name) {
+std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const std::string& display_name,
+                                                  int cached_fd) {
   quiet_stxxl();
   const std::string& name = display_name.empty() ? path : display_name;
+  // REQUIRE_DIRECT: a refused O_DIRECT fails here (the caller falls back),
+  // rather than STXXL retrying buffered behind our back.
+  const int unbuffered = cached_fd >= 0 ? stxxl::file::DIRECT | stxxl::file::REQUIRE_DIRECT : 0;
   std::unique_ptr<stxxl::file> file;
   try {
-    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK, kOutputQueue);
+    file = std::make_unique<stxxl::syscall_file>(path, stxxl::file::WRONLY | stxxl::file::NO_LOCK | unbuffered,
+                                                 kOutputQueue);
   } catch (const std::exception& e) {
     throw IoError("cannot write output", name, errno_from_stxxl(e));
   }
-  return std::unique_ptr<BlockFile>(new BlockFile(std::move(file), name, "output"));
+  auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), name, "output"));
+  result->cached_fd_ = cached_fd;
+  return result;
 }
 
 void start_io_threads() {
@@ -247,6 +255,11 @@ PendingIo BlockFile::read(void* buffer, std::uint64_t offset, std::size_t bytes)
 }
 
 PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t bytes) {
+  if (cached_fd_ >= 0 && bytes > 0) return write_unbuffered(buffer, offset, bytes);
+  return submit_write(buffer, offset, bytes);
+}
+
+PendingIo BlockFile::submit_write(const void* buffer, std::uint64_t offset, std::size_t bytes) {
   PendingIo io;
   if (bytes == 0) return io;
   io.state_ = std::make_unique<PendingIo::State>();
@@ -269,6 +282,20 @@ PendingIo BlockFile::write(const void* buffer, std::uint64_t offset, std::size_t
     throw IoError(io.state_->what, path_, errno_from_stxxl(e));
   }
   return io;
+}
+
+// O_DIRECT takes whole pages only, from page-aligned memory at page-aligned
+// offsets: those go to STXXL; the rest (an output's last partial page, in
+// practice) is written through the buffered descriptor once the pages
+// before it have landed, synchronously.
+PendingIo BlockFile::write_unbuffered(const void* buffer, std::uint64_t offset, std::size_t bytes) {
+  const auto* from = static_cast<const std::byte*>(buffer);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(from) % kPageBytes == 0 && offset % kPageBytes == 0;
+  const std::size_t pages = aligned ? bytes / kPageBytes * kPageBytes : 0;
+  if (pages == bytes) return submit_write(buffer, offset, bytes);
+  if (pages > 0) submit_write(buffer, offset, pages).wait();
+  write_through_cache(cached_fd_, from + pages, bytes - pages, offset + pages, path_);
+  return PendingIo();
 }
 
 std::uint64_t BlockFile::size() const {

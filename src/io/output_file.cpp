@@ -15,6 +15,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
 #include "extshuffle/io/destination_directory.hpp"
+#include "extshuffle/io/unbuffered_writes.hpp"
 #include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::io {
@@ -201,8 +202,9 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
 }
 
 // The temporary file at `path` (fd_'s) opened for the writes, and its writer.
-void OutputFile::open_writer(const std::string& path) {
-  file_ = BlockFile::open_output(path, destination_);
+void OutputFile::open_writer(const std::string& path, bool unbuffered) {
+  writer_.reset();
+  file_ = BlockFile::open_output(path, destination_, unbuffered ? fd_ : -1);
   if (!buffers_) buffers_ = allocate_aligned(2 * kBufferBytes);
   WriteBehind::Target target;
   target.file = file_.get();
@@ -255,6 +257,20 @@ void OutputFile::write(const void* data, std::size_t bytes) {
     bytes -= static_cast<std::size_t>(n);
     bytes_written_ += static_cast<std::uint64_t>(n);
   }
+}
+
+bool OutputFile::prefer_unbuffered() {
+  if (unbuffered_ || direct_ || !writer_ || writer_->bytes() > 0) return unbuffered_;
+  // The probe's page: the first page of the write buffers, not yet used.
+  if (!accepts_unbuffered_writes(fd_, buffers_.get(), destination_)) return false;
+  try {
+    open_writer("/proc/self/fd/" + std::to_string(fd_), true);
+    unbuffered_ = true;
+  } catch (const IoError& e) {
+    if (e.error_number() != EINVAL) throw;
+    open_writer("/proc/self/fd/" + std::to_string(fd_), false);
+  }
+  return unbuffered_;
 }
 
 std::uint64_t OutputFile::bytes_written() const { return writer_ ? writer_->bytes() : bytes_written_; }

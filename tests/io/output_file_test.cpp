@@ -1,10 +1,13 @@
 // The output file (io/output_file.hpp): two 1 MiB buffers written behind
 // asynchronously, writeback started as each lands. Whatever the sizes and
 // however the bytes are handed over, the committed file must hold exactly
-// them, and nothing may reach the destination before commit().
+// them, and nothing may reach the destination before commit(); the same
+// unbuffered (O_DIRECT pages, the tail buffered) where the file system allows.
 #include "extshuffle/io/output_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -69,6 +72,57 @@ TEST(OutputFile, TheDestinationIsUntouchedUntilCommitAndAfterAnAbandonedRun) {
     out.commit();
   }
   EXPECT_TRUE(read_file(destination) == bytes);
+}
+
+// Whether the file system of `directory` opens files with O_DIRECT.
+bool takes_o_direct(const std::string& directory) {
+  const std::string probe = directory + "/probe";
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+  std::filesystem::remove(probe);
+  return fd >= 0;
+}
+
+TEST(OutputFile, UnbufferedHoldsExactlyTheBytesWrittenAtEverySizeAroundPagesAndBuffers) {
+  TempDir dir;
+  const std::string destination = (dir / "out.bin").string();
+  const bool direct = takes_o_direct(dir.path().string());
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, kPage - 1, kPage, kPage + 1, 3 * kPage + 17, kBuffer - 1,
+                           kBuffer, kBuffer + 1, 2 * kBuffer + kPage, 2 * kBuffer + kPage + 5}) {
+    const std::string bytes = random_bytes(size, size + 1);
+    for (std::size_t piece : {std::size_t{1000003}, std::size_t{4096}, size + 1}) {
+      {
+        OutputFile out(destination);
+        EXPECT_EQ(out.prefer_unbuffered(), direct);
+        EXPECT_EQ(out.is_unbuffered(), direct);
+        for (std::size_t done = 0; done < size; done += piece) {
+          out.write(bytes.data() + done, std::min(piece, size - done));
+        }
+        out.commit();
+        EXPECT_EQ(out.bytes_written(), size);
+      }
+      const std::string written = read_file(destination);
+      ASSERT_EQ(written.size(), size) << "size " << size << " piece " << piece;
+      EXPECT_TRUE(written == bytes) << "size " << size << " piece " << piece;
+    }
+  }
+}
+
+TEST(OutputFile, StaysBufferedOnceWrittenAndOnStandardOutput) {
+  TempDir dir;
+  const std::string destination = (dir / "out.bin").string();
+  const std::string bytes = random_bytes(kBuffer + 5, 3);
+  {
+    OutputFile out(destination);
+    out.write(bytes.data(), 5);
+    EXPECT_FALSE(out.prefer_unbuffered()) << "switched after the first write";
+    out.write(bytes.data() + 5, bytes.size() - 5);
+    out.commit();
+  }
+  EXPECT_TRUE(read_file(destination) == bytes);
+  OutputFile standard_output("-");
+  EXPECT_FALSE(standard_output.prefer_unbuffered());
+  EXPECT_FALSE(standard_output.is_unbuffered());
 }
 
 }  // namespace

@@ -7,6 +7,15 @@
 //                                 fsync-eio   fsync/fdatasync fail with EIO
 //                                 pause-read  the first read past the threshold waits
 //                                 pause-write the first write past the threshold waits
+//                                 direct-open opening with O_DIRECT fails with EINVAL,
+//                                             as a file system without it does
+//                                 direct-write writes on an O_DIRECT descriptor
+//                                             fail with EINVAL (a file system
+//                                             that opens with it but refuses it)
+//                                 direct-note nothing fails: the marker is written
+//                                             at the first write through an
+//                                             O_DIRECT descriptor (proof that
+//                                             the run wrote unbuffered)
 //   EXTSHUFFLE_FAULT_PATH         only descriptors whose path (readlink of
 //                                 /proc/self/fd/N) starts with this prefix;
 //                                 required: without it the shim does nothing
@@ -54,7 +63,18 @@
 #include <time.h>
 #include <unistd.h>
 
-enum Fault { kNone, kEnospc, kEio, kCorrupt, kFsyncEio, kPauseRead, kPauseWrite };
+enum Fault {
+  kNone,
+  kEnospc,
+  kEio,
+  kCorrupt,
+  kFsyncEio,
+  kPauseRead,
+  kPauseWrite,
+  kDirectOpen,
+  kDirectWrite,
+  kDirectNote
+};
 
 static enum Fault g_fault = kNone;
 static char g_prefix[4096];
@@ -110,6 +130,8 @@ typedef int (*open_fn)(const char*, int, ...);
 DEFINE_REAL(open_fn, open)
 DEFINE_REAL(open_fn, open64)
 
+static int refuse_direct_open(const char* path, int flags);
+
 // The racing user: swaps the name for a link to the victim.
 static void race(const char* path, int flags) {
   const char* dir = getenv("EXTSHUFFLE_RACE_DIR");
@@ -132,6 +154,7 @@ int open(const char* path, int flags, ...) {
   const mode_t mode = mode_argument(flags, args);
   va_end(args);
   race(path, flags);
+  if (refuse_direct_open(path, flags)) return -1;
   return REAL(open_fn, open)(path, flags, mode);
 }
 
@@ -141,6 +164,7 @@ int open64(const char* path, int flags, ...) {
   const mode_t mode = mode_argument(flags, args);
   va_end(args);
   race(path, flags);
+  if (refuse_direct_open(path, flags)) return -1;
   return REAL(open_fn, open64)(path, flags, mode);
 }
 
@@ -160,6 +184,12 @@ __attribute__((constructor)) static void read_configuration(void) {
   else if (strcmp(fault, "fsync-eio") == 0) g_fault = kFsyncEio;
   else if (strcmp(fault, "pause-read") == 0) g_fault = kPauseRead;
   else if (strcmp(fault, "pause-write") == 0) g_fault = kPauseWrite;
+  else if (strcmp(fault, "direct-open") == 0)
+    g_fault = kDirectOpen;
+  else if (strcmp(fault, "direct-write") == 0)
+    g_fault = kDirectWrite;
+  else if (strcmp(fault, "direct-note") == 0)
+    g_fault = kDirectNote;
   const char* after = getenv("EXTSHUFFLE_FAULT_AFTER_BYTES");
   g_after_bytes = after ? strtoull(after, NULL, 10) : 0;
   copy_env("EXTSHUFFLE_FAULT_MARKER", g_marker, sizeof g_marker);
@@ -174,6 +204,9 @@ static const char* fault_name(void) {
     case kFsyncEio: return "fsync-eio";
     case kPauseRead: return "pause-read";
     case kPauseWrite: return "pause-write";
+    case kDirectOpen: return "direct-open";
+    case kDirectWrite: return "direct-write";
+    case kDirectNote: return "direct-note";
     default: return "none";
   }
 }
@@ -199,6 +232,24 @@ static void fire(const char* path) {
   const int n = snprintf(text, sizeof text, "%s %s\n", fault_name(), path);
   if (n > 0) (void)REAL(write_fn, write)(fd, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
   close(fd);
+}
+
+// direct-open: whether an open of `path` with `flags` is refused. The
+// output is opened through /proc/self/fd/N: the file's own path is the
+// link's target.
+static int refuse_direct_open(const char* path, int flags) {
+  if (g_fault != kDirectOpen || !(flags & O_DIRECT) || !path) return 0;
+  char target[4096];
+  const ssize_t n = readlink(path, target, sizeof target - 1);
+  if (n >= 0) {
+    target[n] = '\0';
+  } else {
+    snprintf(target, sizeof target, "%s", path);
+  }
+  if (strncmp(target, g_prefix, g_prefix_bytes) != 0) return 0;
+  fire(target);
+  errno = EINVAL;
+  return 1;
 }
 
 static void wait_for_release(void) {
@@ -248,10 +299,20 @@ static ssize_t before_read(int fd, size_t bytes, size_t* corrupt_at) {
 }
 
 static ssize_t before_write(int fd, size_t bytes) {
-  if (g_fault != kEnospc && g_fault != kPauseWrite) return (ssize_t)bytes;
+  if (g_fault != kEnospc && g_fault != kPauseWrite && g_fault != kDirectWrite && g_fault != kDirectNote) {
+    return (ssize_t)bytes;
+  }
   if (bytes == 0) return 0;
   char path[4096];
   if (!matches(fd, path, sizeof path)) return (ssize_t)bytes;
+  if (g_fault == kDirectWrite || g_fault == kDirectNote) {
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || !(flags & O_DIRECT)) return (ssize_t)bytes;
+    fire(path);
+    if (g_fault == kDirectNote) return (ssize_t)bytes;
+    errno = EINVAL;
+    return -1;
+  }
   if (g_fault == kPauseWrite) {
     if (atomic_load(&g_fired)) return (ssize_t)bytes;
     if (allowance(bytes) == bytes) return (ssize_t)bytes;

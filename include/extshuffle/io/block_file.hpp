@@ -47,8 +47,14 @@ class BlockFile {
   // A file in RAM (stxxl::mem_file), for tests.
   static std::unique_ptr<BlockFile> in_memory();
   // An existing file opened for writing (the output's temporary file);
-  // errors name `display_name` (the destination) when it is given.
-  static std::unique_ptr<BlockFile> open_output(const std::string& path, const std::string& display_name = "");
+  // errors name `display_name` (the destination) when it is given. With a
+  // `cached_fd` (a buffered descriptor of the same file, not owned), the file
+  // is opened unbuffered (O_DIRECT; io/unbuffered_writes.hpp): writes of
+  // whole pages from page-aligned memory at page-aligned offsets go to the
+  // disk directly, the rest of a write (its tail) through `cached_fd`.
+  // Throws IoError, EINVAL where the file system refuses O_DIRECT.
+  static std::unique_ptr<BlockFile> open_output(const std::string& path, const std::string& display_name = "",
+                                                int cached_fd = -1);
 
   ~BlockFile();
 
@@ -73,8 +79,12 @@ class BlockFile {
  private:
   BlockFile(std::unique_ptr<stxxl::file> file, std::string path, std::string role);
   PendingIo pending(void* request, const char* what);
+  PendingIo submit_write(const void* buffer, std::uint64_t offset, std::size_t bytes);
+  PendingIo write_unbuffered(const void* buffer, std::uint64_t offset, std::size_t bytes);
   std::unique_ptr<stxxl::file> file_;
-  int side_fd_ = -1;  // a POSIX descriptor of the file: discard() of scratch, mapping
+  int side_fd_ = -1;
+  int cached_fd_ =
+      -1;  // an unbuffered output's buffered descriptor, for what is not whole pages  // a POSIX descriptor of the file: discard() of scratch, mapping
   std::string path_;
   std::string role_;  // "input" or "scratch": names the file in error messages
   // Memory files only (tests): see write(). Their size is the end of what

@@ -59,6 +59,13 @@ class OutputFile {
   // or on commit, since writes complete in the background). A closed pipe on
   // standard output throws BrokenPipe.
   void write(const void* data, std::size_t bytes);
+  // Before the first write(): a regular file's whole pages are written
+  // unbuffered (O_DIRECT), its tail through the page cache
+  // (io/unbuffered_writes.hpp); same bytes, same fsync before the rename.
+  // Where the file system refuses O_DIRECT, or for standard output and
+  // other destinations written in place, the file stays buffered. Returns
+  // whether it is unbuffered now. Throws IoError.
+  bool prefer_unbuffered();
   // Hands every byte to the file system and lets go of the write buffers
   // and the IO object; the file keeps one descriptor until commit(). After
   // it, write() must not be called. Later calls do nothing.
@@ -94,6 +101,8 @@ class OutputFile {
   // Written in place with write(2): standard output, or a device, FIFO,
   // socket or terminal named as the destination (never replaced).
   bool is_direct() const { return direct_; }
+  // Whether prefer_unbuffered() took effect.
+  bool is_unbuffered() const { return unbuffered_; }
   std::uint64_t bytes_written() const;
   const std::string& destination() const { return destination_; }
 
@@ -103,7 +112,7 @@ class OutputFile {
   // RAM, input cached: 3.2 s median with 1 MiB, 5.2 s with 8 MiB (five
   // alternating runs each); 256 KiB and 2 MiB within noise of 1 MiB.
   static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
-  void open_writer(const std::string& path);
+  void open_writer(const std::string& path, bool unbuffered = false);
   // Follows `destination`'s links and checks its directory: sets target_,
   // replaced_ and directory_.
   void resolve_target(const std::string& destination);
@@ -127,6 +136,7 @@ class OutputFile {
   bool prepared_ = false;
   bool direct_ = false;   // see is_direct()
   bool special_ = false;  // the destination exists and is not a regular file
+  bool unbuffered_ = false;          // see prefer_unbuffered()
   std::uint64_t bytes_written_ = 0;  // a direct destination's; a regular file's once finished
 };
 
