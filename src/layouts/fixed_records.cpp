@@ -116,6 +116,24 @@ std::uint64_t FixedRecords::in_memory_bytes(const NodeFacts& node, std::uint64_t
   return way_bytes(node, way_for(node, budget));
 }
 
+namespace {
+
+// The driving thread's time of a node in RAM: what it waited for reads and
+// for output, and the rest shuffling. Output written on the output thread
+// overlapped the shuffle, and only the driving thread's wait for it
+// (`output_wait_seconds`; negative where the output was written on this
+// thread) counts as writing.
+void add_in_ram_times(RunContext& ctx, Clock::time_point start, double writing_before, double reading,
+                      double output_wait_seconds) {
+  const double writing = output_wait_seconds >= 0 ? output_wait_seconds : ctx.stats.seconds_writing - writing_before;
+  ctx.stats.seconds_writing = writing_before + writing;
+  ctx.stats.seconds_reading += reading;
+  ctx.stats.seconds_shuffling += std::max(0.0, since(start) - reading - writing);
+  ctx.stats.huge_page_bytes = std::max(ctx.stats.huge_page_bytes, device::huge_page_bytes());
+}
+
+}  // namespace
+
 void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                                  bool root, RunContext& ctx) const {
   const std::uint64_t n = node.records;
@@ -143,9 +161,8 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
   if (way == InRam::kDevice) {
     run_on_device(node, data, node_buffer, workspace, reading, ctx);
   } else if (mapped != nullptr && leaf) {
-    // A mapped leaf: its pages read and mapped at once, then shuffled
-    // (or gathered by index, into one half of the staging while the other
-    // is written) from where they lie.
+    // A mapped leaf: its pages read at once, then shuffled (or gathered by
+    // index into one half of the staging while the other is written) in place.
     {
       PhaseTimer timer(reading);
       io::MappedBytes::populate(mapped, n * r_);
@@ -195,14 +212,7 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
     }
     plan.run_buckets(node, node_buffer);
   }
-  // The driving thread's time: what it waited for reads and for output, and
-  // the rest shuffling. Output written on the output thread overlapped the
-  // shuffle; only the driving thread's wait for it counts as writing.
-  const double writing = overlapped ? plan.output_wait_seconds() : ctx.stats.seconds_writing - writing_before;
-  ctx.stats.seconds_writing = writing_before + writing;
-  ctx.stats.seconds_reading += reading;
-  ctx.stats.seconds_shuffling += std::max(0.0, since(start) - reading - writing);
-  ctx.stats.huge_page_bytes = std::max(ctx.stats.huge_page_bytes, device::huge_page_bytes());
+  add_in_ram_times(ctx, start, writing_before, reading, overlapped ? plan.output_wait_seconds() : -1.0);
 }
 
 // The whole node on the GPU: read while the first chunks go in, the output
