@@ -126,8 +126,9 @@ class TextCounter {
   // Mapped: counted where the bytes lie, a piece at a time, the reads of
   // the next kMappedAheadBytes asked for before the piece is counted. The
   // kernel's own read-ahead on faults keeps few reads in flight: the pass
-  // ran at half the speed of a cold `cat` (docs/benchmarks.md, "Text in RAM:
-  // the counting pass read ahead").
+  // over 512 MiB from a cold cache took 0.6-0.9 s, a cold `cat` of it 0.3-0.5 s
+  // (docs/benchmarks.md, "Text in RAM: the counting pass read ahead, the
+  // gather beside the write").
   static constexpr std::size_t kMappedPieceBytes = std::size_t{8} << 20;
   static constexpr std::size_t kMappedAheadBytes = std::size_t{64} << 20;
 

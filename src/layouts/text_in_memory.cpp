@@ -141,9 +141,10 @@ void locate_records(const std::byte* bytes, std::uint64_t size, std::uint64_t n,
 // latency. Batches of the records in the plan's order are placed in one
 // half of the staging buffer by a prefix sum of their lengths; while the
 // other threads copy them there, the driving thread writes the batch before
-// from the other half (docs/benchmarks.md, "Text in RAM: the gather beside
-// the write"): with one thread gathering and writing in turn, the second
-// core idled through the write's copy and digest.
+// from the other half (docs/benchmarks.md, "Text in RAM: the counting pass
+// read ahead, the gather beside the write"): with one thread gathering and
+// writing in turn, the second core idled through the write's copy and
+// digest.
 class RecordGather {
  public:
   // A batch of at least this many bytes is copied by the other threads

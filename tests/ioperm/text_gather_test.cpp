@@ -74,16 +74,18 @@ std::string run_in_ram(const std::string& header, const std::string& text, std::
 
 // The output at budgets whose staging halves differ, on 1 and 2 threads,
 // whole and with -n K, against `expected` (`ends`: where each record ends).
-void expect_in_ram_output(const std::string& text, std::uint64_t n, std::uint64_t longest,
-                          const core::PlanConstants& c, const std::string& expected,
-                          const std::vector<std::uint64_t>& ends) {
+void expect_in_ram_output(const std::string& text, std::uint64_t n, std::uint64_t longest, const core::PlanConstants& c,
+                          const std::string& expected, const std::vector<std::uint64_t>& ends) {
   // The staging buffer is a 16th of what the node takes in RAM (the input,
-  // ~22 MiB, and its arrays): about 1.5 to 2.5 MiB here, so the long
-  // records are larger than a half, than the whole, or neither.
+  // ~22 MiB, its arrays and the staging the budget gives): about 1.5 to
+  // 2.5 MiB here, so the long records are larger than a half, than the
+  // whole, or neither; at 512M the halves (~1.2 MiB) take the overlapped
+  // way (batches of 1 MiB or more), at 40M they are written and copied in
+  // turn.
   for (const std::uint64_t memory : {512 * kMiB, 64 * kMiB, 40 * kMiB}) {
     for (const int threads : {1, 2}) {
-      for (const std::uint64_t head : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{5000}, n - 1, n,
-                                       ~std::uint64_t{0}}) {
+      for (const std::uint64_t head :
+           {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{5000}, n - 1, n, ~std::uint64_t{0}}) {
         WalkStats stats;
         const std::string got = run_in_ram("id,text\r\n", text, n, longest, c, memory, threads, head, stats);
         ASSERT_EQ(stats.passes, 1u) << memory;
