@@ -2,8 +2,11 @@
 // of each record found in them, the plan run on the records' 4-byte indices
 // (memory_executor.hpp, the same bijections, rows and scatter as for
 // fixed-size records), and the bytes gathered in the resulting order.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <utility>
 
 #include "ioperm/executor_support.hpp"
@@ -135,75 +138,133 @@ void locate_records(const std::byte* bytes, std::uint64_t size, std::uint64_t n,
 }
 
 // Step 4, the gather: random access into the node's bytes, bound by memory
-// latency. Batches of the records in the plan's order are placed in the
-// staging buffer by a prefix sum of their lengths and copied by all threads.
+// latency. Batches of the records in the plan's order are placed in one
+// half of the staging buffer by a prefix sum of their lengths; while the
+// other threads copy them there, the driving thread writes the batch before
+// from the other half (docs/benchmarks.md, "Text in RAM: the counting pass
+// read ahead, the gather beside the write"): with one thread gathering and
+// writing in turn, the second core idled through the write's copy and
+// digest.
 class RecordGather {
  public:
-  RecordGather(const std::byte* bytes, bool tagged, const TextScan& s, const NodeArrays& a, std::uint64_t batch_records,
-               std::uint64_t staging_capacity, RunContext& ctx)
-      : bytes_(bytes), tagged_(tagged), s_(s), a_(a), batch_records_(batch_records),
-        staging_capacity_(staging_capacity), ctx_(ctx), staged_(ctx, a.staging, staging_capacity) {}
+  // A batch of at least this many bytes is copied by the other threads
+  // while the driving thread writes the batch before; a smaller one is
+  // written and copied in turn (at -S 16M, halves of 512 KiB, the parallel
+  // steps cost 1.2 s of user time per GiB of heavy-tailed JSONL).
+  static constexpr std::uint64_t kMinOverlappedBytes = std::uint64_t{1} << 20;
+
+  RecordGather(const std::byte* bytes, std::uint64_t size, std::uint64_t n, bool tagged, const TextScan& s,
+               const NodeArrays& a, std::uint64_t batch_records, std::uint64_t staging_capacity, RunContext& ctx)
+      : bytes_(bytes), tagged_(tagged), s_(s), a_(a),
+        batch_records_(batch_estimate(batch_records, staging_capacity / 2, size, n)),
+        half_capacity_(staging_capacity / 2), ctx_(ctx), staged_(ctx, a.staging, staging_capacity) {}
 
   // The records of a piece of the plan's order (4-byte indices).
   void gather(const std::byte* piece, std::size_t piece_bytes) {
     const auto* order = reinterpret_cast<const std::uint32_t*>(piece);
     const std::uint64_t count = piece_bytes / sizeof(std::uint32_t);
-    for (std::uint64_t first = 0; first < count && !ctx_.output.done();) {
-      first += gather_batch(order + first, std::min({batch_records_, count - first, ctx_.output.records_left()}));
+    for (std::uint64_t first = 0; first < count;) {
+      const std::uint64_t left = ctx_.output.records_left() - pending_records_;
+      if (left == 0) break;
+      first += gather_batch(order + first, std::min({batch_records_, count - first, left}));
     }
   }
 
-  void flush() { staged_.flush(); }
+  void flush() { write_pending(); }
 
  private:
+  // Records per batch: about those that fill half the staging at the
+  // node's mean length, a quarter more for the spread, so that the lengths
+  // of records that do not fit are seldom looked up (and looked up again).
+  static std::uint64_t batch_estimate(std::uint64_t batch_records, std::uint64_t half, std::uint64_t size,
+                                      std::uint64_t n) {
+    const std::uint64_t mean = std::max<std::uint64_t>(1, size / std::max<std::uint64_t>(1, n));
+    return std::clamp<std::uint64_t>(half / mean + half / mean / 4 + 16, 1, batch_records);
+  }
+
   std::uint64_t length_of(std::uint32_t e) const {
     return tagged_ ? a_.lengths[e] : s_.record_length(bytes_ + a_.offsets[e], a_.offsets[e + 1] - a_.offsets[e]);
   }
 
-  // Writes the first records of the `m` at `batch`, as many as fit in the
-  // staging buffer (at least one); returns how many.
+  void write_pending() {
+    if (pending_records_ == 0) return;
+    ctx_.output.write(pending_, pending_bytes_, pending_records_);
+    ctx_.publish_progress();
+    pending_records_ = pending_bytes_ = 0;
+  }
+
+  // Places the first records of the `m` at `batch`, as many as fit in half
+  // the staging buffer (at least one), and writes the batch before; returns
+  // how many.
   std::uint64_t gather_batch(const std::uint32_t* batch, std::uint64_t m) {
-    const int threads = ctx_.threads;
     std::uint64_t* batch_offsets = a_.batch_offsets;
-#pragma omp parallel for schedule(static) num_threads(threads) if (m >= tuning::kParallelGatherMin)
+#pragma omp parallel for schedule(static) num_threads(ctx_.threads) if (m >= tuning::kParallelGatherMin)
     for (std::uint64_t k = 0; k < m; ++k) batch_offsets[k] = length_of(batch[k]);
-    // The records that fit in the staging buffer go now, the rest next step.
+    // The records that fit in half the staging buffer go now, the rest next step.
     std::uint64_t total = 0, fit = 0;
-    for (; fit < m && total + batch_offsets[fit] <= staging_capacity_; ++fit) {
+    for (; fit < m && total + batch_offsets[fit] <= half_capacity_; ++fit) {
       total += std::exchange(batch_offsets[fit], total);
     }
-    if (fit == 0) {  // a record larger than the staging buffer
+    if (fit == 0) {  // a record larger than half the staging buffer, after those before it
+      write_pending();
       staged_.record(bytes_ + a_.offsets[batch[0]], length_of(batch[0]));
       staged_.flush();
       return 1;
     }
-    m = fit;
-    // Each thread copies an equal share of the bytes, not of the records:
-    // with heavy-tailed lengths an equal count of records left one thread
-    // copying the long ones while the others waited.
-    const int parts = m >= tuning::kParallelGatherMin ? threads : 1;
-#pragma omp parallel for schedule(static, 1) num_threads(parts)
-    for (int part = 0; part < parts; ++part) {
-      const std::uint64_t k0 = byte_share_start(batch_offsets, m, total, part, parts);
-      const std::uint64_t k1 = byte_share_start(batch_offsets, m, total, part + 1, parts);
-      for (std::uint64_t k = k0; k < k1; ++k) {
-        if (k + 8 < k1) __builtin_prefetch(bytes_ + a_.offsets[batch[k + 8]]);
-        const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
-        std::memcpy(a_.staging + batch_offsets[k], bytes_ + a_.offsets[batch[k]], stop - batch_offsets[k]);
+    std::byte* half = a_.staging + (pending_ == a_.staging ? half_capacity_ : 0);
+    // A parallel step costs a wake-up and a barrier: small batches (small
+    // nodes, small budgets) are written and copied in turn, as before.
+    const int threads = total >= kMinOverlappedBytes ? ctx_.threads : 1;
+    std::exception_ptr failed;  // of the write (a closed pipe, a full disk): none may leave the region
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+      const int thread = omp_get_thread_num(), threads = omp_get_num_threads();
+      if (thread == 0) {
+        try {
+          write_pending();
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      }
+      if (threads == 1) {
+        copy_share(batch, fit, total, half, 0, 1);
+      } else if (thread > 0) {
+        // Each copying thread takes an equal share of the bytes, not of the
+        // records: with heavy-tailed lengths an equal count of records left
+        // one thread copying the long ones while the others waited.
+        const int parts = fit >= tuning::kParallelGatherMin ? threads - 1 : 1;
+        if (thread - 1 < parts) copy_share(batch, fit, total, half, thread - 1, parts);
       }
     }
-    ctx_.output.write(a_.staging, total, m);
-    ctx_.publish_progress();
-    return m;
+    if (failed) std::rethrow_exception(failed);
+    pending_ = half;
+    pending_bytes_ = total;
+    pending_records_ = fit;
+    return fit;
+  }
+
+  // Share `part` of `parts` of the `m` records' `total` bytes, copied to `to`.
+  void copy_share(const std::uint32_t* batch, std::uint64_t m, std::uint64_t total, std::byte* to, int part,
+                  int parts) const {
+    const std::uint64_t* batch_offsets = a_.batch_offsets;
+    const std::uint64_t k0 = byte_share_start(batch_offsets, m, total, part, parts);
+    const std::uint64_t k1 = byte_share_start(batch_offsets, m, total, part + 1, parts);
+    for (std::uint64_t k = k0; k < k1; ++k) {
+      if (k + 8 < k1) __builtin_prefetch(bytes_ + a_.offsets[batch[k + 8]]);
+      const std::uint64_t stop = k + 1 < m ? batch_offsets[k + 1] : total;
+      std::memcpy(to + batch_offsets[k], bytes_ + a_.offsets[batch[k]], stop - batch_offsets[k]);
+    }
   }
 
   const std::byte* bytes_;
   const bool tagged_;
   const TextScan& s_;
   const NodeArrays& a_;
-  const std::uint64_t batch_records_, staging_capacity_;
+  const std::uint64_t batch_records_, half_capacity_;
   RunContext& ctx_;
   StagedOutput staged_;
+  const std::byte* pending_ = nullptr;  // the batch gathered and not yet written, in one half of the staging
+  std::uint64_t pending_bytes_ = 0, pending_records_ = 0;
 };
 
 }  // namespace
@@ -228,7 +289,7 @@ void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uin
   locate_records(bytes, size, n, tagged, s, o.syntax.terminator, a);
   // 2-3. The plan on the indices, each piece of its order gathered (4.) as
   // it comes.
-  RecordGather gather(bytes, tagged, s, a, batch_records, staging_bytes(o.walk.memory_bytes), ctx);
+  RecordGather gather(bytes, size, n, tagged, s, a, batch_records, staging_bytes(o.walk.memory_bytes), ctx);
   const EmitOutput emit = [&](const std::byte* piece, std::size_t piece_bytes) { gather.gather(piece, piece_bytes); };
   if (o.walk.shuffle.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
       device::node_fits_on_device(n, sizeof(std::uint32_t), o.walk.shuffle.constants)) {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/tfrecord.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/mapped_bytes.hpp"
 #include "support/command.hpp"
 
 namespace extshuffle::dataset {
@@ -179,6 +181,47 @@ TEST_F(TextCountTest, InputsLargerThanAPieceAndARecordLargerThanAPiece) {
       expect_count(input, csv ? kCsv : kLines, 2, false, digest,
                    std::string(csv ? "csv" : "lines") + (digest ? " digest" : ""));
     }
+  }
+}
+
+// A file mapped as the driver maps one (io::MappedBytes), larger than the
+// pass's read-ahead window (64 MiB asked for ahead of the 8 MiB pieces):
+// heavy-tailed CRLF lines (lognormal lengths, one of 3 MiB), a header, the
+// last line unterminated, at an offset that is not a page's. The mapped
+// count, which asks the kernel to read ahead, must equal the streamed one
+// and the records written.
+TEST_F(TextCountTest, AHeavyTailedFileMappedAndReadAheadIsCountedAsStreamed) {
+  std::mt19937_64 random(36);
+  std::lognormal_distribution<double> length(6.0, 1.3);
+  Input input;
+  while (input.bytes.size() < (std::size_t{80} << 20)) {
+    const auto bytes = static_cast<std::size_t>(std::min(length(random), 200000.0));
+    std::string record(bytes, static_cast<char>('a' + random() % 26));
+    record += "\r\n";
+    input.bytes += record;
+    input.records.push_back(std::move(record));
+  }
+  std::string longest(std::size_t{3} << 20, 'L');
+  longest.append("\r\n");
+  input.records.insert(input.records.begin() + 5000, longest);
+  input.bytes.clear();
+  for (const std::string& record : input.records) input.bytes += record;
+  input.bytes.pop_back();  // the last line without its terminator (its \r stays a byte of it)
+  const std::uint64_t header = 1;
+  const TextCount expected = expected_count(input, header, false, false, nullptr);
+  const std::string path = (dir_.path() / "heavy").string();
+  testing::write_file(path, std::string(kOffset, '\n') + input.bytes);
+  const auto file = io::BlockFile::open_input(path);
+  std::optional<io::MappedBytes> mapped = io::MappedBytes::map(*file, kOffset, input.bytes.size(), "'heavy'");
+  ASSERT_TRUE(mapped.has_value());
+  for (const bool map : {false, true}) {
+    const TextCount got = count_text_records(*file, kOffset, input.bytes.size(), kLines, header, false, "'heavy'",
+                                             nullptr, map ? mapped->data() : nullptr);
+    EXPECT_EQ(got.records, expected.records) << map;
+    EXPECT_EQ(got.header_bytes, expected.header_bytes) << map;
+    EXPECT_TRUE(got.add_terminator) << map;
+    EXPECT_EQ(got.longest_record_bytes, (std::uint64_t{3} << 20) + 2) << map;
+    EXPECT_NEAR(got.record_bytes_squared, expected.record_bytes_squared, 1e-12 * expected.record_bytes_squared) << map;
   }
 }
 
