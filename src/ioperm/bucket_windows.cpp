@@ -1,6 +1,6 @@
 #include "bucket_windows.hpp"
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "leaf_orders.hpp"
 #include "leaf_windows.hpp"

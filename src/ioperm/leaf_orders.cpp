@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/device/permutation_indices.hpp"
 #include "extshuffle/io/scratch_damage.hpp"
 #include "extshuffle/ioperm/phase_timer.hpp"

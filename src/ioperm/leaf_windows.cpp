@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/device/permutation_indices.hpp"
 #include "extshuffle/errors.hpp"
 #include "route_batch.hpp"

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <vector>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/ioperm/phase_timer.hpp"
 #include "extshuffle/core/recursive_matrix.hpp"
 #include "extshuffle/core/variable_philox.hpp"

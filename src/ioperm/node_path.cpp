@@ -5,7 +5,7 @@
 
 #include "bucket_windows.hpp"
 #include "chunk_router.hpp"
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "leaf_windows.hpp"
 #include "position_tag.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "extshuffle/io/scratch_damage.hpp"

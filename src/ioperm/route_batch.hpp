@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/io/byte_sink.hpp"
 #include "extshuffle/io/scratch_damage.hpp"
 #include "position_tag.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "chunk_router.hpp"
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "record_stream.hpp"
 #include "tuning.hpp"

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "plan_walk.hpp"
 #include "position_tag.hpp"
 #include "tuning.hpp"

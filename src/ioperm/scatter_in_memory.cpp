@@ -6,7 +6,7 @@
 #include <future>
 #include <vector>
 
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "matrix_rows.hpp"
 #include "plan_walk.hpp"
 

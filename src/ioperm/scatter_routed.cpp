@@ -6,7 +6,7 @@
 
 #include "bucket_windows.hpp"
 #include "chunk_router.hpp"
-#include "executor_support.hpp"
+#include "walk_support.hpp"
 #include "plan_walk.hpp"
 #include "position_tag.hpp"
 #include "route_batch.hpp"

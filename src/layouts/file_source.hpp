@@ -8,7 +8,7 @@
 
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/ioperm/phase_timer.hpp"
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "ioperm/memory_executor.hpp"
 #include "ioperm/run_context.hpp"
 

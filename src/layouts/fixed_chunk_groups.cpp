@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "extshuffle/device/permutation_indices.hpp"
 #include "extshuffle/core/recursive_matrix.hpp"
 #include "fixed_records.hpp"

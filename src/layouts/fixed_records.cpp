@@ -7,7 +7,7 @@
 
 #include "file_source.hpp"
 #include "ioperm/chunk_router.hpp"
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"

@@ -10,7 +10,7 @@
 #include "fixed_records.hpp"
 #include "ioperm/node_path.hpp"
 #include "ioperm/plan_walk.hpp"
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "text_records.hpp"
 
 namespace extshuffle::ioperm {

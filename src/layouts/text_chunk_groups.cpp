@@ -4,7 +4,7 @@
 // ends a record), and each chunk's record indices are shuffled.
 #include <vector>
 
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "ioperm/read_ahead_space.hpp"

@@ -9,7 +9,7 @@
 #include <exception>
 #include <utility>
 
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "extshuffle/device/host_memory.hpp"
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"

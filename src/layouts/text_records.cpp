@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ioperm/executor_support.hpp"
+#include "ioperm/walk_support.hpp"
 #include "extshuffle/errors.hpp"
 #include "ioperm/tuning.hpp"
 

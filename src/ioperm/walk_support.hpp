@@ -39,7 +39,6 @@ inline std::uint64_t bucket_buffer_bytes(std::uint64_t share, std::uint64_t p) {
   return per_bucket;
 }
 
-
 // Runs scatter(j) for every bucket j in [0, p), the buckets split into
 // contiguous ranges across `threads` threads (each bucket's writer is used by
 // one thread only). The first exception thrown is rethrown here.
