@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -28,6 +29,26 @@ using testing::write_file;
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kBuffer = std::size_t{1} << 20;  // OutputFile's buffer
 
+// Hands `bytes` to a new output for `destination` in pieces of `piece`
+// bytes (after `prepare`, given the fresh output), commits, and checks that
+// the file holds exactly them.
+void expect_written_in_pieces(const std::string& destination, const std::string& bytes, std::size_t piece,
+                              const std::function<void(OutputFile&)>& prepare = {}) {
+  const std::size_t size = bytes.size();
+  {
+    OutputFile out(destination);
+    if (prepare) prepare(out);
+    for (std::size_t done = 0; done < size; done += piece) {
+      out.write(bytes.data() + done, std::min(piece, size - done));
+    }
+    out.commit();
+    EXPECT_EQ(out.bytes_written(), size);
+  }
+  const std::string written = read_file(destination);
+  ASSERT_EQ(written.size(), size) << "size " << size << " piece " << piece;
+  EXPECT_TRUE(written == bytes) << "size " << size << " piece " << piece;
+}
+
 TEST(OutputFile, HoldsExactlyTheBytesWrittenAtEverySizeAroundPagesAndBuffers) {
   TempDir dir;
   const std::string destination = (dir / "out.bin").string();
@@ -37,17 +58,7 @@ TEST(OutputFile, HoldsExactlyTheBytesWrittenAtEverySizeAroundPagesAndBuffers) {
     // Handed over in uneven pieces, so that buffer fills and page tails fall anywhere.
     for (std::size_t piece : {std::size_t{1000003}, std::size_t{7}, size + 1}) {
       if (piece == 7 && size > 3 * kPage + 17) continue;  // byte-sized pieces: small sizes only
-      {
-        OutputFile out(destination);
-        for (std::size_t done = 0; done < size; done += piece) {
-          out.write(bytes.data() + done, std::min(piece, size - done));
-        }
-        out.commit();
-        EXPECT_EQ(out.bytes_written(), size);
-      }
-      const std::string written = read_file(destination);
-      ASSERT_EQ(written.size(), size) << "size " << size << " piece " << piece;
-      EXPECT_TRUE(written == bytes) << "size " << size << " piece " << piece;
+      expect_written_in_pieces(destination, bytes, piece);
     }
   }
 }
@@ -91,19 +102,10 @@ TEST(OutputFile, UnbufferedHoldsExactlyTheBytesWrittenAtEverySizeAroundPagesAndB
                            kBuffer, kBuffer + 1, 2 * kBuffer + kPage, 2 * kBuffer + kPage + 5}) {
     const std::string bytes = random_bytes(size, size + 1);
     for (std::size_t piece : {std::size_t{1000003}, std::size_t{4096}, size + 1}) {
-      {
-        OutputFile out(destination);
+      expect_written_in_pieces(destination, bytes, piece, [&](OutputFile& out) {
         EXPECT_EQ(out.prefer_unbuffered(), direct);
         EXPECT_EQ(out.is_unbuffered(), direct);
-        for (std::size_t done = 0; done < size; done += piece) {
-          out.write(bytes.data() + done, std::min(piece, size - done));
-        }
-        out.commit();
-        EXPECT_EQ(out.bytes_written(), size);
-      }
-      const std::string written = read_file(destination);
-      ASSERT_EQ(written.size(), size) << "size " << size << " piece " << piece;
-      EXPECT_TRUE(written == bytes) << "size " << size << " piece " << piece;
+      });
     }
   }
 }
