@@ -16,6 +16,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
+#include "extshuffle/io/positioned_write.hpp"
 #include "extshuffle/io/unbuffered_writes.hpp"
 
 namespace extshuffle::io {
@@ -294,7 +295,7 @@ PendingIo BlockFile::write_unbuffered(const void* buffer, std::uint64_t offset, 
   const std::size_t pages = aligned ? bytes / kPageBytes * kPageBytes : 0;
   if (pages == bytes) return submit_write(buffer, offset, bytes);
   if (pages > 0) submit_write(buffer, offset, pages).wait();
-  write_through_cache(cached_fd_, from + pages, bytes - pages, offset + pages, path_);
+  write_at(cached_fd_, from + pages, bytes - pages, offset + pages, path_);
   return PendingIo();
 }
 

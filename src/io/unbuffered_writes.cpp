@@ -63,17 +63,4 @@ bool accepts_unbuffered_writes(int fd, std::byte* page, const std::string& desti
   return written == static_cast<ssize_t>(kPageBytes);
 }
 
-void write_through_cache(int fd, const std::byte* data, std::size_t bytes, std::uint64_t offset,
-                         const std::string& destination) {
-  while (bytes > 0) {
-    const ssize_t n = ::pwrite(fd, data, bytes, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IoError("cannot write output", destination, errno);
-    if (n == 0) throw IoError("cannot write output", destination, EIO);
-    data += n;
-    bytes -= static_cast<std::size_t>(n);
-    offset += static_cast<std::uint64_t>(n);
-  }
-}
-
 }  // namespace extshuffle::io

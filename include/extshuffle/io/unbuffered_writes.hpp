@@ -21,10 +21,4 @@ namespace extshuffle::io {
 // again.
 bool accepts_unbuffered_writes(int fd, std::byte* page, const std::string& destination);
 
-// Writes `bytes` at `offset` through the buffered descriptor `fd`,
-// synchronously (EINTR retried, short writes continued). Throws IoError
-// ("cannot write output", `destination`).
-void write_through_cache(int fd, const std::byte* data, std::size_t bytes, std::uint64_t offset,
-                         const std::string& destination);
-
 }  // namespace extshuffle::io

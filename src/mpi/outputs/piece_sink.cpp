@@ -8,6 +8,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
+#include "extshuffle/io/positioned_write.hpp"
 
 namespace extshuffle::mpi {
 
@@ -155,13 +156,7 @@ void PieceSink::place(Communicator& comm) {
   for (std::uint64_t done = 0; done < spooled_bytes_;) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), spooled_bytes_ - done));
     spool_->read_now(buffer.data(), done, n);
-    for (std::size_t put = 0; put < n;) {
-      const ssize_t wrote = ::pwrite(file.descriptor(), buffer.data() + put, n - put,
-                                     static_cast<off_t>(offset + done + put));
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote < 0) throw IoError("cannot write output", plan_.pieces[spooled_piece_].path, errno);
-      put += static_cast<std::size_t>(wrote);
-    }
+    io::write_at(file.descriptor(), buffer.data(), n, offset + done, plan_.pieces[spooled_piece_].path);
     done += n;
   }
   spool_.reset();
