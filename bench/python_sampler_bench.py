@@ -13,8 +13,9 @@ command that prints every table (docs/benchmarks.md, "From Python"):
    whose record i is i) with torch's sampler and with extshuffle's, without
    and with 2 workers, and of the sampler alone.
 3. The first position, and a rank's first block, at n up to 2^52; the
-   longest block while a rank reads 256 blocks on; the first block of a
-   resume at the middle of the epoch.
+   longest block while a rank reads 256 blocks on (16 past 2^38, where
+   reading in order descends to each block); the first block of a resume at
+   the middle of the epoch.
 4. Ctrl-C inside a long call: seconds from SIGINT to KeyboardInterrupt.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_sampler_bench.py \\
@@ -84,8 +85,9 @@ LARGE_CASE = r"""
 import json, sys, time
 import extshuffle
 n = int(eval(sys.argv[1]))
-def timed(fn):
-    start = time.perf_counter(); fn(); return time.perf_counter() - start
+def timed(fn):  # (wall, CPU of every thread) seconds
+    start, cpu = time.perf_counter(), time.process_time(); fn()
+    return (time.perf_counter() - start, time.process_time() - cpu)
 row = {"n": sys.argv[1]}
 row["first"] = timed(lambda: extshuffle.Permutation(n, 1)[0])
 row["last"] = timed(lambda: extshuffle.Permutation(n, 1)[-1])
@@ -93,7 +95,7 @@ sampler = extshuffle.DistributedSampler(n, 8, 3, seed=1)
 blocks = sampler._blocks(0)
 row["first_block"] = timed(lambda: next(blocks))
 row["longest_block"] = max(timed(lambda: next(blocks)) for _ in range(int(sys.argv[2])))
-if n < 2**44:  # a resume at the middle: the column of the middle bucket from nothing
+if n <= 2**38:  # a resume at the middle: the middle bucket's column from nothing (a walk)
     resumed = extshuffle.DistributedSampler(n, 8, 3, seed=1)._blocks(n // 2)
     row["resume_block"] = timed(lambda: next(resumed))
 print(json.dumps(row))
@@ -149,18 +151,18 @@ def loader_table(rows):
 
 
 def large_table(rows):
-    lines = ["| n | p[0] s | p[-1] s | rank's first block s | longest of 256 blocks s | resume at n/2: first block s |",
+    lines = ["Each cell: wall s / CPU s (every thread).", "",
+             "| n | p[0] | p[-1] | rank's first block | longest of 256 blocks after it | resume at n/2: first block |",
              "|---|---|---|---|---|---|"]
     for n in ("2**30 + 1", "5.85e9", "2**36", "2**40", "2**52"):
-        row = python(LARGE_CASE, n, 256 if n != "2**52" else 8)
+        row = python(LARGE_CASE, n, 256 if n not in ("2**40", "2**52") else 16)
         rows.append(dict(row, table="large", n=n))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         if "error" in row:
             lines.append(f"| {n} | failed: {row['error']} | | | | |")
             continue
-        resume = f"{row['resume_block']:.2f}" if "resume_block" in row else "-"
-        lines.append(f"| {n} | {row['first']:.3f} | {row['last']:.3f} | {row['first_block']:.3f} | "
-                     f"{row['longest_block']:.3f} | {resume} |")
+        cells = [row.get(key) for key in ("first", "last", "first_block", "longest_block", "resume_block")]
+        lines.append(f"| {n} | " + " | ".join("-" if c is None else f"{c[0]:.3f} / {c[1]:.3f}" for c in cells) + " |")
     return lines
 
 

@@ -2,7 +2,6 @@
 // shuffles to records, and the compactions it keeps
 // (extshuffle/modes/addressable_permutation.hpp).
 #include <map>
-#include <numeric>
 
 #include "addressable_levels.hpp"
 #include "shuffle_compaction.hpp"
@@ -55,6 +54,26 @@ class ChunkBijections {
   bool keep_;
 };
 
+// order: the positions' indices grouped by chunk (a counting sort, stable);
+// group g is chunk group_chunk[g], order[group_first[g], group_first[g + 1]).
+void group_by_chunk(const std::vector<std::uint64_t>& chunk, std::uint64_t rows, std::vector<std::uint32_t>& first,
+                    std::vector<std::uint32_t>& order, std::vector<std::uint64_t>& group_chunk,
+                    std::vector<std::size_t>& group_first) {
+  const std::size_t q = chunk.size();
+  order.resize(q);
+  first.assign(rows + 1, 0);
+  for (std::size_t k = 0; k < q; ++k) ++first[chunk[k] + 1];
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    if (first[i + 1] != 0) {
+      group_chunk.push_back(i);
+      group_first.push_back(first[i]);
+    }
+    first[i + 1] += first[i];
+  }
+  for (std::size_t k = 0; k < q; ++k) order[first[chunk[k]]++] = static_cast<std::uint32_t>(k);
+  group_first.push_back(q);
+}
+
 }  // namespace
 
 // values[k] (a place in chunk chunk[k]'s shuffle) replaced by the node's
@@ -65,37 +84,14 @@ void AddressablePermutation::chunk_records(AddressableLevel& level, const core::
                                            const AddressableCall& call) {
   const std::uint64_t rows = core::chunk_count(node.records, constants_);
   const std::size_t q = values.size();
-  if (q <= rows) {  // about a position a chunk or fewer: grouping would cost more than it saves
+  if (q <= rows) {  // a position a chunk or fewer: grouping would cost more than it saves
     scattered_chunk_records(level, node, values, chunk, call);
     return;
   }
-  std::vector<std::uint32_t>& order = level.order;
-  order.resize(q);
   std::vector<std::uint64_t> group_chunk;
   std::vector<std::size_t> group_first;
-  if (rows <= std::max<std::uint64_t>(4 * q, std::uint64_t{1} << 16)) {  // counting
-    std::vector<std::uint32_t>& first = level.first;
-    first.assign(rows + 1, 0);
-    for (std::size_t k = 0; k < q; ++k) ++first[chunk[k] + 1];
-    for (std::uint64_t i = 0; i < rows; ++i) {
-      if (first[i + 1] != 0) {
-        group_chunk.push_back(i);
-        group_first.push_back(first[i]);
-      }
-      first[i + 1] += first[i];
-    }
-    for (std::size_t k = 0; k < q; ++k) order[first[chunk[k]]++] = static_cast<std::uint32_t>(k);
-  } else {  // sorting: more chunks than a count could sweep
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return chunk[x] < chunk[y]; });
-    for (std::size_t k = 0; k < q; ++k) {
-      if (k == 0 || chunk[order[k]] != chunk[order[k - 1]]) {
-        group_chunk.push_back(chunk[order[k]]);
-        group_first.push_back(k);
-      }
-    }
-  }
-  group_first.push_back(q);
+  group_by_chunk(chunk, rows, level.first, level.order, group_chunk, group_first);
+  const std::vector<std::uint32_t>& order = level.order;
   const std::size_t groups = group_chunk.size();
   // Bijections kept and compactions built before the threads start.
   ChunkBijections bijections(seed_, node, constants_, level, kKeptBijectionRows);

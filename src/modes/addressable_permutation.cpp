@@ -3,7 +3,6 @@
 #include "extshuffle/modes/addressable_permutation.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -103,6 +102,7 @@ void AddressablePermutation::node_positions(const core::Node& node, std::span<st
     for (; j < values.size() && values[j] < bucket_end; ++j) values[j] -= bucket_first;
     const std::span<std::uint64_t> group = values.subspan(i, j - i);
     node_positions(core::bucket_node(node, p, b), group, call);
+    if (call.interrupt) call.interrupt();
     bucket_sources(node, p, b, group, call);
     i = j;
   }
@@ -150,17 +150,19 @@ void AddressablePermutation::bucket_sources(const core::Node& node, std::uint64_
     locate_by_column(level, values, chunk, call);
   } else {
     // A descent wants its positions sorted; the results go back in place.
-    std::vector<std::uint32_t> order(values.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return values[x] < values[y]; });
-    std::vector<std::uint64_t> sorted(values.size()), chunks(values.size()), places(values.size());
-    for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = values[order[k]];
-    locate_in_bucket(seed_, node, constants_, b, sorted, chunks, places, call.interrupt);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      chunk[order[k]] = chunks[k];
-      values[order[k]] = places[k];
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> sorted(values.size());
+    for (std::size_t k = 0; k < values.size(); ++k) sorted[k] = {values[k], static_cast<std::uint32_t>(k)};
+    std::sort(sorted.begin(), sorted.end());
+    if (call.interrupt) call.interrupt();
+    std::vector<std::uint64_t> queries(values.size()), chunks(values.size()), places(values.size());
+    for (std::size_t k = 0; k < sorted.size(); ++k) queries[k] = sorted[k].first;
+    locate_in_bucket(seed_, node, constants_, b, queries, chunks, places, call.interrupt);
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+      chunk[sorted[k].second] = chunks[k];
+      values[sorted[k].second] = places[k];
     }
   }
+  if (call.interrupt) call.interrupt();  // between the phases of a piece: tens of ms apart
   chunk_records(level, node, values, chunk, call);
 }
 
