@@ -19,7 +19,7 @@ command that prints every table (docs/benchmarks.md, "From Python"):
 4. Ctrl-C inside a long call: seconds from SIGINT to KeyboardInterrupt.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_sampler_bench.py \\
-           [--sizes 1e7,1e8,1e9] [--out bench/results/python_sampler.txt]
+           [--sizes 1e7,1e8,1e9] [--baseline-sizes 1e7,1e8] [--out bench/results/python_sampler.txt]
 """
 
 import argparse
@@ -126,10 +126,11 @@ def python(program, *arguments, timeout=3600):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def epoch_table(sizes, rows):
+def epoch_table(sizes, baseline_sizes, rows):
     lines = ["| n | method | wall s | CPU s | peak RSS above imports (MiB) |", "|---|---|---|---|---|"]
     for n in sizes:
-        for method in ("torch.randperm", "numpy.permutation", "extshuffle.slice", "extshuffle.blocks"):
+        baselines = ("torch.randperm", "numpy.permutation") if n in baseline_sizes else ()
+        for method in baselines + ("extshuffle.slice", "extshuffle.blocks"):
             row = python(EPOCH_CASE, method, n, 8, 3)
             rows.append(dict(row, table="epoch", method=method, n=n))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
@@ -178,11 +179,16 @@ def interrupt_latency():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1e7,1e8,1e9")
+    # torch's and numpy's n-sized orders at 10^9: 7 minutes and 8 GB each, too
+    # much for a shared machine; they run at these sizes only (default: all).
+    parser.add_argument("--baseline-sizes", default=None)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    baseline_sizes = sizes if args.baseline_sizes is None else [int(float(s)) for s in args.baseline_sizes.split(",")]
     uptime_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     rows = []
-    sections = [epoch_table([int(float(s)) for s in args.sizes.split(",")], rows), loader_table(rows),
+    sections = [epoch_table(sizes, baseline_sizes, rows), loader_table(rows),
                 large_table(rows)]
     latency = interrupt_latency()
     rows.append({"table": "interrupt", "seconds": latency})
