@@ -4,7 +4,15 @@ the tool's Job run from Python. See docs/python.md."""
 
 from ._errors import Error, UsageError
 from ._permutation import Permutation, epoch_seed
-from ._sampler import DistributedSampler
 from ._shuffle import shuffle
 
 __all__ = ["Permutation", "epoch_seed", "DistributedSampler", "shuffle", "Error", "UsageError"]
+
+
+def __getattr__(name):
+    # DistributedSampler subclasses torch's own when torch imports: loaded at
+    # its first use, so that importing extshuffle does not import torch.
+    if name == "DistributedSampler":
+        from ._sampler import DistributedSampler
+        return DistributedSampler
+    raise AttributeError(f"module 'extshuffle' has no attribute {name!r}")

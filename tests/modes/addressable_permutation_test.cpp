@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
+#include "device/cpu/variable_philox_batch.hpp"
+#include "extshuffle/core/recursive_matrix.hpp"
 #include "extshuffle/core/variable_philox_inverse.hpp"
+#include "modes/matrix_columns.hpp"
+#include "modes/shuffle_compaction.hpp"
 #include "support/plan_oracle.hpp"
 
 namespace extshuffle::modes {
@@ -83,6 +88,128 @@ TEST(AddressablePermutation, RefusesPositionsPastTheEnd) {
   EXPECT_NO_THROW(permutation.positions(1, 4, out));
   EXPECT_THROW(permutation.position_of(10), std::out_of_range);
   EXPECT_THROW(AddressablePermutation(1, 10, core::PlanConstants{0, 2}), std::invalid_argument);
+}
+
+TEST(AddressablePermutation, EveryColumnPathMatchesTheOracle) {
+  // Nodes of rows x p above kKeptMatrixEntries: a bucket's column comes
+  // from the walk (positions read in order, forwards and backwards) or from
+  // a descent (a few positions anywhere); 8192 rows are walked by subtrees
+  // on several threads.
+  for (const auto& [n, c] : {std::pair{std::uint64_t{8192}, core::PlanConstants{4, 128}},
+                             std::pair{std::uint64_t{16384}, core::PlanConstants{2, 64}},
+                             std::pair{std::uint64_t{20011}, core::PlanConstants{3, 100}}}) {
+    const std::uint64_t rows = core::chunk_count(n, c);
+    ASSERT_GT(rows * core::bucket_count(n, c), AddressablePermutation::kKeptMatrixEntries);
+    const std::vector<std::uint64_t> order = testing::oracle_order(n, 5, c);
+    for (const int threads : {1, 3}) {
+      AddressablePermutation permutation(5, n, c);
+      const EvaluationOptions options{threads, {}};
+      std::vector<std::uint64_t> all(n);
+      permutation.positions(0, 1, all, options);
+      ASSERT_EQ(all, order) << n;
+      std::vector<std::uint64_t> strided((n + 6) / 7);
+      permutation.positions(0, 7, strided, options);  // the walk goes back to column 0
+      for (std::size_t k = 0; k < strided.size(); ++k) ASSERT_EQ(strided[k], order[k * 7]) << n;
+      std::mt19937_64 random(n);
+      for (int trial = 0; trial < 200; ++trial) {
+        const std::uint64_t j = random() % n;
+        ASSERT_EQ(permutation.at(j, options), order[j]) << n << " at " << j;
+      }
+      std::vector<std::uint64_t> scattered(300);
+      for (std::uint64_t& v : scattered) v = random() % n;
+      std::sort(scattered.begin(), scattered.end());
+      std::vector<std::uint64_t> records = scattered;
+      permutation.records_at(records, options);
+      for (std::size_t k = 0; k < records.size(); ++k) ASSERT_EQ(records[k], order[scattered[k]]);
+    }
+  }
+}
+
+TEST(AddressablePermutation, InterruptedCallsLeaveItWhole) {
+  const std::uint64_t n = 16384;
+  const core::PlanConstants c{2, 64};
+  const std::vector<std::uint64_t> order = testing::oracle_order(n, 8, c);
+  AddressablePermutation permutation(8, n, c);
+  int asked = 0;
+  for (const int stop_at : {1, 2, 5, 12}) {
+    std::vector<std::uint64_t> out(n);
+    asked = 0;
+    const EvaluationOptions stopping{2, [&] { return ++asked >= stop_at; }};
+    EXPECT_THROW(permutation.positions(0, 1, out, stopping), Interrupted) << stop_at;
+    EXPECT_EQ(asked, stop_at);
+    permutation.positions(0, 1, out);
+    ASSERT_EQ(out, order) << "after an interrupt at check " << stop_at;
+  }
+  std::vector<std::uint64_t> descending{3, 2};
+  EXPECT_THROW(permutation.records_at(descending), std::out_of_range);
+}
+
+TEST(MatrixColumnWalk, EveryColumnIsTheMatrixColumn) {
+  for (const auto& [n, c] : {std::pair{std::uint64_t{1000}, core::PlanConstants{7, 33}},
+                             std::pair{std::uint64_t{40000}, core::PlanConstants{5, 16}}}) {
+    const core::Node node{core::NodeId{0, 0}, n};
+    core::RecursiveMatrix matrix(3, node.id, n, c);
+    const std::uint64_t rows = matrix.row_count(), p = matrix.bucket_count();
+    std::vector<std::uint64_t> entries(rows * p);
+    matrix.rows(0, rows, entries);
+    MatrixColumnWalk walk(3, node, c);
+    for (const std::uint64_t b : {std::uint64_t{0}, std::uint64_t{1}, p / 2, p - 1, std::uint64_t{2}}) {
+      walk.walk_to(b, 2, {});
+      ASSERT_EQ(walk.column(), b);
+      for (std::uint64_t i = 0; i < rows; ++i) {
+        std::uint64_t before = 0;
+        for (std::uint64_t j = 0; j < b; ++j) before += entries[i * p + j];
+        ASSERT_EQ(walk.before()[i], before) << "row " << i << " bucket " << b;
+        ASSERT_EQ(walk.count()[i], entries[i * p + b]) << "row " << i << " bucket " << b;
+      }
+      // The descent to a few positions of the bucket agrees with the column.
+      std::vector<std::uint64_t> queries, chunk(5), place(5);
+      const std::uint64_t bucket = core::bucket_records(n, p, b);
+      for (std::uint64_t q = 0; q < 5; ++q) queries.push_back(q * bucket / 5);
+      locate_in_bucket(3, node, c, b, queries, chunk, place, {});
+      for (std::size_t q = 0; q < queries.size(); ++q) {
+        std::uint64_t start = 0, i = 0;
+        while (start + walk.count()[i] <= queries[q]) start += walk.count()[i++];
+        ASSERT_EQ(chunk[q], i);
+        ASSERT_EQ(place[q], walk.before()[i] + queries[q] - start);
+      }
+    }
+  }
+}
+
+TEST(ShuffleCompaction, HolesAndOrderAgree) {
+  // m just below the domain (holes) and just above half of it (the order).
+  for (const std::uint64_t m : {std::uint64_t{1000}, std::uint64_t{1020}, std::uint64_t{513}, std::uint64_t{700}}) {
+    const core::VariablePhilox f(10, core::Stream(4, core::StreamAddress{}));
+    const std::vector<std::uint64_t> identity = [&] {
+      std::vector<std::uint64_t> v(m);
+      std::iota(v.begin(), v.end(), 0);
+      return v;
+    }();
+    const std::vector<std::uint64_t> expected = testing::bijective_shuffle(identity, f);
+    const ShuffleCompaction compaction(f, m);
+    EXPECT_EQ(ShuffleCompaction::builds_holes(m, 1024), m >= 960) << m;
+    std::vector<std::uint64_t> values = identity;
+    std::reverse(values.begin(), values.end());
+    compaction.records(f, values);
+    for (std::uint64_t k = 0; k < m; ++k) ASSERT_EQ(values[m - 1 - k], expected[k]) << m;
+    for (std::uint64_t k = 0; k < m; k += 37) {
+      ASSERT_EQ(compaction.output_of(f, core::variable_philox_inverse(f, expected[k])), k) << m;
+    }
+  }
+}
+
+TEST(VariablePhiloxBatch, EvaluatesAtAnyPoints) {
+  for (const std::uint32_t bits : {8u, 17u, 20u, 33u}) {
+    const core::VariablePhilox f(bits, core::Stream(11, core::StreamAddress{}));
+    std::vector<std::uint64_t> points(device::cpu::kPhiloxBatch);
+    for (std::size_t j = 0; j < points.size(); ++j) points[j] = (j * 0x9E3779B97F4A7C15ull) & (f.domain_size() - 1);
+    for (const std::uint32_t count : {1u, 7u, 100u, device::cpu::kPhiloxBatch}) {
+      std::vector<std::uint64_t> values(points.begin(), points.begin() + count);
+      device::cpu::evaluate_variable_philox_at(f, values.data(), count, values.data());  // in place
+      for (std::uint32_t j = 0; j < count; ++j) ASSERT_EQ(values[j], f(points[j])) << bits << " " << j;
+    }
+  }
 }
 
 TEST(VariablePhiloxInverse, InvertsEveryWidth) {

@@ -1,5 +1,5 @@
-"""Runs the package's tests with pytest; exit 77 (ctest's skip) when pytest
-or numpy is missing, saying which."""
+"""Runs the package's tests with pytest (all of them, or what the arguments
+name); exit 77 (ctest's skip) when pytest or numpy is missing, saying which."""
 
 import pathlib
 import sys
@@ -11,4 +11,6 @@ except ImportError as missing:
     print(f"skipped: {missing.name} is not installed for {sys.executable}")
     sys.exit(77)
 
-sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", str(pathlib.Path(__file__).resolve().parent)]))
+# Arguments go to pytest (ctest runs the resume harness on its own); none: every test here.
+HERE = pathlib.Path(__file__).resolve().parent
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *(sys.argv[1:] or [str(HERE)])]))

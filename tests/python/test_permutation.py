@@ -86,3 +86,103 @@ def test_epoch_seed_is_a_full_mix():
     assert 12 <= min(flips) and max(flips) <= 52, flips
     assert abs(np.mean(flips) - 32) < 2.5, flips
     assert extshuffle.epoch_seed(2**64 - 1, 2**64 - 1) < 2**64
+
+
+def test_slices_with_huge_steps():
+    n = 1000
+    p = extshuffle.Permutation(n, 3, leaf_records=64, fanout=4)
+    whole = p[:]
+    for key in (slice(None, None, 10**30), slice(None, None, -10**30), slice(7, None, 2**64), slice(-3, None, 2**70),
+                slice(None, 5, -(2**65)), slice(n - 1, 0, 10**30), slice(0, n, n - 1), slice(n - 1, None, -(n - 1))):
+        assert np.array_equal(p[key], whole[key]), key
+    big = extshuffle.Permutation(2**52, 1)
+    assert big[::10**30].tolist() == [big[0]]
+    assert big[::-(10**30)].tolist() == [big[-1]]
+
+
+def test_index_arrays_and_int64():
+    n = 5000
+    p = extshuffle.Permutation(n, 21, leaf_records=100, fanout=8)
+    whole = p[:]
+    rng = np.random.default_rng(2)
+    for index in (rng.integers(0, n, 300), rng.integers(-n, n, (7, 11)), np.array([], dtype=np.int64),
+                  np.array([n - 1, 0, 0, n - 1], dtype=np.uint32), [4, -1, 17], np.arange(n)[::-1]):
+        assert np.array_equal(p[index], whole[np.asarray(index, dtype=np.int64)]), index
+    mask = rng.random(n) < 0.3
+    assert np.array_equal(p[mask], whole[mask])
+    for bad in (np.array([n]), np.array([-n - 1]), [0.5], mask[:-1]):
+        with pytest.raises(IndexError):
+            p[bad]
+    signed = extshuffle.Permutation(n, 21, leaf_records=100, fanout=8, dtype=np.int64)
+    for key in (slice(None), slice(3, None, 8), np.array([5, 1])):
+        got = signed[key]
+        assert got.dtype == np.int64 and np.array_equal(got, whole[key].astype(np.int64))
+    assert np.concatenate(list(signed.blocks(999))).dtype == np.int64
+    assert pickle.loads(pickle.dumps(signed))[:5].dtype == np.int64
+    with pytest.raises(ValueError):
+        extshuffle.Permutation(10, 1, dtype=np.float32)
+
+
+def test_threads_do_not_change_the_order(cli_order):
+    n = (1 << 20) + 77777  # two levels of the shipped plan: a leaf compacted by its holes
+    expected = cli_order(n, 13)
+    for threads in (1, 2, 5):
+        p = extshuffle.Permutation(n, 13, threads=threads)
+        assert np.array_equal(p[:], expected), threads
+        assert np.array_equal(p[5::3], expected[5::3]), threads
+
+
+INTERRUPTED_CALL = r"""
+import sys, time
+import extshuffle
+from extshuffle import _native
+
+def probe():  # the call's first signal check: it is under way
+    if not probe.fired:
+        probe.fired = True
+        print("busy", flush=True)
+probe.fired = False
+_native._set_interrupt_probe(probe)
+p = extshuffle.Permutation(2**52, 1)
+try:
+    p[2**51:2**51 + 2**20]  # the middle bucket of a root of 2^32 chunks: hours of draws
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+else:
+    print("completed", flush=True)
+"""
+
+
+def test_ctrl_c_interrupts_a_long_call():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED_CALL], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "busy\n"  # the event: the native call has asked for signals once
+        sent = time.monotonic()
+        os.kill(child.pid, signal.SIGINT)
+        out, _ = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0 and out.startswith("interrupted"), out
+    print(f"KeyboardInterrupt {float(out.split()[1]) - sent:.3f} s after SIGINT")
+
+
+def test_an_exception_from_a_signal_check_abandons_the_call():
+    from extshuffle import _native
+
+    def probe():
+        raise ValueError("from the check")
+    _native._set_interrupt_probe(probe)
+    try:
+        with pytest.raises(ValueError, match="from the check"):
+            extshuffle.Permutation(2**52, 1)[2**51:2**51 + 2**20]
+    finally:
+        _native._set_interrupt_probe(None)
+    p = extshuffle.Permutation(5000, 2, leaf_records=100, fanout=8)
+    assert sorted(p[:].tolist()) == list(range(5000))

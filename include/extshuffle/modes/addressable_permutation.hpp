@@ -8,18 +8,21 @@
 // lies in one bucket of a split node; the bucket's input is one slice of
 // every chunk's shuffle (the communication matrix's column says which), so
 // each position is traced down to its leaf and back up through the chunk
-// shuffles (as modes/permutation_prefix does for a prefix). Backward, a
-// record's chunk shuffle is inverted (the VariablePhilox inverse, plus the
-// count of the domain points before it that give records when the chunk's
-// domain is wider than the chunk), its matrix row says which bucket it goes
-// to and where in it, and the bucket is followed down to its leaf.
+// shuffles (as modes/permutation_prefix does for a prefix). The column comes
+// from a kept matrix (small nodes), a walk column by column (sequential
+// reading), or a descent to the positions alone (few positions):
+// src/modes/matrix_columns.hpp says what each costs. Backward, a record's
+// chunk shuffle is inverted, its matrix row says which bucket it goes to and
+// where in it, and the bucket is followed down to its leaf.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -28,12 +31,34 @@
 
 namespace extshuffle::modes {
 
+class ShuffleCompaction;
+struct AddressableLevel;  // src/modes/addressable_levels.hpp
+struct AddressableCall;
+
+// Asked on the calling thread between pieces of a long call (at most about
+// 2^20 positions, 2^16 draws or 2^20 evaluations apart with the shipped
+// constants: tens of milliseconds); returning true abandons the call, which
+// then throws Interrupted. The Python package asks Python's signal handlers
+// here, so that Ctrl-C raises KeyboardInterrupt.
+using InterruptCheck = std::function<bool()>;
+
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("addressable permutation: interrupted") {}
+};
+
+struct EvaluationOptions {
+  int threads = 0;           // 0: every core this process may run on
+  InterruptCheck interrupt;  // empty: never interrupted
+};
+
 class AddressablePermutation {
  public:
   // Throws std::invalid_argument if check_plan() rejects n or the constants,
   // or leaf_records exceeds 2^32 (a leaf's order is held as 32-bit indices,
   // as the walk holds it).
   AddressablePermutation(std::uint64_t seed, std::uint64_t n, const core::PlanConstants& constants = core::kPlanV2);
+  ~AddressablePermutation();
 
   std::uint64_t size() const { return n_; }
   std::uint64_t seed() const { return seed_; }
@@ -41,64 +66,67 @@ class AddressablePermutation {
 
   // out[k] = the record at output position first + k * step (step >= 1),
   // for k < out.size(); every position must be < size() (std::out_of_range
-  // otherwise). Thread-safe (one call at a time per object).
+  // otherwise). Thread-safe (one call at a time per object; threads are
+  // started for the call and joined before it returns).
   //
-  // Cost: per split node on the way, a setup the first time one of its
-  // buckets is reached (its communication matrix, drawn once and kept when
-  // it has at most kKeptMatrixEntries entries, else bucket b's column,
-  // drawn row block by row block: 2^20 entries a node at N <= 2^30), then
-  // per position one bijection evaluation a level and a binary search over
-  // the node's chunks. A leaf or chunk whose domain is wider than its
-  // records is compacted once (its records' order, a word a record, at most
-  // L). Memory: kept matrices and columns (at most 8 MiB a level at
-  // N <= 2^30), at most kKeptCompactions compactions (4 MiB each at L =
-  // 2^20), and O(out.size()) words.
-  void positions(std::uint64_t first, std::uint64_t step, std::span<std::uint64_t> out);
-  std::uint64_t at(std::uint64_t position);
+  // Cost, per plan level on the way: per position, one evaluation of a
+  // bijection (vectorised, positions grouped by chunk) and a search of a
+  // node's chunks; per bucket reached, its column of the node's matrix:
+  // R - 1 draws for a node of R chunks read in order (each column after the
+  // last), (b + 1)(R - 1) to start at bucket b, or, for few positions, a
+  // descent of (b + 1) draws per range visited, whichever costs less. Per
+  // leaf or chunk with a domain wider than its records, its compaction once
+  // (shuffle_compaction.hpp). Memory: a walked node's ~100 bytes a chunk
+  // (walks stop at kMaxWalkRows chunks), a node's bijections (~130 bytes a
+  // chunk, for at most kKeptBijectionRows chunks), compactions up to
+  // kKeptCompactionBytes, and scratch of ~24 bytes a position of a piece.
+  void positions(std::uint64_t first, std::uint64_t step, std::span<std::uint64_t> out,
+                 const EvaluationOptions& options = {});
+  // values: output positions in ascending order (repeats allowed), each
+  // replaced by the record there. Cost as positions().
+  void records_at(std::span<std::uint64_t> values, const EvaluationOptions& options = {});
+  std::uint64_t at(std::uint64_t position, const EvaluationOptions& options = {});
 
   // The output position of `record` (< size(), std::out_of_range
   // otherwise): at(position_of(r)) == r. Cost per level: one matrix row
-  // and the column sums before it (O(log chunks) splits), one inversion,
-  // and, where a chunk's domain is wider than its records, a count over
-  // the domain points before it (at most 2 L evaluations).
+  // and the column sums before it (O(log chunks) splits of p draws), one
+  // inversion, and, where a chunk's domain is wider than its records, its
+  // compaction.
   std::uint64_t position_of(std::uint64_t record);
 
-  static constexpr std::uint64_t kKeptMatrixEntries = std::uint64_t{1} << 21;
-  static constexpr std::size_t kKeptCompactions = 4;
-  static constexpr std::uint64_t kKeptBijections = std::uint64_t{1} << 16;  // 9 MiB of round keys
+  static constexpr std::uint64_t kPiecePositions = std::uint64_t{1} << 20;
+  static constexpr std::uint64_t kKeptMatrixEntries = std::uint64_t{1} << 16;
+  static constexpr std::uint64_t kMaxWalkRows = std::uint64_t{1} << 18;
+  static constexpr std::uint64_t kKeptBijectionRows = std::uint64_t{1} << 16;
+  static constexpr std::size_t kKeptCompactionBytes = std::size_t{64} << 20;
 
  private:
-  // The matrix of one split node (kept when small) and one of its columns.
-  struct LevelCache {
-    core::NodeId matrix_node{};
-    bool has_matrix = false;
-    std::vector<std::uint64_t> cumulative;  // rows x (p + 1): records of chunk i before bucket j
-    core::NodeId column_node{};
-    std::uint64_t column_bucket = UINT64_MAX;
-    std::vector<std::uint64_t> before;  // chunk i's shuffled records before this bucket's slice
-    std::vector<std::uint64_t> start;   // where chunk i's slice begins in the bucket's input; rows + 1
-    core::NodeId shuffles_node{};
-    bool has_shuffles = false;
-    std::vector<core::VariablePhilox> shuffles;  // the node's chunk bijections, kept for few chunks
-  };
   using CompactionKey = std::tuple<std::uint32_t, std::uint64_t, std::uint32_t, std::uint64_t>;
 
-  void node_positions(const core::Node& node, std::span<std::uint64_t> values);
-  void bucket_sources(const core::Node& node, std::uint64_t p, std::uint64_t b, std::span<std::uint64_t> values);
-  const core::VariablePhilox& chunk_shuffle(const core::Node& node, std::uint64_t i, core::VariablePhilox& scratch);
-  const LevelCache& column(const core::Node& node, std::uint64_t p, std::uint64_t b);
-  void keep_matrix(LevelCache& level, const core::Node& node, std::uint64_t p);
-  // The records a shuffle of m records on a wider domain gives, in output order.
-  const std::vector<std::uint32_t>& compaction(const CompactionKey& key, const core::VariablePhilox& f,
-                                               std::uint64_t m);
-  std::uint64_t shuffled_position(const core::VariablePhilox& f, std::uint64_t m, std::uint64_t input) const;
+  void evaluate(std::span<std::uint64_t> values, const EvaluationOptions& options);
+  void node_positions(const core::Node& node, std::span<std::uint64_t> values, const AddressableCall& call);
+  void leaf_records(const core::Node& node, std::span<std::uint64_t> values, const AddressableCall& call);
+  void bucket_sources(const core::Node& node, std::uint64_t p, std::uint64_t b, std::span<std::uint64_t> values,
+                      const AddressableCall& call);
+  bool column_for(AddressableLevel& level, const core::Node& node, std::uint64_t p, std::uint64_t b,
+                  std::uint64_t queries, const AddressableCall& call);
+  void locate_by_column(const AddressableLevel& level, std::span<std::uint64_t> values,
+                        std::vector<std::uint64_t>& chunk, const AddressableCall& call) const;
+  void chunk_records(AddressableLevel& level, const core::Node& node, std::span<std::uint64_t> values,
+                     const std::vector<std::uint64_t>& chunk, const AddressableCall& call);
+  void scattered_chunk_records(AddressableLevel& level, const core::Node& node, std::span<std::uint64_t> values,
+                               const std::vector<std::uint64_t>& chunk, const AddressableCall& call);
+  AddressableLevel& level_for(const core::Node& node);
+  std::shared_ptr<const ShuffleCompaction> compaction(const CompactionKey& key, const core::VariablePhilox& f,
+                                                      std::uint64_t m);
 
   std::uint64_t seed_;
   std::uint64_t n_;
   core::PlanConstants constants_;
   std::mutex mutex_;
-  std::vector<LevelCache> levels_;
-  std::map<CompactionKey, std::pair<std::uint64_t, std::vector<std::uint32_t>>> compactions_;  // key -> (use, order)
+  std::vector<std::unique_ptr<AddressableLevel>> levels_;
+  std::map<CompactionKey, std::pair<std::uint64_t, std::shared_ptr<const ShuffleCompaction>>> compactions_;
+  std::size_t compaction_bytes_ = 0;
   std::uint64_t uses_ = 0;
 };
 

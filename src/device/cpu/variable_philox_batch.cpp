@@ -108,12 +108,14 @@ namespace {
 // AVX-512, 4 of 64 on a 2048-bit SVE or RVV vector.
 constexpr std::uint32_t kMaxLaneStep = 256;
 
-void split_halves(const core::VariablePhilox& f, std::uint64_t first, std::uint32_t count,
-                  std::uint32_t* state0, std::uint32_t* state1) {
+// The halves of point(j) for j < count.
+template <class Point>
+void split_halves(const core::VariablePhilox& f, Point point, std::uint32_t count, std::uint32_t* state0,
+                  std::uint32_t* state1) {
   const std::uint32_t right_bits = f.right_bits();
   const std::uint32_t right_mask = f.right_mask();
   for (std::uint32_t j = 0; j < count; ++j) {
-    const std::uint64_t value = first + j;
+    const std::uint64_t value = point(j);
     state0[j] = static_cast<std::uint32_t>(value >> right_bits);
     state1[j] = static_cast<std::uint32_t>(value) & right_mask;
   }
@@ -151,7 +153,20 @@ void evaluate_variable_philox(const core::VariablePhilox& f, std::uint64_t first
   alignas(64) std::uint32_t state1[kPhiloxBatch + kMaxLaneStep];
   const std::uint32_t step = HWY_DYNAMIC_DISPATCH(philox_lane_step)();
   const std::uint32_t padded = (count + step - 1) / step * step;
-  split_halves(f, first, padded, state0, state1);
+  const auto point = [first](std::uint32_t j) { return first + j; };
+  split_halves(f, point, padded, state0, state1);
+  HWY_DYNAMIC_DISPATCH(philox_rounds)(f, padded, state0, state1);
+  join_halves(f, count, state0, state1, values);
+}
+
+void evaluate_variable_philox_at(const core::VariablePhilox& f, const std::uint64_t* points, std::uint32_t count,
+                                 std::uint64_t* values) {
+  alignas(64) std::uint32_t state0[kPhiloxBatch + kMaxLaneStep];
+  alignas(64) std::uint32_t state1[kPhiloxBatch + kMaxLaneStep];
+  const std::uint32_t step = HWY_DYNAMIC_DISPATCH(philox_lane_step)();
+  const std::uint32_t padded = (count + step - 1) / step * step;
+  const auto point = [points, count](std::uint32_t j) { return j < count ? points[j] : 0; };  // padding lanes: 0
+  split_halves(f, point, padded, state0, state1);
   HWY_DYNAMIC_DISPATCH(philox_rounds)(f, padded, state0, state1);
   join_halves(f, count, state0, state1, values);
 }

@@ -18,6 +18,12 @@ inline constexpr std::uint32_t kPhiloxBatch = 256;
 void evaluate_variable_philox(const core::VariablePhilox& f, std::uint64_t first,
                               std::uint32_t count, std::uint64_t* values);
 
+// values[j] = f(points[j]) for j < count <= kPhiloxBatch, at any points of
+// the domain (the addressable permutation's scattered positions). `values`
+// may be `points`: every point is read before any value is written.
+void evaluate_variable_philox_at(const core::VariablePhilox& f, const std::uint64_t* points, std::uint32_t count,
+                                 std::uint64_t* values);
+
 // The targets compiled in that this CPU runs (Highway's HWY_* bits), best
 // first, and their names: for tests that check each one here (through
 // hwy::SetSupportedTargetsForTest) and for --stats.
