@@ -92,7 +92,7 @@ class CheckLayers(unittest.TestCase):
         self.assertIn("rooms formats and io include each other", out)
 
 
-@unittest.skipUnless(shutil.which("git-clang-format"), "git-clang-format not installed")
+@unittest.skipUnless(shutil.which("clang-format-diff"), "clang-format-diff not installed")
 class CheckFormat(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
@@ -138,6 +138,30 @@ class CheckFormat(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("src/new.cpp", out)
         self.assertNotIn("src/old.cpp", out)
+
+    def test_a_moved_file_is_checked_where_the_move_changed_it(self):
+        # Its old lines, laid out by hand, are not the move's (a file of
+        # some lines on main, so that git finds the move).
+        self.git("checkout", "-q", "main")
+        write(self.root, "src/old.cpp", "".join(f"int old_function{k}( int a ) {{ return a; }}\n" for k in range(8)))
+        self.git("commit", "-q", "-am", "older")
+        self.git("checkout", "-q", "work")
+        self.git("merge", "-q", "main")
+        os.makedirs(os.path.join(self.root, "src", "room"))
+        self.git("mv", "src/old.cpp", "src/room/old.cpp")
+        with open(os.path.join(self.root, "src", "room", "old.cpp"), "a") as f:
+            f.write("int added(int a) { return a; }\n")
+        self.git("add", ".")
+        self.git("commit", "-q", "-m", "moved")
+        code, out = self.check()
+        self.assertEqual(code, 0, out)
+        with open(os.path.join(self.root, "src", "room", "old.cpp"), "a") as f:
+            f.write("int badly( int a ) {   return a; }\n")
+        code, out = self.check()
+        self.assertEqual(code, 1)
+        self.assertIn("src/room/old.cpp", out)
+        self.assertIn("badly(int a)", out)
+        self.assertNotIn("old_function0(int a)", out)
 
     def test_an_uncommitted_change_counts(self):
         write(self.root, "src/old.cpp", "int old_function( int a ) { return a; }\nint  b;\n")
