@@ -91,6 +91,23 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("rooms formats and io include each other", out)
 
+    def test_front_ends_share_code_through_tools_cli_alone(self):
+        write(self.root, "tools/cli/options.hpp", '#include "extshuffle/job.hpp"\n')
+        write(self.root, "tools/extshuffle/main.cpp", '#include "cli/options.hpp"\n')
+        write(self.root, "python/src/bindings.cpp", '#include "cli/options.hpp"\n')
+        self.assertEqual(layers(self.root), (0, ""))
+        write(self.root, "tools/extshuffle/helper.hpp", "#pragma once\n")
+        write(self.root, "python/src/shuffle.cpp", '#include "helper.hpp"\n#include "options.hpp"\n')
+        write(self.root, "tools/extshuffle-mpi/main.cpp", '#include "../extshuffle/helper.hpp"\n')
+        write(self.root, "tools/cli/run.cpp", '#include "../extshuffle/helper.hpp"\n')
+        code, out = layers(self.root)
+        self.assertEqual(code, 1)
+        self.assertIn("python/src/shuffle.cpp: includes helper.hpp by its bare name (tools/extshuffle/helper.hpp)", out)
+        self.assertIn("python/src/shuffle.cpp: includes options.hpp by its bare name (tools/cli/options.hpp)", out)
+        self.assertIn("tools/extshuffle-mpi/main.cpp: includes tools/extshuffle/helper.hpp, another front end's", out)
+        self.assertIn("tools/cli/run.cpp: includes tools/extshuffle/helper.hpp: room tools is above room cli", out)
+        self.assertNotIn("tools/extshuffle/main.cpp:", out)
+
 
 @unittest.skipUnless(shutil.which("clang-format-diff"), "clang-format-diff not installed")
 class CheckFormat(unittest.TestCase):

@@ -1,6 +1,6 @@
 // extshuffle-mpi: extshuffle's command line on the ranks of an MPI job
 // (mpirun -np P extshuffle-mpi in out --seed S -S 4G -T /local/scratch).
-// The same options (the shared extshuffle_cli library) and the same output,
+// The same options (the code the front ends share, tools/cli) and the same output,
 // byte for byte, for every P. Rank 0 parses first and alone prints help,
 // the version, parse errors, the RESULT line and the job's error; the ranks
 // agree on every failure (extshuffle/mpi/rank_failure.hpp), so the job ends
@@ -21,12 +21,12 @@
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "extshuffle/io/block_file.hpp"
-#include "make_job.hpp"
-#include "openmp_wait.hpp"
-#include "options.hpp"
-#include "progress_display.hpp"
-#include "run_report.hpp"
-#include "standard_streams.hpp"
+#include "cli/make_job.hpp"
+#include "cli/openmp_wait.hpp"
+#include "cli/options.hpp"
+#include "cli/progress_display.hpp"
+#include "cli/run_report.hpp"
+#include "cli/standard_streams.hpp"
 
 namespace {
 

@@ -12,17 +12,17 @@
 
 #include <optional>
 
+#include "extshuffle/driver/error_report.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
-#include "error_report.hpp"
-#include "make_job.hpp"
-#include "openmp_wait.hpp"
-#include "standard_streams.hpp"
-#include "options.hpp"
-#include "progress_display.hpp"
-#include "run_report.hpp"
-#include "worker_threads.hpp"
+#include "cli/make_job.hpp"
+#include "cli/openmp_wait.hpp"
+#include "cli/standard_streams.hpp"
+#include "cli/options.hpp"
+#include "cli/progress_display.hpp"
+#include "cli/run_report.hpp"
+#include "cli/worker_threads.hpp"
 
 namespace {
 
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     return 141;
   } catch (...) {
     // Every message reads "extshuffle: <what>: <why>" on one line.
-    const cli::ErrorReport report = cli::describe_error(std::current_exception());
+    const driver::ErrorReport report = driver::describe_error(std::current_exception());
     std::fprintf(stderr, "extshuffle: %s\n", report.line.c_str());
     return report.exit_code;
   }
