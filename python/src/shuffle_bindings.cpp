@@ -25,6 +25,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "cli/make_job.hpp"
 #include "cli/options.hpp"
+#include "cli/result_fields.hpp"
 #include "cli/standard_streams.hpp"
 #include "cli/worker_threads.hpp"
 
@@ -86,12 +87,11 @@ std::string keyword_message(const std::string& line) {
   return out;
 }
 
+// The RESULT line's fields (cli/result_fields.hpp), the seed aside: the caller gave it.
 py::dict stats_dict(const RunStats& s) {
-  return py::dict("records"_a = s.records, "bytes"_a = s.bytes, "levels"_a = s.levels, "passes"_a = s.passes,
-                  "seconds"_a = s.seconds, "bytes_read"_a = s.bytes_read, "bytes_written"_a = s.bytes_written,
-                  "peak_rss_bytes"_a = s.peak_rss_bytes, "seconds_reading"_a = s.seconds_reading,
-                  "seconds_shuffling"_a = s.seconds_shuffling, "seconds_scattering"_a = s.seconds_scattering,
-                  "seconds_writing"_a = s.seconds_writing);
+  py::dict d;
+  cli::for_each_field(cli::kResultFields, s, [&](const char* name, auto value) { d[name] = value; });
+  return d;
 }
 
 py::dict result_dict(const RunResult& r) {

@@ -8,7 +8,7 @@
 // commit one after the other under the commit's lock, each its whole
 // dataset (case 5), a destination directory swapped for a symbolic link
 // mid-run redirects nothing (case 6), and --stats prints extshuffle's
-// RESULT fields before its own.
+// RESULT fields before its own, from the lists the tools print.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/result_fields.hpp"
+#include "extshuffle-mpi/rank_fields.hpp"
 #include "mpi_support.hpp"
 
 namespace extshuffle::testing {
@@ -251,6 +253,33 @@ TEST_F(MpiCommit, BothToolsPrintTheSameResultFields) {
   ASSERT_GT(two.size(), one.size()) << ranks.err;
   EXPECT_EQ(std::vector<std::string>(two.begin(), two.begin() + static_cast<long>(one.size())), one);
   EXPECT_EQ(two[one.size()], "routed");
+}
+
+// The keys of every line of `err` that starts with `start`, one list a line.
+std::vector<std::vector<std::string>> line_keys(const std::string& err, const std::string& start) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream text(err);
+  for (std::string line; std::getline(text, line);) {
+    if (!line.starts_with(start + " ")) continue;
+    std::istringstream fields(line.substr(start.size() + 1));
+    lines.emplace_back();
+    for (std::string field; fields >> field;) lines.back().push_back(field.substr(0, field.find('=')));
+  }
+  return lines;
+}
+
+// --stats' lines are read from the lists of fields (tools/cli/result_fields.hpp,
+// tools/extshuffle-mpi/rank_fields.hpp): the RESULT line extshuffle's
+// fields, the seed, then the job's own; each rank's RANK line the ranks'.
+TEST_F(MpiCommit, StatsLinesHoldTheListedFields) {
+  const auto r = mpi(3, "in.txt -o three.txt --stats --seed 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> result, rank;
+  for (const auto& field : cli::kResultFields) result.push_back(field.name);
+  for (const std::string own : {"seed", "routed", "ranks", "bytes_sent", "count_bytes_sent"}) result.push_back(own);
+  for (const auto& field : cli::kRankFields) rank.push_back(field.name);
+  EXPECT_EQ(line_keys(r.err, "RESULT"), std::vector<std::vector<std::string>>{result}) << r.err;
+  EXPECT_EQ(line_keys(r.err, "RANK"), std::vector<std::vector<std::string>>(3, rank)) << r.err;
 }
 
 }  // namespace

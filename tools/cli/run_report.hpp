@@ -15,8 +15,8 @@ namespace extshuffle::cli {
 // -v, else warnings; std::cerr, which only STXXL writes to, muted unless -v.
 void set_up_logging(const Options& options, const char* program, bool errors_only = false);
 
-// --stats: "RESULT key=value ..." of a run's measured facts, without a
-// newline.
+// --stats: "RESULT key=value ..." of a run's measured facts
+// (result_fields.hpp), then the seed, without a newline.
 std::string result_line(const RunStats& stats, std::uint64_t seed);
 
 }  // namespace extshuffle::cli
