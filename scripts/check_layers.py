@@ -23,7 +23,10 @@ no circle forms. Besides:
   - the front ends (tools/extshuffle, tools/extshuffle-mpi, python) share
     code through tools/cli alone, and name its folder ("cli/options.hpp"):
     none includes another's file, nor a file of tools/ by its bare name
-    (found only through another folder's include path).
+    (found only through another folder's include path);
+  - the library prints nothing (its warnings go back in its results): no
+    file of src/ or include/ calls spdlog::warn, spdlog::error or
+    spdlog::critical.
 Prints one line per violation and exits 1, else prints nothing and exits 0.
 usage: scripts/check_layers.py [repository root]
 """
@@ -44,6 +47,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SLICED_ROOMS = ("dataset", "modes")  # rooms that see their slice of the options, never the Job's whole
 WHOLE_JOB_NAMES = re.compile(r"\b(JobOptions|JobDataset|RunResult)\b")
 FRONT_ENDS = ("tools/extshuffle/", "tools/extshuffle-mpi/", "python/")
+LIBRARY_PRINTS = re.compile(r"\bspdlog::(warn|error|critical)\b")
 LINE_COMMENT = re.compile(r"//.*")
 
 
@@ -98,6 +102,7 @@ def main():
             text = f.read()
         room = room_of(path)
         problems += whole_job_names(path, room, text)
+        problems += library_prints(path, room, text)
         problems += front_end_includes(root, path, INCLUDE.findall(text))
         for target in INCLUDE.findall(text):
             included = resolve(root, path, target)
@@ -147,6 +152,14 @@ def whole_job_names(path, room, text):
         return []
     return [f"{path}: names {', '.join(names)}: room {room} takes its own slice of the options "
             f"(built in src/driver), never the Job's whole"]
+
+
+def library_prints(path, room, text):
+    """A file of the library that prints a warning or an error itself
+    (docs/conventions.md, Rooms): its results carry them to the tools."""
+    if not (path.startswith(("src/", "include/")) and LIBRARY_PRINTS.search(LINE_COMMENT.sub("", text))):
+        return []
+    return [f"{path}: calls spdlog::warn/error: the library prints nothing, its result carries the warning"]
 
 
 def front_end(path):

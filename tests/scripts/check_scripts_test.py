@@ -108,6 +108,19 @@ class CheckLayers(unittest.TestCase):
         self.assertIn("tools/cli/run.cpp: includes tools/extshuffle/helper.hpp: room tools is above room cli", out)
         self.assertNotIn("tools/extshuffle/main.cpp:", out)
 
+    def test_a_library_that_prints_a_warning_fails(self):
+        # Debug lines (-v) and comments may name spdlog; a warning is the result's.
+        write(self.root, "src/driver/run.cpp", 'void f() { spdlog::debug("plan"); }  // not spdlog::warn\n')
+        self.assertEqual(layers(self.root), (0, ""))
+        write(self.root, "src/mpi/commit.cpp", 'void g() { spdlog::warn("warning: {}", w); }\n')
+        write(self.root, "include/extshuffle/io/x.hpp", 'inline void h() { spdlog::error("e"); }\n')
+        write(self.root, "tools/extshuffle/main.cpp", 'void m() { spdlog::warn("the tool says it"); }\n')
+        code, out = layers(self.root)
+        self.assertEqual(code, 1)
+        self.assertIn("src/mpi/commit.cpp: calls spdlog::warn/error: the library prints nothing", out)
+        self.assertIn("include/extshuffle/io/x.hpp: calls spdlog::warn/error", out)
+        self.assertNotIn("tools/extshuffle/main.cpp", out)
+
 
 @unittest.skipUnless(shutil.which("clang-format-diff"), "clang-format-diff not installed")
 class CheckFormat(unittest.TestCase):

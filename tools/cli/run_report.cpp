@@ -22,6 +22,14 @@ void set_up_logging(const Options& options, const char* program, bool errors_onl
   filter_library_chatter(options.verbose);
 }
 
+void say_messages(const std::vector<std::string>& notes, const std::vector<std::string>& warnings,
+                  const std::vector<std::string>& output_warnings) {
+  for (const std::string& note : notes) spdlog::debug("{}", note);
+  for (const std::string& warning : warnings) spdlog::warn("warning: {}", warning);
+  // At the level -q keeps: about the files on disk.
+  for (const std::string& warning : output_warnings) spdlog::error("warning: {}", warning);
+}
+
 std::string result_line(const RunStats& stats, std::uint64_t seed) {
   std::string line = "RESULT";
   append_fields(line, kResultFields, stats);

@@ -85,8 +85,10 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   const std::vector<mpi::DistributedResult> results = mpi::run_job(job, comm);
   progress.clear();
   for (const mpi::DistributedResult& result : results) {
-    if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
-    if (command_line.stats && comm.rank() == 0 && !options.dry_run) print_stats(result, comm.size(), options.seed);
+    if (comm.rank() != 0) continue;                   // rank 0 alone says what the job did, once
+    std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
+    cli::say_messages(result.notes, result.warnings, result.output_warnings);
+    if (command_line.stats && !options.dry_run) print_stats(result, comm.size(), options.seed);
   }
   const std::string seed_line = cli::drawn_seed_line(command_line, options);  // rank 0's logger alone prints
   if (!seed_line.empty()) spdlog::warn("{}", seed_line);

@@ -40,10 +40,7 @@ int run_cli(int argc, char** argv) {
   progress.clear();
   for (const RunResult& dataset : result.datasets) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
-    for (const std::string& note : dataset.notes) spdlog::debug("{}", note);
-    for (const std::string& warning : dataset.warnings) spdlog::warn("warning: {}", warning);
-    // At the level -q keeps: about the files on disk.
-    for (const std::string& warning : dataset.output_warnings) spdlog::error("warning: {}", warning);
+    cli::say_messages(dataset.notes, dataset.warnings, dataset.output_warnings);
     if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats, job.options.seed).c_str());
   }
   const std::string seed_line = cli::drawn_seed_line(options, job.options);
