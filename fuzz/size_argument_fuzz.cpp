@@ -1,4 +1,4 @@
-// libFuzzer target: the size arguments (tools/extshuffle/size_argument.cpp):
+// libFuzzer target: the size arguments (tools/cli/size_argument.cpp):
 // --memory with sort's syntax and --record-size. Any text must give a
 // positive byte count or UsageError; anything else is a bug.
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "extshuffle/errors.hpp"
-#include "size_argument.hpp"
+#include "cli/size_argument.hpp"
 
 namespace {
 

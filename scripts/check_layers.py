@@ -6,6 +6,7 @@ Rooms, lowest first; a room may include headers of its own room and of rooms
 below it, never of a room above:
   errors.hpp <- core <- io, formats, device <- ioperm <- layouts
     <- the Job (job.hpp, run_result.hpp) <- dataset <- modes <- driver <- mpi
+    <- cli (tools/cli: the code the front ends share)
     <- tools, python (tests, bench and fuzz may include any room).
 io, formats and device sit side by side: one may include another, as long as
 no circle forms. Besides:
@@ -18,7 +19,14 @@ no circle forms. Besides:
     b.hpp includes a.hpp is a circle of units a and b);
   - the rooms below the driver take only their own slice of the Job's
     options and give back only what they fill in: no file of dataset or
-    modes names JobOptions, JobDataset or RunResult outside a comment.
+    modes names JobOptions, JobDataset or RunResult outside a comment;
+  - the front ends (tools/extshuffle, tools/extshuffle-mpi, python) share
+    code through tools/cli alone, and name its folder ("cli/options.hpp"):
+    none includes another's file, nor a file of tools/ by its bare name
+    (found only through another folder's include path);
+  - the library prints nothing (its warnings go back in its results): no
+    file of src/ or include/ calls spdlog::warn, spdlog::error or
+    spdlog::critical.
 Prints one line per violation and exits 1, else prints nothing and exits 0.
 usage: scripts/check_layers.py [repository root]
 """
@@ -29,7 +37,7 @@ import sys
 RANKS = {
     "errors": 0, "core": 1, "io": 2, "formats": 2, "device": 2,
     "ioperm": 3, "layouts": 4, "job": 5, "dataset": 6, "modes": 7,
-    "driver": 8, "mpi": 9, "tools": 10, "python": 10,
+    "driver": 8, "mpi": 9, "cli": 10, "tools": 11, "python": 11,
 }
 SIDE_BY_SIDE_RANK = 2  # io, formats, device
 UNCHECKED = ("tests", "bench", "fuzz")  # may include any room
@@ -38,6 +46,8 @@ SOURCE_SUFFIXES = (".hpp", ".cpp", ".cuh", ".cu", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SLICED_ROOMS = ("dataset", "modes")  # rooms that see their slice of the options, never the Job's whole
 WHOLE_JOB_NAMES = re.compile(r"\b(JobOptions|JobDataset|RunResult)\b")
+FRONT_ENDS = ("tools/extshuffle/", "tools/extshuffle-mpi/", "python/")
+LIBRARY_PRINTS = re.compile(r"\bspdlog::(warn|error|critical)\b")
 LINE_COMMENT = re.compile(r"//.*")
 
 
@@ -50,6 +60,8 @@ def room_of(path):
         return parts[2]
     if parts[0] == "src" and len(parts) >= 3:
         return parts[1]
+    if parts[0] == "tools" and len(parts) >= 3 and parts[1] == "cli":
+        return "cli"
     if parts[0] in ("tools", "python") or parts[0] in UNCHECKED:
         return parts[0]
     return None
@@ -71,6 +83,8 @@ def resolve(root, including, target):
     top = including.split("/")[0]
     if top in ("tools", "bench"):
         candidates.append(os.path.join("/".join(including.split("/")[:2]), target))
+    if top in ("tools", "python", "tests", "fuzz"):
+        candidates.append(os.path.join("tools", target))  # tools/cli's headers, as "cli/x.hpp"
     for candidate in candidates:
         candidate = os.path.normpath(candidate)
         if os.path.isfile(os.path.join(root, candidate)):
@@ -88,6 +102,8 @@ def main():
             text = f.read()
         room = room_of(path)
         problems += whole_job_names(path, room, text)
+        problems += library_prints(path, room, text)
+        problems += front_end_includes(root, path, INCLUDE.findall(text))
         for target in INCLUDE.findall(text):
             included = resolve(root, path, target)
             if included is None:
@@ -136,6 +152,38 @@ def whole_job_names(path, room, text):
         return []
     return [f"{path}: names {', '.join(names)}: room {room} takes its own slice of the options "
             f"(built in src/driver), never the Job's whole"]
+
+
+def library_prints(path, room, text):
+    """A file of the library that prints a warning or an error itself
+    (docs/conventions.md, Rooms): its results carry them to the tools."""
+    if not (path.startswith(("src/", "include/")) and LIBRARY_PRINTS.search(LINE_COMMENT.sub("", text))):
+        return []
+    return [f"{path}: calls spdlog::warn/error: the library prints nothing, its result carries the warning"]
+
+
+def front_end(path):
+    return next((f for f in FRONT_ENDS if path.startswith(f)), None)
+
+
+def front_end_includes(root, path, targets):
+    """A front end that includes another front end's file, or a file of
+    tools/ by its bare name (through another folder's include path)."""
+    mine = front_end(path)
+    if mine is None:
+        return []
+    problems = []
+    for target in targets:
+        included = resolve(root, path, target)
+        other = front_end(included) if included else None
+        if other is not None and other != mine:
+            problems.append(f"{path}: includes {included}, another front end's: share it through tools/cli")
+        if included is None and "/" not in target and os.path.isdir(os.path.join(root, "tools")):
+            found = sorted(os.path.join("tools", d, target) for d in os.listdir(os.path.join(root, "tools"))
+                           if os.path.isfile(os.path.join(root, "tools", d, target)))
+            if found:
+                problems.append(f"{path}: includes {target} by its bare name ({found[0]}): name its folder")
+    return problems
 
 
 def unit(path):

@@ -18,7 +18,7 @@ packages=(
   # strace for shuf.sh's getrandom check (tests/cli/shuf_compat_test.cpp).
   clang libclang-rt-14-dev e2fsprogs strace
   # The layout of changed lines (scripts/check_format.sh, .clang-format):
-  # clang-format and its git-clang-format.
+  # clang-format and its clang-format-diff.
   clang-format
   # The Python package (python/, docs/python.md): built with pybind11 for
   # Debian's python3; its tests run pytest, torch's DataLoader, tqdm and

@@ -31,7 +31,7 @@ _PROGRESS = struct.Struct("=cQQ")  # b"P", done bytes, total bytes: what _native
 
 
 # The keywords shuffle() takes: the tool's long options with "_" for "-"
-# (the CLI's parser checks every value, tools/extshuffle/options.cpp and
+# (the CLI's parser checks every value, tools/cli/options.cpp and
 # make_job.cpp). Flags are given as True; a number given for a size is
 # bytes (the command line's bare number for --memory is KiB).
 _FLAGS = frozenset({"zero_terminated", "ignore_zeros", "skip_empty", "verify", "dry_run", "clean", "repeat"})

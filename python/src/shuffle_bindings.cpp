@@ -1,6 +1,6 @@
 // extshuffle._native.run_job: the CLI's Job from the command line that
 // shuffle() made of its arguments (extshuffle/_shuffle.py), through the
-// CLI's own parser, make_job() and error mapping (tools/extshuffle), run by
+// CLI's own parser, make_job() and error mapping (tools/cli), run by
 // the driver's public API (extshuffle/driver/run_job.hpp); and
 // end_with_parent, which ties the child that runs it to its caller.
 #include <pybind11/pybind11.h>
@@ -19,14 +19,15 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "extshuffle/driver/error_report.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
-#include "error_report.hpp"
-#include "make_job.hpp"
-#include "options.hpp"
-#include "standard_streams.hpp"
-#include "worker_threads.hpp"
+#include "cli/make_job.hpp"
+#include "cli/options.hpp"
+#include "cli/result_fields.hpp"
+#include "cli/standard_streams.hpp"
+#include "cli/worker_threads.hpp"
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -86,12 +87,11 @@ std::string keyword_message(const std::string& line) {
   return out;
 }
 
+// The RESULT line's fields (cli/result_fields.hpp), the seed aside: the caller gave it.
 py::dict stats_dict(const RunStats& s) {
-  return py::dict("records"_a = s.records, "bytes"_a = s.bytes, "levels"_a = s.levels, "passes"_a = s.passes,
-                  "seconds"_a = s.seconds, "bytes_read"_a = s.bytes_read, "bytes_written"_a = s.bytes_written,
-                  "peak_rss_bytes"_a = s.peak_rss_bytes, "seconds_reading"_a = s.seconds_reading,
-                  "seconds_shuffling"_a = s.seconds_shuffling, "seconds_scattering"_a = s.seconds_scattering,
-                  "seconds_writing"_a = s.seconds_writing);
+  py::dict d;
+  cli::for_each_field(cli::kResultFields, s, [&](const char* name, auto value) { d[name] = value; });
+  return d;
 }
 
 py::dict result_dict(const RunResult& r) {
@@ -131,7 +131,7 @@ ProgressCallback progress_to(int fd) {
 // (0, [one dict a dataset]) or (exit code, message): `words` is the command
 // line shuffle() made of its arguments (extshuffle/_shuffle.py), parsed and
 // checked by the CLI's own parser and make_job, its errors worded by the
-// CLI's describe_error with the options named as keywords. The GIL is
+// library's describe_error with the options named as keywords. The GIL is
 // released while the Job runs.
 py::tuple run_job(const std::vector<std::string>& words, int progress_fd) {
   // As the tool's main(): STXXL's std::cerr chatter muted, its IO threads
@@ -156,7 +156,7 @@ py::tuple run_job(const std::vector<std::string>& words, int progress_fd) {
   } catch (const py::error_already_set&) {
     throw;
   } catch (...) {
-    const cli::ErrorReport report = cli::describe_error(std::current_exception());
+    const driver::ErrorReport report = driver::describe_error(std::current_exception());
     return py::make_tuple(report.exit_code, fs_text(keyword_message(report.line)));
   }
 }

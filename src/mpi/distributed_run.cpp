@@ -27,7 +27,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <spdlog/spdlog.h>
 
 #include "outputs/distributed_commit.hpp"
 #include "inputs/distributed_input.hpp"
@@ -57,6 +56,13 @@ std::uint64_t peak_rss_bytes() {
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+// What the input warns of (a dataset of tar archives: members skipped,
+// samples cut; the same on every rank), said by rank 0 alone.
+std::vector<std::string> input_warnings(const State& in) {
+  if (in.rank != 0 || !in.files) return {};
+  return in.files->warnings;
 }
 
 // 1. The output, after the checks a single-machine run makes first: its
@@ -229,6 +235,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     });
     const std::vector<std::uint64_t> scratch_bytes = comm.all_gather(scratch);
     if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size(), scratch_bytes);
+    result.warnings = input_warnings(*input.state_);
     return result;
   }
   RankRun r{options,
@@ -243,6 +250,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
             {},
             {}};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
+  r.warnings = input_warnings(r.in);
   r.stats.seconds_counting = r.in.seconds_counting;
   r.stats.layout_bytes_read = r.in.layout_bytes_read;
   r.stats.bytes_read += r.in.layout_bytes_read;
@@ -284,7 +292,6 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     checkpoint(comm, [&] { read = digest_held_records(r.in, r.display_name); });
     check_distributed_digests(read, r.written, comm);
   }
-  for (const std::string& warning : r.warnings) spdlog::warn("warning: {}", warning);
   RunResult described;  // what the manifest says of the dataset; its files are the commit's
   described.inputs = r.in.file_infos();
   described.format = r.in.format_name;
@@ -293,7 +300,9 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   commit.add(std::move(r.files), std::move(r.plan), std::move(described), dataset.output);
   r.stats.seconds = since(start);
   r.stats.peak_rss_bytes = peak_rss_bytes();
-  return gather_result(r, passes, routed);
+  DistributedResult result = gather_result(r, passes, routed);
+  result.warnings = std::move(r.warnings);
+  return result;
 }
 
 }  // namespace extshuffle::mpi

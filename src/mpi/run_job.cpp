@@ -12,6 +12,17 @@
 #include "extshuffle/mpi/rank_failure.hpp"
 
 namespace extshuffle::mpi {
+namespace {
+
+// The commit's notes and warnings of a dataset, after the run's own.
+void take_messages(const RunResult& committed, DistributedResult& result) {
+  result.notes.insert(result.notes.end(), committed.notes.begin(), committed.notes.end());
+  result.warnings.insert(result.warnings.end(), committed.warnings.begin(), committed.warnings.end());
+  result.output_warnings.insert(result.output_warnings.end(), committed.output_warnings.begin(),
+                                committed.output_warnings.end());
+}
+
+}  // namespace
 
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   // Every path read and written, checked before any work, as on one machine.
@@ -46,6 +57,7 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   // The commit is the Job's: its seconds go to the last dataset's RANK lines.
   const auto t0 = std::chrono::steady_clock::now();
   commit.commit();
+  for (std::size_t k = 0; k < results.size(); ++k) take_messages(commit.committed(k), results[k]);
   const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::vector<double> seconds = comm.all_gather(mine);
   DistributedResult& last = results.back();

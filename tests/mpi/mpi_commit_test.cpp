@@ -7,8 +7,8 @@
 // the publish lets it complete (case 3), two jobs into one destination
 // commit one after the other under the commit's lock, each its whole
 // dataset (case 5), a destination directory swapped for a symbolic link
-// mid-run redirects nothing (case 6), and --stats prints extshuffle's
-// RESULT fields before its own.
+// mid-run redirects nothing (case 6), --stats prints extshuffle's RESULT
+// fields before its own, and rank 0 alone says each warning, once.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/result_fields.hpp"
+#include "extshuffle-mpi/rank_fields.hpp"
 #include "mpi_support.hpp"
 
 namespace extshuffle::testing {
@@ -251,6 +253,62 @@ TEST_F(MpiCommit, BothToolsPrintTheSameResultFields) {
   ASSERT_GT(two.size(), one.size()) << ranks.err;
   EXPECT_EQ(std::vector<std::string>(two.begin(), two.begin() + static_cast<long>(one.size())), one);
   EXPECT_EQ(two[one.size()], "routed");
+}
+
+// The keys of every line of `err` that starts with `start`, one list a line.
+std::vector<std::vector<std::string>> line_keys(const std::string& err, const std::string& start) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream text(err);
+  for (std::string line; std::getline(text, line);) {
+    if (!line.starts_with(start + " ")) continue;
+    std::istringstream fields(line.substr(start.size() + 1));
+    lines.emplace_back();
+    for (std::string field; fields >> field;) lines.back().push_back(field.substr(0, field.find('=')));
+  }
+  return lines;
+}
+
+// --stats' lines are read from the lists of fields (tools/cli/result_fields.hpp,
+// tools/extshuffle-mpi/rank_fields.hpp): the RESULT line extshuffle's
+// fields, the seed, then the job's own; each rank's RANK line the ranks'.
+TEST_F(MpiCommit, StatsLinesHoldTheListedFields) {
+  const auto r = mpi(3, "in.txt -o three.txt --stats --seed 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> result, rank;
+  for (const auto& field : cli::kResultFields) result.push_back(field.name);
+  for (const std::string own : {"seed", "routed", "ranks", "bytes_sent", "count_bytes_sent"}) result.push_back(own);
+  for (const auto& field : cli::kRankFields) rank.push_back(field.name);
+  EXPECT_EQ(line_keys(r.err, "RESULT"), std::vector<std::vector<std::string>>{result}) << r.err;
+  EXPECT_EQ(line_keys(r.err, "RANK"), std::vector<std::vector<std::string>>(3, rank)) << r.err;
+}
+
+// What a job warns of (records a --split leaves out, a piece of an older
+// run, a signal during the publish) goes back to rank 0's main in the
+// job's result, which says each once, in extshuffle's words and order,
+// however many ranks ran: the library prints nothing.
+TEST_F(MpiCommit, EachWarningIsSaidOnceByRankZero) {
+  if (run_command("command -v strace").exit_code != 0) GTEST_SKIP() << "strace is not installed";
+  fs::create_directories(dir_ / "out");
+  write_file(dir_ / "out" / "a-00007.txt", "an older run's piece\n");
+  const std::string arguments = "in.txt -o out/{split}-{shard}.txt --split a=0.3,b=0.2 --shards 2 --seed 2";
+  const auto single = run_command("cd " + dir_.path().string() + " && " + extshuffle_binary() + " " + arguments);
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  std::string expected;
+  std::istringstream lines(single.err);
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_TRUE(line.starts_with("extshuffle: warning: ")) << single.err;
+    expected += "extshuffle-mpi" + line.substr(std::string("extshuffle").size()) + "\n";
+  }
+  ASSERT_NE(expected.find("--split: 500 of the 1000 records"), std::string::npos)
+      << "the records left out: " << single.err;
+  ASSERT_NE(expected.find("a-00007.txt"), std::string::npos) << "the older piece: " << single.err;
+  expected +=
+      "extshuffle-mpi: warning: signal SIGTERM came while the output was being published: the commit "
+      "completed, every file is in place\n";
+  const auto r =
+      mpi(3, arguments, "strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, expected);
 }
 
 }  // namespace

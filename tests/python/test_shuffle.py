@@ -66,6 +66,29 @@ def test_shards_and_manifest_equal_the_program(binary, tmp_path):
     assert (tmp_path / "py.json").exists()
 
 
+# What the dict holds besides the RESULT fields: the files, the format and
+# what the run says.
+NOT_RESULT_FIELDS = {"inputs", "outputs", "format", "records_written", "dry_run_text", "notes", "warnings",
+                     "stale_pieces", "datasets"}
+
+
+def test_the_dict_holds_the_result_line_fields(binary, tmp_path):
+    # One list of fields (tools/cli/result_fields.hpp) for both: the RESULT
+    # line's keys but the seed, which the caller gave, are the dict's.
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"{i}\n" for i in range(1000)))
+    cli = run_program(binary, source, tmp_path / "cli.txt", "--seed", 5, "--stats")
+    assert cli.returncode == 0, cli.stderr
+    line = next(line for line in cli.stderr.splitlines() if line.startswith("RESULT "))
+    keys = [field.split("=")[0] for field in line.split()[1:]]
+    assert keys[-1] == "seed" and len(keys) >= 13, line
+    result = extshuffle.shuffle(source, tmp_path / "py.txt", seed=5, progress=False)
+    assert [key for key in result if key not in NOT_RESULT_FIELDS] == keys[:-1]
+    values = dict(field.split("=") for field in line.split()[1:])
+    assert result["records"] == int(values["records"]) == 1000
+    assert result["bytes"] == int(values["bytes"]) and result["levels"] == int(values["levels"])
+
+
 def test_errors_carry_the_program_message_and_code(binary, tmp_path):
     source = tmp_path / "in.txt"
     source.write_text("a\nb\n")

@@ -91,8 +91,38 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("rooms formats and io include each other", out)
 
+    def test_front_ends_share_code_through_tools_cli_alone(self):
+        write(self.root, "tools/cli/options.hpp", '#include "extshuffle/job.hpp"\n')
+        write(self.root, "tools/extshuffle/main.cpp", '#include "cli/options.hpp"\n')
+        write(self.root, "python/src/bindings.cpp", '#include "cli/options.hpp"\n')
+        self.assertEqual(layers(self.root), (0, ""))
+        write(self.root, "tools/extshuffle/helper.hpp", "#pragma once\n")
+        write(self.root, "python/src/shuffle.cpp", '#include "helper.hpp"\n#include "options.hpp"\n')
+        write(self.root, "tools/extshuffle-mpi/main.cpp", '#include "../extshuffle/helper.hpp"\n')
+        write(self.root, "tools/cli/run.cpp", '#include "../extshuffle/helper.hpp"\n')
+        code, out = layers(self.root)
+        self.assertEqual(code, 1)
+        self.assertIn("python/src/shuffle.cpp: includes helper.hpp by its bare name (tools/extshuffle/helper.hpp)", out)
+        self.assertIn("python/src/shuffle.cpp: includes options.hpp by its bare name (tools/cli/options.hpp)", out)
+        self.assertIn("tools/extshuffle-mpi/main.cpp: includes tools/extshuffle/helper.hpp, another front end's", out)
+        self.assertIn("tools/cli/run.cpp: includes tools/extshuffle/helper.hpp: room tools is above room cli", out)
+        self.assertNotIn("tools/extshuffle/main.cpp:", out)
 
-@unittest.skipUnless(shutil.which("git-clang-format"), "git-clang-format not installed")
+    def test_a_library_that_prints_a_warning_fails(self):
+        # Debug lines (-v) and comments may name spdlog; a warning is the result's.
+        write(self.root, "src/driver/run.cpp", 'void f() { spdlog::debug("plan"); }  // not spdlog::warn\n')
+        self.assertEqual(layers(self.root), (0, ""))
+        write(self.root, "src/mpi/commit.cpp", 'void g() { spdlog::warn("warning: {}", w); }\n')
+        write(self.root, "include/extshuffle/io/x.hpp", 'inline void h() { spdlog::error("e"); }\n')
+        write(self.root, "tools/extshuffle/main.cpp", 'void m() { spdlog::warn("the tool says it"); }\n')
+        code, out = layers(self.root)
+        self.assertEqual(code, 1)
+        self.assertIn("src/mpi/commit.cpp: calls spdlog::warn/error: the library prints nothing", out)
+        self.assertIn("include/extshuffle/io/x.hpp: calls spdlog::warn/error", out)
+        self.assertNotIn("tools/extshuffle/main.cpp", out)
+
+
+@unittest.skipUnless(shutil.which("clang-format-diff"), "clang-format-diff not installed")
 class CheckFormat(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
@@ -138,6 +168,30 @@ class CheckFormat(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("src/new.cpp", out)
         self.assertNotIn("src/old.cpp", out)
+
+    def test_a_moved_file_is_checked_where_the_move_changed_it(self):
+        # Its old lines, laid out by hand, are not the move's (a file of
+        # some lines on main, so that git finds the move).
+        self.git("checkout", "-q", "main")
+        write(self.root, "src/old.cpp", "".join(f"int old_function{k}( int a ) {{ return a; }}\n" for k in range(8)))
+        self.git("commit", "-q", "-am", "older")
+        self.git("checkout", "-q", "work")
+        self.git("merge", "-q", "main")
+        os.makedirs(os.path.join(self.root, "src", "room"))
+        self.git("mv", "src/old.cpp", "src/room/old.cpp")
+        with open(os.path.join(self.root, "src", "room", "old.cpp"), "a") as f:
+            f.write("int added(int a) { return a; }\n")
+        self.git("add", ".")
+        self.git("commit", "-q", "-m", "moved")
+        code, out = self.check()
+        self.assertEqual(code, 0, out)
+        with open(os.path.join(self.root, "src", "room", "old.cpp"), "a") as f:
+            f.write("int badly( int a ) {   return a; }\n")
+        code, out = self.check()
+        self.assertEqual(code, 1)
+        self.assertIn("src/room/old.cpp", out)
+        self.assertIn("badly(int a)", out)
+        self.assertNotIn("old_function0(int a)", out)
 
     def test_an_uncommitted_change_counts(self):
         write(self.root, "src/old.cpp", "int old_function( int a ) { return a; }\nint  b;\n")

@@ -1,6 +1,6 @@
 // extshuffle-mpi: extshuffle's command line on the ranks of an MPI job
 // (mpirun -np P extshuffle-mpi in out --seed S -S 4G -T /local/scratch).
-// The same options (the shared extshuffle_cli library) and the same output,
+// The same options (the code the front ends share, tools/cli) and the same output,
 // byte for byte, for every P. Rank 0 parses first and alone prints help,
 // the version, parse errors, the RESULT line and the job's error; the ranks
 // agree on every failure (extshuffle/mpi/rank_failure.hpp), so the job ends
@@ -21,12 +21,13 @@
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "extshuffle/io/block_file.hpp"
-#include "make_job.hpp"
-#include "openmp_wait.hpp"
-#include "options.hpp"
-#include "progress_display.hpp"
-#include "run_report.hpp"
-#include "standard_streams.hpp"
+#include "cli/make_job.hpp"
+#include "cli/openmp_wait.hpp"
+#include "cli/options.hpp"
+#include "cli/progress_display.hpp"
+#include "cli/run_report.hpp"
+#include "cli/standard_streams.hpp"
+#include "rank_fields.hpp"
 
 namespace {
 
@@ -34,51 +35,22 @@ using namespace extshuffle;
 
 constexpr const char* kProgram = "extshuffle-mpi";
 
-// key=value pairs appended to a line, for --stats.
-class StatsLine {
- public:
-  explicit StatsLine(std::string start) : line_(std::move(start)) {}
-  StatsLine& add(const char* key, std::uint64_t value) { return put(key, std::to_string(value)); }
-  StatsLine& add(const char* key, double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f", seconds);
-    return put(key, text);
-  }
-  const std::string& str() const { return line_; }
-
- private:
-  StatsLine& put(const char* key, const std::string& value) {
-    line_ += std::string(" ") + key + "=" + value;
-    return *this;
-  }
-  std::string line_;
-};
-
 // --stats: the job's RESULT line (as extshuffle's, plus the ranks and the
-// bytes they exchanged), then one RANK line per rank.
+// bytes they exchanged), then one RANK line per rank (rank_fields.hpp).
 void print_stats(const mpi::DistributedResult& result, int ranks, std::uint64_t seed) {
-  const RunStats& s = result.stats;
   std::uint64_t sent = 0, counts = 0;
   for (const mpi::RankStats& r : result.ranks) {
     sent += r.bytes_sent;
     counts += r.count_bytes_sent;
   }
-  StatsLine job(cli::result_line(s, seed));  // extshuffle's fields, then the job's own
-  job.add("routed", std::uint64_t{result.routed});
-  job.add("ranks", static_cast<std::uint64_t>(ranks)).add("bytes_sent", sent).add("count_bytes_sent", counts);
-  std::fprintf(stderr, "%s\n", job.str().c_str());
+  const std::string job = cli::result_line(result.stats, seed) + " routed=" + (result.routed ? "1" : "0") +
+                          " ranks=" + std::to_string(ranks) + " bytes_sent=" + std::to_string(sent) +
+                          " count_bytes_sent=" + std::to_string(counts);
+  std::fprintf(stderr, "%s\n", job.c_str());
   for (const mpi::RankStats& r : result.ranks) {
-    StatsLine rank("RANK");
-    rank.add("rank", r.rank).add("chunks", r.chunks).add("buckets", r.buckets).add("splits_drawn", r.splits_drawn);
-    rank.add("rounds", r.rounds).add("sub_rounds", r.sub_rounds).add("bytes_sent", r.bytes_sent);
-    rank.add("bytes_received", r.bytes_received).add("count_bytes_sent", r.count_bytes_sent);
-    rank.add("input_bytes_read", r.input_bytes_read).add("layout_bytes_read", r.layout_bytes_read);
-    rank.add("bytes_read", r.bytes_read).add("bytes_written", r.bytes_written).add("output_bytes", r.output_bytes);
-    rank.add("peak_rss_bytes", r.peak_rss_bytes).add("seconds", r.seconds);
-    rank.add("seconds_counting", r.seconds_counting).add("seconds_scattering", r.seconds_scattering);
-    rank.add("seconds_exchanging", r.seconds_exchanging).add("seconds_buckets", r.seconds_buckets);
-    rank.add("seconds_committing", r.seconds_committing);
-    std::fprintf(stderr, "%s\n", rank.str().c_str());
+    std::string rank = "RANK";
+    cli::append_fields(rank, cli::kRankFields, r);
+    std::fprintf(stderr, "%s\n", rank.c_str());
   }
 }
 
@@ -113,8 +85,10 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   const std::vector<mpi::DistributedResult> results = mpi::run_job(job, comm);
   progress.clear();
   for (const mpi::DistributedResult& result : results) {
-    if (comm.rank() == 0) std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
-    if (command_line.stats && comm.rank() == 0 && !options.dry_run) print_stats(result, comm.size(), options.seed);
+    if (comm.rank() != 0) continue;                   // rank 0 alone says what the job did, once
+    std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
+    cli::say_messages(result.notes, result.warnings, result.output_warnings);
+    if (command_line.stats && !options.dry_run) print_stats(result, comm.size(), options.seed);
   }
   const std::string seed_line = cli::drawn_seed_line(command_line, options);  // rank 0's logger alone prints
   if (!seed_line.empty()) spdlog::warn("{}", seed_line);

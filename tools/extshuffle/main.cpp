@@ -12,17 +12,17 @@
 
 #include <optional>
 
+#include "extshuffle/driver/error_report.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
-#include "error_report.hpp"
-#include "make_job.hpp"
-#include "openmp_wait.hpp"
-#include "standard_streams.hpp"
-#include "options.hpp"
-#include "progress_display.hpp"
-#include "run_report.hpp"
-#include "worker_threads.hpp"
+#include "cli/make_job.hpp"
+#include "cli/openmp_wait.hpp"
+#include "cli/standard_streams.hpp"
+#include "cli/options.hpp"
+#include "cli/progress_display.hpp"
+#include "cli/run_report.hpp"
+#include "cli/worker_threads.hpp"
 
 namespace {
 
@@ -40,10 +40,7 @@ int run_cli(int argc, char** argv) {
   progress.clear();
   for (const RunResult& dataset : result.datasets) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
-    for (const std::string& note : dataset.notes) spdlog::debug("{}", note);
-    for (const std::string& warning : dataset.warnings) spdlog::warn("warning: {}", warning);
-    // At the level -q keeps: about the files on disk.
-    for (const std::string& warning : dataset.output_warnings) spdlog::error("warning: {}", warning);
+    cli::say_messages(dataset.notes, dataset.warnings, dataset.output_warnings);
     if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats, job.options.seed).c_str());
   }
   const std::string seed_line = cli::drawn_seed_line(options, job.options);
@@ -70,7 +67,7 @@ int main(int argc, char** argv) {
     return 141;
   } catch (...) {
     // Every message reads "extshuffle: <what>: <why>" on one line.
-    const cli::ErrorReport report = cli::describe_error(std::current_exception());
+    const driver::ErrorReport report = driver::describe_error(std::current_exception());
     std::fprintf(stderr, "extshuffle: %s\n", report.line.c_str());
     return report.exit_code;
   }

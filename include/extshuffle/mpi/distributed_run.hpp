@@ -50,6 +50,15 @@ struct DistributedResult {
   // With --dry-run, on rank 0: extshuffle's plan and schedule, then one line
   // a rank with its share of the records and their bytes (nothing is run).
   std::string dry_run_text;
+  // On rank 0, for its main to say (the library prints nothing), as
+  // RunResult's: notes under -v (stale pieces removed by --clean), warnings
+  // unless -q (tar members skipped, records a --split leaves out, stale
+  // pieces of an older run), and warnings about the files on disk, said
+  // even with -q (a signal that came while the output was being published).
+  // Empty on the other ranks, so that each is said once.
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+  std::vector<std::string> output_warnings;
 };
 
 class DistributedCommit;  // the library's own

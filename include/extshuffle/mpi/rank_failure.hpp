@@ -15,6 +15,10 @@
 
 namespace extshuffle::mpi {
 
+// The job's failure, on every rank: the failing rank's exit code and line
+// ("<what>: <why>"), worded on that rank by the library's one error mapping
+// (driver/error_report.hpp), since an exception cannot cross processes.
+// Worded already, it passes through that mapping unchanged.
 class RankFailure : public Error {
  public:
   RankFailure(int rank, int exit_code, const std::string& message)
@@ -26,15 +30,6 @@ class RankFailure : public Error {
   int rank_;
   int exit_code_;
 };
-
-// An error as the job reports it: its exit code (2 for usage errors, 1
-// otherwise) and one line "<what>: <why>" (a message without its <what>
-// gets the part of the run it concerns, as extshuffle prints it).
-struct ErrorReport {
-  int exit_code = 1;
-  std::string line;
-};
-ErrorReport describe(const std::exception_ptr& failure);
 
 // The last resort, when the ranks can no longer meet at a checkpoint: prints
 // "extshuffle-mpi: rank R: <line>" on stderr and ends the whole job with the

@@ -11,8 +11,6 @@
 
 #include <chrono>
 
-#include <spdlog/spdlog.h>
-
 #include "distribution.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/driver/job_slices.hpp"
@@ -257,9 +255,6 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   in.files = std::make_unique<DatasetFiles>(lay_out_dataset(options, paths, scratch, comm));
   const DatasetFiles& d = *in.files;
   const DatasetFile& first = d.files.front();
-  if (comm.rank() == 0) {
-    for (const std::string& warning : d.warnings) spdlog::warn("warning: {}", warning);
-  }
   in.framed = first.layout.framed();
   in.syntax = first.layout.syntax;
   in.record_size = first.layout.record_size;

@@ -1,7 +1,5 @@
 #include "distributed_commit.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <utility>
 #include <vector>
 
@@ -135,17 +133,13 @@ void DistributedCommit::commit() {
     };
     late = driver::commit_in_order(plan_.destinations, plan_.read_files, prepare_all, [&] { publish(); });
   });
-  for (const Dataset& d : datasets_) {
+  for (Dataset& d : datasets_) {
     if (comm_.rank() != 0 || d.result.stale_pieces.empty()) continue;
     const std::string line = dataset::stale_warning(d.pattern, options_.clean, d.result.stale_pieces);
-    if (options_.clean) {
-      spdlog::debug("{}", line);
-    } else {
-      spdlog::warn("warning: {}", line);
-    }
+    (options_.clean ? d.result.notes : d.result.warnings).push_back(line);
   }
-  // At the level -q keeps, as extshuffle says it: about the files on disk.
-  if (late != 0) spdlog::error("warning: {}", driver::late_signal_warning(late));
+  // Said even with -q, as extshuffle says it: about the files on disk.
+  if (late != 0) datasets_.back().result.output_warnings.push_back(driver::late_signal_warning(late));
   for (Dataset& d : datasets_) d.files->forget();
 }
 

@@ -41,6 +41,11 @@ class DistributedCommit {
   // Collective: syncs, then commits every dataset's pieces and the
   // manifest. Throws RankFailure on every rank.
   void commit();
+  // After commit(), on rank 0: what the commit says of the `k`th dataset
+  // added, for the job's result (stale pieces in its warnings, or its notes
+  // with --clean; a signal during the publish in the last one's
+  // output_warnings). Empty on the other ranks.
+  const RunResult& committed(std::size_t k) const { return datasets_[k].result; }
 
  private:
   struct Dataset {

@@ -1,14 +1,12 @@
-#include "error_report.hpp"
+#include "extshuffle/driver/error_report.hpp"
 
 #include <new>
 #include <system_error>
 
 #include "extshuffle/errors.hpp"
 
-namespace extshuffle::cli {
+namespace extshuffle::driver {
 namespace {
-
-constexpr const char* kOutOfMemory = "out of memory: lower --memory or raise the process's memory limit";
 
 ErrorReport report(int exit_code, const std::string& message, const char* what) {
   // ("input 'x' changed size ..." names its part already.)
@@ -50,4 +48,4 @@ ErrorReport describe_error(const std::exception_ptr& error) noexcept {
   }
 }
 
-}  // namespace extshuffle::cli
+}  // namespace extshuffle::driver

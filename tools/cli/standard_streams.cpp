@@ -1,8 +1,10 @@
 #include "standard_streams.hpp"
 
+#include "extshuffle/driver/error_report.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,12 +65,13 @@ void hold_standard_descriptors() {
 
 namespace {
 
-// Written with write(2) alone: no memory is left to format it.
-constexpr char kOutOfMemory[] =
-    "extshuffle: out of memory: lower --memory or raise the process's memory limit\n";
-
+// The line describe_error gives, written by one writev(2): no memory is
+// left to format it.
 [[noreturn]] void out_of_memory() {
-  (void)!::write(2, kOutOfMemory, sizeof kOutOfMemory - 1);
+  char program[] = "extshuffle: ", end[] = "\n";
+  char* reason = const_cast<char*>(driver::kOutOfMemory);
+  const iovec parts[] = {{program, sizeof program - 1}, {reason, sizeof driver::kOutOfMemory - 1}, {end, 1}};
+  (void)!::writev(2, parts, 3);
   io::remove_registered_paths();
   ::_exit(1);
 }
