@@ -1,0 +1,31 @@
+// Files written with their record index beside them, as --index-only writes
+// it (dataset/input_index.hpp), for the record index's tests.
+#pragma once
+
+#include <string>
+
+#include "extshuffle/dataset/index_identity.hpp"
+#include "extshuffle/dataset/input_index.hpp"
+#include "extshuffle/dataset/record_index.hpp"
+#include "extshuffle/io/input_source.hpp"
+#include "support/command.hpp"
+
+namespace extshuffle::testing {
+
+// Writes `bytes` to `name` in `dir` and its index beside it, read with
+// `options`; returns the file's path.
+inline std::string indexed(const TempDir& dir, const std::string& name, const std::string& bytes,
+                           const dataset::DatasetOptions& options = {}) {
+  const std::string path = (dir / name).string();
+  write_file(path, bytes);
+  std::string index;
+  io::InputSource source(path, dir.path().string());
+  dataset::write_input_index(options, source, dataset::indexed_file_facts(path),
+                             [&index](const void* data, std::size_t n) {
+                               index.append(static_cast<const char*>(data), n);
+                             });
+  write_file(dataset::index_path_beside(path), index);
+  return path;
+}
+
+}  // namespace extshuffle::testing
