@@ -18,6 +18,10 @@ class ProgressingSink : public RecordSink {
     index_.record(begin, end);
     passed(end);
   }
+  void records(std::uint64_t begin, std::uint64_t base, const std::uint64_t* ends, std::size_t count) override {
+    index_.records(begin, base, ends, count);
+    if (count > 0) passed(base + ends[count - 1]);
+  }
   void member(std::uint64_t sample, std::string_view name, std::uint64_t data_offset,
               std::uint64_t data_bytes) override {
     index_.member(sample, name, data_offset, data_bytes);

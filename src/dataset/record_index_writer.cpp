@@ -1,5 +1,6 @@
 #include "extshuffle/dataset/record_index_writer.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -54,6 +55,22 @@ void RecordIndexWriter::record(std::uint64_t begin, std::uint64_t end) {
   last_end_ = end;
   ++records_;
   if (pending_.size() + 2 > kPendingValues) flush_streamed();
+}
+
+void RecordIndexWriter::records(std::uint64_t begin, std::uint64_t base, const std::uint64_t* ends, std::size_t count) {
+  if (spans_ || count == 0) {
+    RecordSink::records(begin, base, ends, count);
+    return;
+  }
+  record(begin, base + ends[0]);  // checks that it follows the one before
+  for (std::size_t k = 1; k < count;) {
+    const std::size_t take = std::min(count - k, kPendingValues - pending_.size());
+    for (std::size_t j = k; j < k + take; ++j) pending_.push_back(base + ends[j]);
+    k += take;
+    if (pending_.size() == kPendingValues) flush_streamed();
+  }
+  records_ += count - 1;
+  last_end_ = base + ends[count - 1];
 }
 
 void RecordIndexWriter::member(std::uint64_t sample, std::string_view name, std::uint64_t data_offset,

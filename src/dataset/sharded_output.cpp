@@ -255,6 +255,9 @@ void ShardedOutput::write_stream(const void* data, std::size_t bytes) { writer_-
 void ShardedOutput::finish_stream(std::uint64_t records) {
   part_records_ = records;
   end_part();
+  // A stream is one file: no other file will take its write buffers (a Job
+  // of thousands of --index-only outputs would hold 2 MiB each).
+  spare_buffers_ = {};
 }
 
 void ShardedOutput::prepare_commit() {

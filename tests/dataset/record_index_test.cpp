@@ -74,6 +74,21 @@ TEST(RecordIndex, LinesWithCrlfEmptyLinesAndAnUnterminatedLastOne) {
             (std::vector<std::uint64_t>{0, 5, 6, 10, 15}));
 }
 
+TEST(RecordIndex, ManyLinesStreamOutInBatches) {
+  // More records than the writer holds before writing (64 Ki values), found
+  // in the counting pass's bulk batches, streamed pieces of 2 MiB.
+  TempDir dir;
+  std::string text;
+  std::vector<std::uint64_t> expected{0};
+  for (int k = 0; k < 300000; ++k) {
+    text += std::string(k % 23, 'x') + "\n";
+    expected.push_back(text.size());
+  }
+  const std::string path = indexed(dir, "many.txt", text);
+  const MappedIndex index(index_path_beside(path));
+  EXPECT_EQ(std::vector<std::uint64_t>(index.offsets().begin(), index.offsets().end()), expected);
+}
+
 TEST(RecordIndex, CsvQuotedTerminatorsStayInTheirRecordAndTheHeaderIsNone) {
   TempDir dir;
   const std::string body = "1,\"a\nb\"\n2,\"c\"\"\r\nd\"\n3,e\n";

@@ -170,21 +170,42 @@ def test_fixed_size_records(binary, tmp_path, cache):
         assert b"".join(ds[p]) == run(binary, path, "--seed", seed, "--record-size", 12)
 
 
-def test_shards_and_splits_are_ranges_of_the_order(binary, tmp_path, cache):
-    path = tmp_path / "a.jsonl"
-    lines = heavy_tailed_jsonl(2500, 6)
-    path.write_bytes(b"".join(lines))
+def piece_records(path, fmt):
+    """A piece's bytes of records: less its header (CSV, .npy) or trailer (tar)."""
+    data = path.read_bytes()
+    if fmt == "csv":
+        return data[data.index(b"\n") + 1:]
+    if fmt == "npy":
+        return data[10 + int.from_bytes(data[8:10], "little"):]
+    if fmt == "tar":
+        assert data.endswith(b"\0" * 1024)
+        return data[:-1024]
+    return data
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "tfrecord", "tar", "npy"])
+def test_shards_and_splits_are_ranges_of_the_order(binary, tmp_path, cache, fmt):
+    path = tmp_path / f"in.{fmt}"
+    if fmt == "jsonl":
+        path.write_bytes(b"".join(heavy_tailed_jsonl(2500, 6)))
+    elif fmt == "csv":
+        path.write_bytes(b"id,text\n" + b"".join(csv_records(2500, 6)))
+    elif fmt == "tfrecord":
+        path.write_bytes(b"".join(tfrecord_frame(bytes([k % 251]) * (k % 40)) for k in range(2500)))
+    elif fmt == "tar":
+        write_tar(path, tar_samples(500, 6))
+    else:
+        np.save(path, np.arange(2500 * 3, dtype="<u2").reshape(2500, 3))
     ds = extshuffle.Dataset(path, progress=False)
     out = tmp_path / "out"
     out.mkdir()
-    run(binary, path, "-o", out / "{split}-{shard}.jsonl", "--seed", 11, "--split", "train=0.9,val=rest",
+    run(binary, path, "-o", out / f"{{split}}-{{shard}}.{fmt}", "--seed", 11, "--split", "train=0.9,val=rest",
         "--shards", 3)
     p = order(ds, 11)
-    train_end = int(2500 * 0.9)
-    train = b"".join((out / f"train-{k:05d}.jsonl").read_bytes() for k in range(3))
-    val = b"".join((out / f"val-{k:05d}.jsonl").read_bytes() for k in range(3))
-    assert lines_out(ds, ds[p[:train_end]]) == train
-    assert lines_out(ds, ds[p[train_end:]]) == val
+    train_end = int(len(ds) * 0.9)
+    for split, positions in (("train", p[:train_end]), ("val", p[train_end:])):
+        pieces = b"".join(piece_records(out / f"{split}-{k:05d}.{fmt}", fmt) for k in range(3))
+        assert pieces == b"".join(ds.raw_batch(positions)), split
 
 
 def test_indexes_from_the_tool_need_no_cache(binary, tmp_path, cache):

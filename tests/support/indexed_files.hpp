@@ -20,10 +20,9 @@ inline std::string indexed(const TempDir& dir, const std::string& name, const st
   write_file(path, bytes);
   std::string index;
   io::InputSource source(path, dir.path().string());
-  dataset::write_input_index(options, source, dataset::indexed_file_facts(path),
-                             [&index](const void* data, std::size_t n) {
-                               index.append(static_cast<const char*>(data), n);
-                             });
+  dataset::write_input_index(
+      options, source, dataset::indexed_file_facts(path),
+      [&index](const void* data, std::size_t n) { index.append(static_cast<const char*>(data), n); });
   write_file(dataset::index_path_beside(path), index);
   return path;
 }

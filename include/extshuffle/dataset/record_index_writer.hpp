@@ -38,6 +38,9 @@ class RecordIndexWriter : public RecordSink {
   // Throws Error when a record does not start where the one before ended
   // (without spans): an index of gaps would be silently wrong.
   void record(std::uint64_t begin, std::uint64_t end) override;
+  // The same for a batch from the bulk count (RecordSink::records), at a
+  // store a record.
+  void records(std::uint64_t begin, std::uint64_t base, const std::uint64_t* ends, std::size_t count) override;
   // The next member of a tar sample, samples and their members in order.
   void member(std::uint64_t sample, std::string_view name, std::uint64_t data_offset,
               std::uint64_t data_bytes) override;

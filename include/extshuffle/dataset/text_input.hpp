@@ -6,6 +6,7 @@
 // are found here, before any output is written.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,6 +31,14 @@ class RecordSink {
  public:
   virtual ~RecordSink() = default;
   virtual void record(std::uint64_t begin, std::uint64_t end) = 0;
+  // `count` records one after the other (the bulk count of terminators):
+  // the first from `begin`, record k ending at `base` + ends[k].
+  virtual void records(std::uint64_t begin, std::uint64_t base, const std::uint64_t* ends, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) {
+      record(begin, base + ends[k]);
+      begin = base + ends[k];
+    }
+  }
   // A regular member of tar sample `sample` (counted from 0): its name as
   // the archive gives it (pax and GNU long names applied) and its data.
   virtual void member(std::uint64_t sample, std::string_view name, std::uint64_t data_offset,
