@@ -30,6 +30,7 @@ namespace {
 
 using testing::indexed;
 using testing::read_file;
+using testing::read_segments;
 using testing::TempDir;
 using testing::write_file;
 
@@ -40,12 +41,7 @@ std::unique_ptr<IndexedRecords> open(const std::string& path, const DatasetOptio
 // Record `k` read as the record; the message of what it throws, else "".
 std::string read_error(const IndexedRecords& records, std::uint64_t k, RecordForm form = RecordForm::kRecord) {
   try {
-    const ReadPlan plan = records.plan(std::vector<std::uint64_t>{k}, form);
-    std::vector<std::string> segments;
-    for (const std::uint64_t bytes : plan.segment_bytes) segments.emplace_back(bytes, '\0');
-    std::vector<std::byte*> targets;
-    for (std::string& s : segments) targets.push_back(reinterpret_cast<std::byte*>(s.data()));
-    records.read(plan, targets);
+    read_segments(records, records.plan(std::vector<std::uint64_t>{k}, form));
   } catch (const InputError& e) {
     return e.what();
   }

@@ -26,6 +26,7 @@ namespace {
 
 using testing::indexed;
 using testing::read_file;
+using testing::read_segments;
 using testing::TempDir;
 using testing::write_file;
 
@@ -41,11 +42,7 @@ std::vector<std::string> read_all(const IndexedRecords& records, RecordForm form
   std::vector<std::uint64_t> all(records.size());
   std::iota(all.begin(), all.end(), 0);
   const ReadPlan plan = records.plan(all, form);
-  std::vector<std::string> segments;
-  for (const std::uint64_t bytes : plan.segment_bytes) segments.emplace_back(bytes, '\0');
-  std::vector<std::byte*> targets;
-  for (std::string& segment : segments) targets.push_back(reinterpret_cast<std::byte*>(segment.data()));
-  records.read(plan, targets);
+  const std::vector<std::string> segments = read_segments(records, plan);
   std::vector<std::string> out;
   for (std::size_t r = 0; r < all.size(); ++r) {
     std::string record;

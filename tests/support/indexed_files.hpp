@@ -2,9 +2,13 @@
 // it (dataset/input_index.hpp), for the record index's tests.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "extshuffle/dataset/index_identity.hpp"
+#include "extshuffle/dataset/indexed_records.hpp"
 #include "extshuffle/dataset/input_index.hpp"
 #include "extshuffle/dataset/record_index.hpp"
 #include "extshuffle/io/input_source.hpp"
@@ -25,6 +29,17 @@ inline std::string indexed(const TempDir& dir, const std::string& name, const st
       [&index](const void* data, std::size_t n) { index.append(static_cast<const char*>(data), n); });
   write_file(dataset::index_path_beside(path), index);
   return path;
+}
+
+// The segments `plan` reads from `records`, each a string of its bytes
+// (IndexedRecords::read() into buffers allocated as the plan says).
+inline std::vector<std::string> read_segments(const dataset::IndexedRecords& records, const dataset::ReadPlan& plan) {
+  std::vector<std::string> segments;
+  for (const std::uint64_t bytes : plan.segment_bytes) segments.emplace_back(bytes, '\0');
+  std::vector<std::byte*> targets;
+  for (std::string& segment : segments) targets.push_back(reinterpret_cast<std::byte*>(segment.data()));
+  records.read(plan, targets);
+  return segments;
 }
 
 }  // namespace extshuffle::testing
