@@ -29,14 +29,11 @@ namespace extshuffle::dataset {
 namespace {
 
 using testing::indexed;
+using testing::open_beside;
 using testing::read_file;
 using testing::read_segments;
 using testing::TempDir;
 using testing::write_file;
-
-std::unique_ptr<IndexedRecords> open(const std::string& path, const DatasetOptions& options = {}) {
-  return open_indexed_dataset({path}, {index_path_beside(path)}, options, true);
-}
 
 // Record `k` read as the record; the message of what it throws, else "".
 std::string read_error(const IndexedRecords& records, std::uint64_t k, RecordForm form = RecordForm::kRecord) {
@@ -77,7 +74,7 @@ TEST(IndexedRecords, AnIndexOfAnotherFileOrOtherOptionsIsRefused) {
   EXPECT_TRUE(one_line(message, "is not the index of '" + a + "'")) << message;
   DatasetOptions other;
   other.format = formats::Format::kCsv;
-  const std::string options = error_of([&] { open(a, other); });
+  const std::string options = error_of([&] { open_beside({a}, other); });
   EXPECT_TRUE(one_line(options, "it was made reading it as lines")) << options;
 }
 
@@ -87,17 +84,17 @@ TEST(IndexedRecords, ATruncatedOrDamagedIndexIsRefused) {
   const std::string index = read_file(index_path_beside(a));
   for (const std::size_t cut : {index.size() - 1, index.size() / 2, std::size_t{70}, std::size_t{3}}) {
     write_file(index_path_beside(a), index.substr(0, cut));
-    const std::string message = error_of([&] { open(a); });
+    const std::string message = error_of([&] { open_beside({a}); });
     EXPECT_TRUE(one_line(message, "index '" + index_path_beside(a) + "'")) << cut << ": " << message;
   }
   write_file(index_path_beside(a), "not an index at all, but long enough to be read as one. " + std::string(100, '-'));
-  EXPECT_TRUE(one_line(error_of([&] { open(a); }), "not an extshuffle record index"));
+  EXPECT_TRUE(one_line(error_of([&] { open_beside({a}); }), "not an extshuffle record index"));
   // An offset past the file's end (a damaged array): refused at the read.
   std::string damaged = index;
   const std::uint64_t far = 1u << 30;
   std::memcpy(damaged.data() + 64 + 8, &far, 8);
   write_file(index_path_beside(a), damaged);
-  const auto records = open(a);
+  const auto records = open_beside({a});
   EXPECT_TRUE(one_line(read_error(*records, 0), "lies at bytes 0-1073741824 of a file of 5003"));
   EXPECT_TRUE(one_line(read_error(*records, 1), "lies at bytes 1073741824-5003"));
 }
@@ -106,10 +103,10 @@ TEST(IndexedRecords, AnInputThatGrewOrShrankIsRefused) {
   TempDir dir;
   const std::string a = indexed(dir, "a.txt", "a\nb\n");
   write_file(a, "a\nb\nc\n");
-  EXPECT_TRUE(one_line(error_of([&] { open(a); }), "it was made for a file of 4 bytes, the input holds 6"));
+  EXPECT_TRUE(one_line(error_of([&] { open_beside({a}); }), "it was made for a file of 4 bytes, the input holds 6"));
   // Changed after it was opened: refused when the file is opened for the first read.
   const std::string b = indexed(dir, "b.txt", "a\nb\n");
-  const auto records = open(b);
+  const auto records = open_beside({b});
   write_file(b, "a\n");
   EXPECT_TRUE(one_line(read_error(*records, 0), "it holds 2 bytes, the index says 4"));
 }
@@ -117,7 +114,7 @@ TEST(IndexedRecords, AnInputThatGrewOrShrankIsRefused) {
 TEST(IndexedRecords, AnInputTruncatedWhileOpenGivesOneLine) {
   TempDir dir;
   const std::string a = indexed(dir, "a.txt", std::string(100, 'a') + "\n" + std::string(100, 'b') + "\n");
-  const auto records = open(a);
+  const auto records = open_beside({a});
   EXPECT_EQ(read_error(*records, 0), "");  // the file is open now
   ASSERT_EQ(::truncate(a.c_str(), 150), 0);
   EXPECT_TRUE(one_line(read_error(*records, 1), "it ends at byte 150, its index has records up to byte 202"));
@@ -138,7 +135,7 @@ TEST(IndexedRecords, ARewriteOfTheSameSizeAndTimeIsCaughtByWhatIsRead) {
   EXPECT_TRUE(one_line(read_error(*lines, 0), "record 0 at byte 0 does not end with its terminator"));
   EXPECT_TRUE(one_line(read_error(*lines, 0, RecordForm::kRaw), "does not end with its terminator"));
   // With the fingerprint (the first 64 KiB block is sampled): refused at once.
-  EXPECT_TRUE(one_line(error_of([&] { open(a); }), "sampled blocks differ"));
+  EXPECT_TRUE(one_line(error_of([&] { open_beside({a}); }), "sampled blocks differ"));
   // TFRecord: a byte of the data changed.
   std::string frames;
   formats::append_tfrecord_frame(frames, "payload one");
@@ -168,19 +165,19 @@ TEST(IndexedRecords, ARewriteOfTheSameSizeAndTimeIsCaughtByWhatIsRead) {
 TEST(IndexedRecords, ATouchedInputIsRefused) {
   TempDir dir;
   const std::string a = indexed(dir, "a.txt", "a\nb\n");
-  const auto records = open(a);
+  const auto records = open_beside({a});
   struct stat st {};
   ASSERT_EQ(::stat(a.c_str(), &st), 0);
   st.st_mtim.tv_sec -= 10;
   keep_time(a, st);
   EXPECT_TRUE(one_line(read_error(*records, 0), "its modification time is not the index's"));
-  EXPECT_TRUE(one_line(error_of([&] { open(a); }), "the input's modification time is not the one indexed"));
+  EXPECT_TRUE(one_line(error_of([&] { open_beside({a}); }), "the input's modification time is not the one indexed"));
 }
 
 TEST(IndexedRecords, RecordsPastTheEndAndInputsWithoutOffsetsAreRefused) {
   TempDir dir;
   const std::string a = indexed(dir, "a.txt", "a\nb\n");
-  const auto records = open(a);
+  const auto records = open_beside({a});
   EXPECT_THROW(records->plan(std::vector<std::uint64_t>{0, 2}, RecordForm::kRecord), std::out_of_range);
   write_file(dir / "a.jsonl.gz", "x");
   const std::string gz = (dir / "a.jsonl.gz").string();

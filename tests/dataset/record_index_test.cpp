@@ -25,16 +25,11 @@ namespace extshuffle::dataset {
 namespace {
 
 using testing::indexed;
+using testing::open_beside;
 using testing::read_file;
 using testing::read_segments;
 using testing::TempDir;
 using testing::write_file;
-
-std::unique_ptr<IndexedRecords> open(const std::vector<std::string>& paths, const DatasetOptions& options = {}) {
-  std::vector<std::string> indexes;
-  for (const std::string& path : paths) indexes.push_back(index_path_beside(path));
-  return open_indexed_dataset(paths, indexes, options, true);
-}
 
 // Records [0, N) of `records` as `form` gives them, each a string (tar
 // samples in kRecord form: their members' data, joined by '|').
@@ -61,7 +56,7 @@ std::string joined(const std::vector<std::string>& parts) {
 TEST(RecordIndex, LinesWithCrlfEmptyLinesAndAnUnterminatedLastOne) {
   TempDir dir;
   const std::string path = indexed(dir, "a.txt", "one\r\n\ntwo\nthree");
-  const auto records = open({path});
+  const auto records = open_beside({path});
   EXPECT_EQ(records->size(), 4u);
   EXPECT_EQ(read_all(*records, RecordForm::kRecord), (std::vector<std::string>{"one\r", "", "two", "three"}));
   EXPECT_EQ(read_all(*records, RecordForm::kRaw), (std::vector<std::string>{"one\r\n", "\n", "two\n", "three\n"}));
@@ -90,7 +85,7 @@ TEST(RecordIndex, CsvQuotedTerminatorsStayInTheirRecordAndTheHeaderIsNone) {
   TempDir dir;
   const std::string body = "1,\"a\nb\"\n2,\"c\"\"\r\nd\"\n3,e\n";
   const std::string path = indexed(dir, "a.csv", "id,text\n" + body);
-  const auto records = open({path});
+  const auto records = open_beside({path});
   EXPECT_EQ(read_all(*records, RecordForm::kRecord),
             (std::vector<std::string>{"1,\"a\nb\"", "2,\"c\"\"\r\nd\"", "3,e"}));
   EXPECT_EQ(joined(read_all(*records, RecordForm::kRaw)), body);
@@ -102,12 +97,12 @@ TEST(RecordIndex, SkipEmptyKeepsEachRecordsOwnSpan) {
   DatasetOptions options;
   options.skip_empty = true;
   const std::string path = indexed(dir, "a.jsonl", "\n{\"a\":1}\n  \n\t\r\n{\"b\":2}\n \n{\"c\":3}\n   ", options);
-  const auto records = open({path}, options);
+  const auto records = open_beside({path}, options);
   EXPECT_EQ(read_all(*records, RecordForm::kRecord), (std::vector<std::string>{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}"}));
   EXPECT_EQ(read_all(*records, RecordForm::kRaw),
             (std::vector<std::string>{"{\"a\":1}\n", "{\"b\":2}\n", "{\"c\":3}\n"}));
   EXPECT_FALSE(MappedIndex(index_path_beside(path)).header().add_terminator);  // the blank tail lacks it
-  EXPECT_THROW(open({path}), InputError);  // read without --skip-empty: another reading
+  EXPECT_THROW(open_beside({path}), InputError);  // read without --skip-empty: another reading
 }
 
 TEST(RecordIndex, TfrecordFramesGiveTheirDataAndRawFrames) {
@@ -116,7 +111,7 @@ TEST(RecordIndex, TfrecordFramesGiveTheirDataAndRawFrames) {
   const std::vector<std::string> data{"", "x", std::string(70000, 'y') + "\n\0z"};
   for (const std::string& d : data) formats::append_tfrecord_frame(file, d);
   const std::string path = indexed(dir, "a.tfrecord", file);
-  const auto records = open({path});
+  const auto records = open_beside({path});
   EXPECT_EQ(read_all(*records, RecordForm::kRecord), data);
   EXPECT_EQ(joined(read_all(*records, RecordForm::kRaw)), file);
 }
@@ -132,7 +127,7 @@ TEST(RecordIndex, TarSamplesGiveTheirMembersAndRawSamples) {
   const std::string b = member("b.txt", "hello") + member("subdir/", "", '5') + member("b.json", "{}");
   const std::string c = pax_member(pax_record("path", long_name)) + member("stand-in", "{\"k\":1}");
   const std::string path = indexed(dir, "a.tar", a + b + c + testing::kTrailer);
-  const auto records = open({path});
+  const auto records = open_beside({path});
   EXPECT_EQ(read_all(*records, RecordForm::kRecord), (std::vector<std::string>{"JPEG|7", "hello|{}", "{\"k\":1}"}));
   EXPECT_EQ(read_all(*records, RecordForm::kRaw),
             (std::vector<std::string>{a, member("b.txt", "hello") + member("b.json", "{}"), c}));
@@ -149,7 +144,7 @@ TEST(RecordIndex, NpyAndFixedRecordsNeedNoArrays) {
   const std::string rows = "aabbccddeeff";
   const std::string path = indexed(dir, "a.npy", npy + rows);
   EXPECT_TRUE(MappedIndex(index_path_beside(path)).header().arrays.empty());
-  const auto records = open({path});
+  const auto records = open_beside({path});
   EXPECT_EQ(read_all(*records, RecordForm::kRecord), (std::vector<std::string>{"aabb", "ccdd", "eeff"}));
   DatasetOptions fixed;
   fixed.record_size = 3;
@@ -165,12 +160,12 @@ TEST(RecordIndex, SeveralFilesAreOneDatasetInOrder) {
   const std::string a = indexed(dir, "a.csv", "h\n1\n2");
   const std::string b = indexed(dir, "b.csv", "h\n3\n");
   const std::string empty = indexed(dir, "c.csv", "h\n");
-  const auto records = open({a, empty, b});
+  const auto records = open_beside({a, empty, b});
   EXPECT_EQ(read_all(*records, RecordForm::kRaw), (std::vector<std::string>{"1\n", "2\n", "3\n"}));
   EXPECT_THROW(records->plan(std::vector<std::uint64_t>{3}, RecordForm::kRecord), std::out_of_range);
   // Inputs the CLI would refuse as one dataset are refused here too.
   const std::string other = indexed(dir, "d.csv", "g\n4\n");
-  EXPECT_THROW(open({a, other}), InputError);
+  EXPECT_THROW(open_beside({a, other}), InputError);
 }
 
 TEST(RecordIndex, AnIndexReadsBackWithNumpysLayout) {

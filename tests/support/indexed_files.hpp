@@ -4,10 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "extshuffle/dataset/index_identity.hpp"
+#include "extshuffle/dataset/indexed_dataset.hpp"
 #include "extshuffle/dataset/indexed_records.hpp"
 #include "extshuffle/dataset/input_index.hpp"
 #include "extshuffle/dataset/record_index.hpp"
@@ -29,6 +31,15 @@ inline std::string indexed(const TempDir& dir, const std::string& name, const st
       [&index](const void* data, std::size_t n) { index.append(static_cast<const char*>(data), n); });
   write_file(dataset::index_path_beside(path), index);
   return path;
+}
+
+// The records of `paths`, one dataset, read through the indexes beside
+// them (as Dataset finds them), with `options`.
+inline std::unique_ptr<dataset::IndexedRecords> open_beside(const std::vector<std::string>& paths,
+                                                            const dataset::DatasetOptions& options = {}) {
+  std::vector<std::string> indexes;
+  for (const std::string& path : paths) indexes.push_back(dataset::index_path_beside(path));
+  return dataset::open_indexed_dataset(paths, indexes, options, true);
 }
 
 // The segments `plan` reads from `records`, each a string of its bytes
