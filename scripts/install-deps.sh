@@ -25,6 +25,9 @@ packages=(
   # scipy's chi-square; `pip install .` offline uses setuptools and wheel.
   python3-dev pybind11-dev python3-pytest python3-torch python3-tqdm python3-scipy
   python3-setuptools python3-wheel python3-pip
+  # docs/python.md's WebDataset example, run as a test: images decoded by
+  # torchvision (tests/python/test_dataset_docs.py skips without it).
+  python3-torchvision
   # The bundle's suite on a bare Debian 12 (scripts/bare_debian_test.sh).
   debootstrap
   # The relocatable bundle (scripts/bundle.sh): run paths set with patchelf.

@@ -65,6 +65,12 @@ struct JobOptions {
   std::string manifest_path;      // --manifest FILE.json; empty: none
   bool clean = false;             // --clean: remove the pattern's files this run does not write, after the commit
   // --- end of datasets ---
+  // Record indexes (docs/cli.md "Record indexes"): --index, each output
+  // file's index beside it; --index-only, each input's index, no shuffle
+  // (each dataset's output: the index of its one input file, or "-": each
+  // input's beside it).
+  bool index = false;
+  bool index_only = false;
 };
 
 // One dataset of a Job: inputs read as one, their records concatenated in

@@ -34,7 +34,8 @@ _PROGRESS = struct.Struct("=cQQ")  # b"P", done bytes, total bytes: what _native
 # (the CLI's parser checks every value, tools/cli/options.cpp and
 # make_job.cpp). Flags are given as True; a number given for a size is
 # bytes (the command line's bare number for --memory is KiB).
-_FLAGS = frozenset({"zero_terminated", "ignore_zeros", "skip_empty", "verify", "dry_run", "clean", "repeat"})
+_FLAGS = frozenset({"zero_terminated", "ignore_zeros", "skip_empty", "verify", "dry_run", "clean", "repeat", "index",
+                    "index_only"})
 _SIZES = frozenset({"record_size", "memory", "shard_size"})
 _VALUES = frozenset({"tmpdir", "input_range", "device", "format", "random_source", "shards", "split", "manifest",
                      "threads", "leaf_records", "fanout", "head_count", "header"})

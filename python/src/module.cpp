@@ -9,4 +9,5 @@ PYBIND11_MODULE(_native, module) {
   module.doc() = "extshuffle's library, bound for Python (see the extshuffle package)";
   extshuffle::python::bind_permutation(module);
   extshuffle::python::bind_shuffle(module);
+  extshuffle::python::bind_dataset(module);
 }

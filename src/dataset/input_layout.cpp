@@ -10,11 +10,8 @@ namespace extshuffle::dataset {
 namespace {
 
 InputLayout text_layout(const DatasetOptions& options, formats::Format format, io::InputSource& source,
-                        const std::string& name, InputMapping* mapping) {
-  if (format == formats::Format::kTfrecord && (options.header_lines > 0 || options.skip_empty)) {
-    throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
-                     " is for text: TFRecord files have no header lines and no blank records");
-  }
+                        const std::string& name, InputMapping* mapping, RecordSink* sink) {
+  check_frame_options(options, format);
   InputLayout layout;
   layout.syntax = formats::framed_syntax(format, options.zero_terminated);
   const std::uint64_t header_lines = header_records(options, format);
@@ -26,7 +23,7 @@ InputLayout text_layout(const DatasetOptions& options, formats::Format format, i
   if (layout.mapped) mapping->mapped->expect_sequential(true);
   layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
                                          options.skip_empty, name, options.verify ? &layout.digest : nullptr,
-                                         layout.mapped ? mapping->mapped->data() : nullptr);
+                                         layout.mapped ? mapping->mapped->data() : nullptr, sink);
   if (layout.mapped) mapping->mapped->expect_sequential(false);
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
@@ -52,6 +49,15 @@ void map_fixed_records(io::InputSource& source, InputLayout& layout, const std::
 
 }  // namespace
 
+void check_frame_options(const DatasetOptions& options, formats::Format format) {
+  if (format != formats::Format::kTfrecord && format != formats::Format::kTar) return;
+  if (options.header_lines > 0 || options.skip_empty) {
+    throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
+                     " is for text: " + (format == formats::Format::kTar ? "tar archives" : "TFRecord files") +
+                     " have no header lines and no blank records");
+  }
+}
+
 std::uint64_t header_records(const DatasetOptions& options, formats::Format format) {
   return options.header_lines >= 0 ? static_cast<std::uint64_t>(options.header_lines)
                                    : formats::default_header_records(format);
@@ -75,7 +81,8 @@ std::string format_name(const formats::DetectedFormat& format) {
   }
 }
 
-InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping) {
+InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping,
+                              RecordSink* sink) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected =
@@ -85,11 +92,11 @@ InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& so
   switch (detected.kind) {
     case formats::RecordKind::kFramed:
       if (detected.framing() == formats::Framing::kTarSample) {
-        layout = tar_layout(options, source, name);
+        layout = tar_layout(options, source, name, sink);
         layout.format = detected;
         return layout;
       }
-      layout = text_layout(options, detected.framed_format, source, name, mapping);
+      layout = text_layout(options, detected.framed_format, source, name, mapping, sink);
       layout.format = detected;
       return layout;
     case formats::RecordKind::kNpy: {

@@ -94,6 +94,35 @@ RecordCutter::Cut RecordCutter::take_bytes(const std::byte* data, std::size_t by
   return cut;
 }
 
+void RecordCutter::for_each_record(const std::byte* data, std::size_t bytes,
+                                   const std::function<void(std::size_t begin, std::size_t end)>& record) const {
+  const char* begin = reinterpret_cast<const char*>(data);
+  const char* end = begin + bytes;
+  if (record_size_ > 0) {
+    for (std::size_t at = 0; at + record_size_ <= bytes; at += record_size_) record(at, at + record_size_);
+    return;
+  }
+  std::size_t at = 0;
+  if (plain_terminators_) {
+    std::array<std::uint64_t, kBatchRecords> ends{};
+    for (;;) {
+      const std::size_t found =
+          formats::find_record_ends(begin + at, end, syntax_.terminator, kBatchRecords, ends.data());
+      const std::size_t base = at;
+      for (std::size_t k = 0; k < found; ++k) {
+        record(at, base + static_cast<std::size_t>(ends[k]));
+        at = base + static_cast<std::size_t>(ends[k]);
+      }
+      if (found < kBatchRecords) return;
+    }
+  }
+  while (begin + at < end) {
+    const auto next = static_cast<std::size_t>(record_end(begin + at, end, syntax_) - begin);
+    record(at, next);
+    at = next;
+  }
+}
+
 std::uint64_t RecordCutter::written_bytes(const Cut& cut) const {
   const std::uint64_t prefix = syntax_.framing == formats::Framing::kTarSample ? formats::kTarFrameBytes : 0;
   return cut.bytes - prefix * cut.records;

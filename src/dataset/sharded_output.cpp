@@ -121,15 +121,23 @@ void ShardedOutput::begin_part() {
   // Each file is complete on its own: its header (a .npy one with its own rows).
   const std::string header = form_.npy ? formats::npy_header_with_rows(form_.header, part_planned_) : form_.header;
   writer_->write(header.data(), header.size());
+  if (spec_.index) {
+    piece_index_ = std::make_unique<PieceIndex>(file->destination(), form_.record_size, form_.syntax, header.size(),
+                                                std::move(index_buffers_));
+  }
   in_part_ = true;
 }
 
 void ShardedOutput::write_records(const std::byte* data, std::size_t bytes) {
   if (form_.syntax.framing != formats::Framing::kTarSample) {
     writer_->write(data, bytes);
+    if (piece_index_) piece_index_->add(data, bytes);
     return;
   }
-  tar_frames_.write(data, bytes, [this](const std::byte* sample, std::size_t n) { writer_->write(sample, n); });
+  tar_frames_.write(data, bytes, [this](const std::byte* sample, std::size_t n) {
+    writer_->write(sample, n);
+    if (piece_index_) piece_index_->add(sample, n);
+  });
 }
 
 void ShardedOutput::end_part() {
@@ -137,6 +145,12 @@ void ShardedOutput::end_part() {
   writer_->finish();
   writer_.reset();
   file_->finish();
+  if (piece_index_) {
+    const IndexedFile facts = written_file_facts(file_->descriptor(), file_->destination());
+    finished_indexes_.push_back(piece_index_->finish(facts, form_.index_reading, part_records_));
+    index_buffers_ = finished_indexes_.back()->take_buffers();
+    piece_index_.reset();
+  }
   const Split& s = splits_[split_];
   OutputFileInfo info;
   info.path = file_->destination();
@@ -241,18 +255,32 @@ void ShardedOutput::write_stream(const void* data, std::size_t bytes) { writer_-
 void ShardedOutput::finish_stream(std::uint64_t records) {
   part_records_ = records;
   end_part();
+  // A stream is one file: no other file will take its write buffers (a Job
+  // of thousands of --index-only outputs would hold 2 MiB each).
+  spare_buffers_ = {};
 }
 
 void ShardedOutput::prepare_commit() {
   // Every file on disk first, then the renames: a failure before the last
   // fsync leaves none of them.
   for (auto& file : finished_) file->sync();
+  for (auto& index : finished_indexes_) index->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
+  for (std::size_t k = 0; k < finished_indexes_.size(); ++k) {
+    finished_indexes_[k]->rename_destination(index_path_beside(infos_[k].path));
+  }
   for (auto& file : finished_) file->prepare_commit();
+  for (auto& index : finished_indexes_) index->prepare_commit();
 }
 
 void ShardedOutput::publish() {
-  for (auto& file : finished_) file->publish();
+  // Each piece, then its index (--index): an index published without its
+  // piece, or a piece without its index, is one that does not match and is
+  // refused (dataset/index_identity.hpp), never read.
+  for (std::size_t k = 0; k < finished_.size(); ++k) {
+    finished_[k]->publish();
+    if (k < finished_indexes_.size()) finished_indexes_[k]->publish();
+  }
 }
 
 }  // namespace extshuffle::dataset

@@ -22,6 +22,8 @@
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/dataset/record_cutter.hpp"
+#include "extshuffle/dataset/record_index.hpp"
+#include "piece_index.hpp"
 
 namespace extshuffle::io {
 class CompressingWriter;
@@ -36,6 +38,7 @@ struct OutputSpec {
   OutputOptions options;      // how it is cut into files: --split, --shards, --shard-size
   int threads = 1;            // compression workers
   bool read_back = false;     // --verify: each file's bytes are read back and digested before commit
+  bool index = false;         // --index: each file's record index beside it, committed with it (piece_index.hpp)
 };
 
 // How the output's records look.
@@ -45,6 +48,7 @@ struct OutputRecordForm {
   std::string header;  // on top of every file: text header lines, or the dataset's .npy header
   bool npy = false;    // `header` is a .npy header: each file's gets its own row count
   std::string trailer;  // at the end of every file: a tar archive's two zero blocks
+  IndexReading index_reading;  // --index: how the files' indexes say their records are read
 };
 
 class ShardedOutput {
@@ -125,6 +129,9 @@ class ShardedOutput {
   std::unique_ptr<io::OutputFile> file_;
   std::unique_ptr<io::CompressingWriter> writer_;
   formats::TarFrameStripper tar_frames_;  // tar samples: the frames' prefixes are not written
+  std::unique_ptr<PieceIndex> piece_index_;  // --index: the file's index, written beside it
+  io::AlignedBuffer index_buffers_;
+  std::vector<std::unique_ptr<io::OutputFile>> finished_indexes_;  // --index: each finished file's
   void write_records(const std::byte* data, std::size_t bytes);
   struct Digest;
   std::unique_ptr<Digest> digest_;

@@ -17,11 +17,9 @@ constexpr std::uint64_t kTarDropBytes = std::uint64_t{16} << 20;
 
 }  // namespace
 
-InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, const std::string& name) {
-  if (options.header_lines > 0 || options.skip_empty) {
-    throw UsageError(std::string(options.skip_empty ? "--skip-empty" : "--header") +
-                     " is for text: tar archives have no header lines and no blank records");
-  }
+InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, const std::string& name,
+                       RecordSink* sink) {
+  check_frame_options(options, formats::Format::kTar);
   if (options.repeat)
     throw UsageError("--repeat: not supported for tar archives (their samples are shuffled, not drawn)");
   InputLayout layout;
@@ -33,6 +31,10 @@ InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, c
     };
   }
   formats::TarScanner scanner(name, options.verify, std::move(digest_sample), options.ignore_zeros);
+  if (sink != nullptr) {
+    scanner.set_member_sink([sink](std::uint64_t sample, std::string_view member, std::uint64_t at,
+                                   std::uint64_t size) { sink->member(sample, member, at, size); });
+  }
   const std::uint64_t bytes = source.bytes();
   std::optional<io::MappedBytes> mapped;
   if (!options.verify && bytes > 0) mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);

@@ -25,7 +25,9 @@ namespace extshuffle::dataset {
 // mapped, where it can be; with options.verify (which digests every
 // sample's frame and refuses a key that repeats non-consecutively), or
 // where it cannot be mapped, by one sequential read of all of it. Throws UsageError for --header or --skip-empty,
-// InputError for what formats::TarScanner refuses, IoError.
-InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, const std::string& name);
+// InputError for what formats::TarScanner refuses, IoError. With `sink`,
+// each sample's regular members are handed to it (RecordSink::member).
+InputLayout tar_layout(const DatasetOptions& options, io::InputSource& source, const std::string& name,
+                       RecordSink* sink = nullptr);
 
 }  // namespace extshuffle::dataset

@@ -26,8 +26,12 @@ namespace {
 // last terminator of earlier pieces.
 class TerminatorCount {
  public:
-  explicit TerminatorCount(char terminator) : terminator_(terminator), ends_(kBlock) {}
-  void add(const char* begin, const char* end) {
+  // With `sink`, each record is handed on too, the first starting at byte
+  // `first` of the input.
+  TerminatorCount(char terminator, RecordSink* sink = nullptr, std::uint64_t first = 0)
+      : terminator_(terminator), ends_(kBlock), sink_(sink), record_start_(first) {}
+  // [begin, end): the next bytes of the input, at byte `offset` of it.
+  void add(const char* begin, const char* end, std::uint64_t offset) {
     for (const char* at = begin;;) {
       const std::size_t found = formats::find_record_ends(at, end, terminator_, kBlock, ends_.data());
       std::uint64_t previous = 0;
@@ -37,6 +41,7 @@ class TerminatorCount {
         squares_ += static_cast<double>(length) * static_cast<double>(length);
         previous = ends_[k];
       }
+      if (sink_ != nullptr) hand_on(offset + static_cast<std::uint64_t>(at - begin), found);
       records_ += found;
       if (found > 0) open_ = 0;
       at += previous;
@@ -53,13 +58,26 @@ class TerminatorCount {
     const double last = open_ > 0 ? static_cast<double>(open_ + 1) : 0;
     return squares_ + last * last;
   }
+  // The sink's last record: one that lacks its terminator, up to `input_end`.
+  void hand_on_unterminated(std::uint64_t input_end) {
+    if (sink_ != nullptr) sink_->record(record_start_, input_end);
+  }
 
  private:
+  // The `found` record ends in ends_, from input byte `offset`.
+  void hand_on(std::uint64_t offset, std::size_t found) {
+    if (found == 0) return;
+    sink_->records(record_start_, offset, ends_.data(), found);
+    record_start_ = offset + ends_[found - 1];
+  }
+
   static constexpr std::size_t kBlock = 65536;
   char terminator_;
   std::vector<std::uint64_t> ends_;
   std::uint64_t records_ = 0, longest_ = 0, open_ = 0;
   double squares_ = 0;
+  RecordSink* sink_;
+  std::uint64_t record_start_;
 };
 
 // Pieces of the counting pass when it streams (two in turn while it only
@@ -73,10 +91,12 @@ constexpr std::size_t kCountPieceBytes = std::size_t{2} << 20;
 // there is any.
 void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, std::uint64_t bytes,
                 TerminatorCount& count, char& last_byte) {
+  std::uint64_t at = from;
   io::read_sequentially(file, offset + from, bytes - from, kCountPieceBytes,
                         [&](const std::byte* data, std::size_t size) {
     const auto* text = reinterpret_cast<const char*>(data);
-    count.add(text, text + size);
+    count.add(text, text + size, at);
+    at += size;
     last_byte = text[size - 1];
   });
 }
@@ -89,9 +109,9 @@ class TextCounter {
  public:
   TextCounter(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
               std::uint64_t header_records, bool skip_blank, const std::string& display_name, RecordDigest* digest,
-              const std::byte* mapped)
+              const std::byte* mapped, RecordSink* sink)
       : file_(file), offset_(offset), bytes_(bytes), syntax_(syntax), header_records_(header_records),
-        skip_blank_(skip_blank), display_name_(display_name), digest_(digest), mapped_(mapped),
+        skip_blank_(skip_blank), display_name_(display_name), digest_(digest), mapped_(mapped), sink_(sink),
         framed_(syntax.framing == formats::Framing::kTfrecord),
         count_terminators_(!syntax.quoted && !skip_blank && !digest && !framed_), last_byte_(syntax.terminator) {
     if (mapped != nullptr) {
@@ -108,8 +128,12 @@ class TextCounter {
     while (position_ + fill_ < bytes_ || at_ < fill_) {
       if (position_ + fill_ < bytes_) read_more();
       if (count_terminators_ && headers_seen_ == header_records_) {
-        count_terminators_to_end();
-        if (last_byte_ != syntax_.terminator) ++count_.records;  // the last line, unterminated
+        TerminatorCount terminators(syntax_.terminator, sink_, position_ + at_);
+        count_terminators_to_end(terminators);
+        if (last_byte_ != syntax_.terminator) {  // the last line, unterminated
+          ++count_.records;
+          terminators.hand_on_unterminated(bytes_);
+        }
         break;
       }
       count_records_read();
@@ -176,14 +200,13 @@ class TextCounter {
 
   // Plain lines need no record boundaries once the header is passed: the
   // terminators from at_ to the input's end, counted in bulk.
-  void count_terminators_to_end() {
-    TerminatorCount terminators(syntax_.terminator);
-    terminators.add(buffer_ + at_, buffer_ + fill_);
+  void count_terminators_to_end(TerminatorCount& terminators) {
+    terminators.add(buffer_ + at_, buffer_ + fill_, position_ + at_);
     if (mapped_ != nullptr) {
       while (fill_ < bytes_) {
         const std::size_t from = fill_;
         read_more();
-        terminators.add(buffer_ + from, buffer_ + fill_);
+        terminators.add(buffer_ + from, buffer_ + fill_, from);
       }
     } else {
       count_rest(file_, offset_, position_ + fill_, bytes_, terminators, last_byte_);
@@ -230,6 +253,7 @@ class TextCounter {
     const std::uint64_t length = end - begin + (unterminated ? 1 : 0);
     if (skip_blank_ && formats::is_blank_record(buffer_ + begin, buffer_ + begin + length)) return;
     ++count_.records;
+    if (sink_ != nullptr) sink_->record(position_ + begin, position_ + end);
     count_.longest_record_bytes = std::max(count_.longest_record_bytes, length);
     count_.record_bytes_squared += static_cast<double>(length) * static_cast<double>(length);
     if (!digest_) return;
@@ -250,6 +274,7 @@ class TextCounter {
   const std::string& display_name_;
   RecordDigest* const digest_;
   const std::byte* const mapped_;
+  RecordSink* const sink_;
   const bool framed_;
   const bool count_terminators_;
   io::AlignedBuffer storage_;  // streaming: the piece read, and the record in progress before it
@@ -267,8 +292,10 @@ class TextCounter {
 
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
-                             const std::string& display_name, RecordDigest* digest, const std::byte* mapped) {
-  return TextCounter(file, offset, bytes, syntax, header_records, skip_blank, display_name, digest, mapped).count();
+                             const std::string& display_name, RecordDigest* digest, const std::byte* mapped,
+                             RecordSink* sink) {
+  return TextCounter(file, offset, bytes, syntax, header_records, skip_blank, display_name, digest, mapped, sink)
+      .count();
 }
 
 }  // namespace extshuffle::dataset

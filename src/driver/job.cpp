@@ -5,6 +5,43 @@
 #include "extshuffle/job.hpp"
 
 namespace extshuffle {
+namespace {
+
+// --index and --index-only (docs/cli.md "Record indexes").
+void check_index_options(const JobOptions& options, const std::vector<JobDataset>& datasets) {
+  const bool generated = options.echo || options.integer_range || options.repeat;
+  if (options.index_only) {
+    if (options.index)
+      throw UsageError("--index and --index-only cannot be combined: --index-only writes indexes alone");
+    if (generated) throw UsageError("--index-only indexes INPUT files: not -e, -i or --repeat");
+    const bool shuffle_options = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty() ||
+                                 !options.manifest_path.empty() || options.head_count != UINT64_MAX || options.verify ||
+                                 options.dry_run || options.clean;
+    if (shuffle_options) {
+      throw UsageError(
+          "--index-only writes indexes, no shuffle: --shards, --shard-size, --split, --manifest, --clean, "
+          "-n, --verify and --dry-run do not apply");
+    }
+    for (const JobDataset& dataset : datasets) {
+      if (std::find(dataset.inputs.begin(), dataset.inputs.end(), "-") != dataset.inputs.end()) {
+        throw UsageError(
+            "--index-only: standard input cannot be indexed: records are read at offsets, which a "
+            "stream does not have");
+      }
+    }
+  }
+  if (!options.index) return;
+  if (generated || options.head_count == 0) {
+    throw UsageError("--index indexes the shuffled records of INPUT files: not -e, -i, --repeat or -n 0");
+  }
+  for (const JobDataset& dataset : datasets) {
+    if (dataset.output == "-") {
+      throw UsageError("--index writes each output file's index beside it: give -o FILE, not standard output");
+    }
+  }
+}
+
+}  // namespace
 
 Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
   if (options.threads < 1) throw UsageError("invalid thread count " + std::to_string(options.threads));
@@ -24,6 +61,7 @@ Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
       throw UsageError("standard input cannot be one of several aligned inputs");
     }
   }
+  check_index_options(options, datasets);
   return Job{std::move(options), std::move(datasets)};
 }
 

@@ -17,6 +17,8 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
+#include "extshuffle/dataset/record_index.hpp"
+#include "extshuffle/io/compression.hpp"
 #include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
@@ -47,6 +49,10 @@ struct Write {
   FileKey directory;
   bool special = false;  // a device, FIFO, socket or terminal: written into, never replaced
   bool character_device = false;
+  // A record index (--index, --index-only): a hidden name, which no run
+  // reads as an input, so it may lie in an input directory.
+  bool index = false;
+  bool indexed = false;  // an output file with --index: it must be a regular file
 };
 
 std::string directory_of(const std::string& path) {
@@ -175,8 +181,34 @@ Write planned(const std::string& path, const std::string& role, bool in_place_al
   return write;
 }
 
+// --index-only: each dataset's index files, one a file of its input
+// (beside it), or the one -o names for its one input file.
+std::vector<std::string> index_only_names(const JobDataset& dataset) {
+  const std::vector<std::string> inputs = dataset::expand_dataset_paths(dataset.inputs);
+  if (dataset.output != "-") {
+    if (inputs.size() != 1) {
+      throw UsageError("--index-only -o '" + dataset.output + "': names the index of one file, and '" +
+                       dataset.inputs[0] + "' is " + std::to_string(inputs.size()) +
+                       " files (leave -o out to write each file's index beside it)");
+    }
+    return {dataset.output};
+  }
+  std::vector<std::string> names;
+  for (const std::string& input : inputs) names.push_back(dataset::index_path_beside(input));
+  return names;
+}
+
 std::vector<Write> planned_writes(const Job& job) {
   std::vector<Write> writes;
+  if (job.options.index_only) {
+    for (const JobDataset& dataset : job.datasets) {
+      for (const std::string& name : index_only_names(dataset)) {
+        writes.push_back(planned(name, "--index-only '" + name + "'", false));
+        writes.back().index = true;
+      }
+    }
+    return writes;
+  }
   const bool single = job.datasets.size() == 1;
   const bool several =
       dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
@@ -184,6 +216,16 @@ std::vector<Write> planned_writes(const Job& job) {
     for (const std::string& name : output_names(job.options, dataset)) {
       if (name == "-") continue;
       writes.push_back(planned(name, "-o '" + name + "'", single && !several));
+      if (!job.options.index) continue;
+      writes.back().indexed = true;
+      if (io::codec_for_path(name) != io::Codec::kNone) {
+        throw UsageError("--index: -o '" + name +
+                         "' is compressed: an index gives offsets into a plain file; "
+                         "write the output uncompressed");
+      }
+      const std::string index = dataset::index_path_beside(name);
+      writes.push_back(planned(index, "--index '" + index + "'", false));
+      writes.back().index = true;
     }
   }
   if (!job.options.manifest_path.empty()) {
@@ -196,6 +238,11 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
   std::map<FileKey, std::string> seen;
   for (Write& write : writes) {
     resolve_write(write);
+    if (write.special && (write.index || write.indexed)) {
+      throw UsageError(write.role +
+                       ": is not a regular file: a record index gives offsets into a file written "
+                       "and renamed into place (--index, --index-only)");
+    }
     if (write.special) {
       if (!write.character_device) {
         const auto [at, fresh] = seen.emplace(write.key, write.role);
@@ -211,9 +258,37 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
                        "': only -o of a single dataset may name its input (shuffled in place, as shuf -o)");
     }
     const auto directory = reads.directories.find(write.directory);
-    if (directory != reads.directories.end() && input == reads.files.end()) {
+    if (directory != reads.directories.end() && input == reads.files.end() && !write.index) {
       throw UsageError(write.role + ": lies in the input directory '" + directory->second +
                        "', whose files are read: the next run would read it back in");
+    }
+  }
+}
+
+// --index-only: each index file a destination of its own.
+std::vector<CommitDestination> index_destinations(const std::vector<std::string>& names) {
+  std::vector<CommitDestination> destinations;
+  for (const std::string& name : names) {
+    destinations.push_back({name, {}, directories_of({name})});
+    const std::string& directory = destinations.back().directories.front();
+    io::directory_descriptor(directory.empty() ? "." : directory, name);
+  }
+  return destinations;
+}
+
+// --index: beside each dataset's pattern (or file), the pattern of its
+// pieces' indexes (dataset/record_index.hpp's names).
+void append_index_destinations(const Job& job, const std::vector<std::vector<std::string>>& known,
+                               std::vector<CommitDestination>& destinations) {
+  std::vector<std::string> splits;
+  for (const dataset::SplitPart& part : job.options.splits) splits.push_back(part.name);
+  for (std::size_t k = 0; k < job.datasets.size(); ++k) {
+    std::vector<std::string> names;
+    for (const std::string& name : known[k]) names.push_back(dataset::index_path_beside(name));
+    if (names.empty()) names.push_back(dataset::index_path_beside(job.datasets[k].output));
+    destinations.push_back({dataset::index_path_beside(job.datasets[k].output), splits, directories_of(names)});
+    for (const std::string& directory : destinations.back().directories) {
+      io::directory_descriptor(directory.empty() ? "." : directory, destinations.back().pattern);
     }
   }
 }
@@ -234,7 +309,9 @@ JobFiles check_job_files(const Job& job) {
     }
   }
   const Reads reads = read_keys(job, files);
-  files.output_files = output_file_count(job.options, job.datasets.size());
+  files.output_files =
+      job.options.index_only ? files.reads.size() : output_file_count(job.options, job.datasets.size());
+  if (job.options.index) files.output_files = std::min(files.output_files, UINT64_MAX / 4) * 2;
   check_descriptors(files);  // before the names are expanded: --shards may ask for billions
   std::vector<Write> writes = planned_writes(job);
   check_writes(writes, reads);
@@ -248,7 +325,8 @@ JobFiles check_job_files(const Job& job) {
   }
   std::vector<std::vector<std::string>> known;
   for (const JobDataset& dataset : job.datasets) known.push_back(output_names(job.options, dataset));
-  files.destinations = commit_destinations(job, known);
+  files.destinations = job.options.index_only ? index_destinations(files.writes) : commit_destinations(job, known);
+  if (job.options.index) append_index_destinations(job, known, files.destinations);
   check_destination_names(job, files.destinations, inputs);
   check_standard_output(job, inputs);
   files.leftovers = find_leftovers(files.destinations);

@@ -17,6 +17,7 @@
 
 #include "dataset/dataset_input.hpp"
 #include "dataset/sharded_output.hpp"
+#include "extshuffle/dataset/index_identity.hpp"
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "extshuffle/dataset/verification.hpp"
 #include "dry_run_report.hpp"
@@ -82,6 +83,7 @@ dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dat
   spec.options = output_options(options);
   spec.threads = options.threads;
   spec.read_back = options.verify;
+  spec.index = options.index;
   return spec;
 }
 
@@ -107,15 +109,29 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
   return schedule;
 }
 
+// How the output files' indexes (--index) say their records are read: as
+// the input's, with no blank records (none is written) and no zero blocks
+// inside (each file is one archive).
+dataset::IndexReading output_index_reading(const JobOptions& options, const InputLayout& layout) {
+  dataset::IndexReading reading = dataset::index_reading(dataset_options(options), layout.format, layout.record_size);
+  reading.skip_empty = false;
+  reading.ignore_zeros = false;
+  return reading;
+}
+
 // The records the files take: -n, or where the last split ends. --verify
 // checks whole permutations only. (A .npy array with no bytes to move, rows
 // of zero bytes included, keeps its header.)
 std::uint64_t start_output(const JobOptions& options, const InputLayout& layout, ShardedOutput& output,
                            RunResult& result) {
   const bool tar_samples = layout.syntax.framing == formats::Framing::kTarSample;
-  const dataset::OutputRecordForm form{layout.framed() ? 0 : layout.record_size, layout.syntax, layout.header,
-                                       layout.format.kind == formats::RecordKind::kNpy && layout.records > 0,
-                                       tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string()};
+  dataset::OutputRecordForm form{layout.framed() ? 0 : layout.record_size,
+                                 layout.syntax,
+                                 layout.header,
+                                 layout.format.kind == formats::RecordKind::kNpy && layout.records > 0,
+                                 tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
+                                 dataset::IndexReading{}};
+  if (options.index) form.index_reading = output_index_reading(options, layout);
   const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
   if (output.records_left_out() > 0) {
     result.warnings.push_back(dataset::left_out_warning(output.records_left_out(), wanted));

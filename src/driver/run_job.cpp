@@ -8,6 +8,7 @@
 #include "extshuffle/errors.hpp"
 #include "job_commit.hpp"
 #include "extshuffle/driver/job_files.hpp"
+#include "index_run.hpp"
 #include "prepared_input.hpp"
 
 namespace extshuffle::driver {
@@ -45,7 +46,9 @@ JobResult run_job(const Job& job) {
   // written last, with every output (JobCommit).
   JobCommit commit(job.options, files);
   JobResult result;
-  if (job.datasets.size() == 1) {
+  if (job.options.index_only) {
+    result.datasets = run_index_only(job.options, job.datasets, commit);
+  } else if (job.datasets.size() == 1) {
     result.datasets.push_back(run_dataset(job.options, job.datasets[0], commit));
   } else {
     std::vector<PreparedInput> inputs = prepare_aligned(job);

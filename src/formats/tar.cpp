@@ -162,6 +162,23 @@ void TarScanner::skip(std::uint64_t bytes) {
   if (skip_left_ == 0) end_member();
 }
 
+TarChecksum tar_header_checksum(const char* header) {
+  // The header's bytes summed, its checksum field counted as spaces
+  // (unsigned, or signed as some old tars wrote it).
+  TarChecksum checksum;
+  checksum.readable = parse_number(header + kChecksumOffset, kChecksumBytes, checksum.stored);
+  std::int64_t signed_sum = 0;
+  for (std::size_t k = 0; k < kTarBlockBytes; ++k) {
+    const bool in_field = k >= kChecksumOffset && k < kChecksumOffset + kChecksumBytes;
+    const char c = in_field ? ' ' : header[k];
+    checksum.computed += static_cast<unsigned char>(c);
+    signed_sum += static_cast<signed char>(c);
+  }
+  checksum.matches = checksum.readable &&
+                     (checksum.stored == checksum.computed || static_cast<std::int64_t>(checksum.stored) == signed_sum);
+  return checksum;
+}
+
 void TarScanner::header_complete() {
   const std::uint64_t at = position_ - kTarBlockBytes;
   // 1. A zero block ends the archive (its trailer; only zeros may follow),
@@ -179,21 +196,12 @@ void TarScanner::header_complete() {
     state_ = State::kTrailer;
     return;
   }
-  // 2. The checksum: the header's bytes summed, its checksum field counted as spaces
-  //    (unsigned, or signed as some old tars wrote it).
-  std::uint64_t stored = 0;
-  const bool readable = parse_number(header_ + kChecksumOffset, kChecksumBytes, stored);
-  std::uint64_t unsigned_sum = 0;
-  std::int64_t signed_sum = 0;
-  for (std::size_t k = 0; k < kTarBlockBytes; ++k) {
-    const bool in_field = k >= kChecksumOffset && k < kChecksumOffset + kChecksumBytes;
-    const char c = in_field ? ' ' : header_[k];
-    unsigned_sum += static_cast<unsigned char>(c);
-    signed_sum += static_cast<signed char>(c);
-  }
-  if (!readable || (stored != unsigned_sum && static_cast<std::int64_t>(stored) != signed_sum)) {
-    throw InputError(where(at) + ": checksum mismatch (stored " + (readable ? std::to_string(stored) : "unreadable") +
-                     ", computed " + std::to_string(unsigned_sum) + "): not a tar archive, or a corrupt one");
+  // 2. The checksum.
+  const TarChecksum checksum = tar_header_checksum(header_);
+  if (!checksum.matches) {
+    throw InputError(where(at) + ": checksum mismatch (stored " +
+                     (checksum.readable ? std::to_string(checksum.stored) : "unreadable") + ", computed " +
+                     std::to_string(checksum.computed) + "): not a tar archive, or a corrupt one");
   }
   const char type = header_[kTypeOffset];
   std::uint64_t size = 0;
@@ -331,6 +339,7 @@ void TarScanner::begin_member(const std::string& name, char type, std::uint64_t 
   }
   sample_bytes_ += end - member_start_;
   ++index_.members;
+  if (on_member_) on_member_(index_.first_range.size() - 1, name, data_offset, size);
   skip_left_ = padded(size);
   state_ = State::kSkip;
   if (skip_left_ == 0) end_member();

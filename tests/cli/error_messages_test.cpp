@@ -51,7 +51,7 @@ constexpr BadRun kBadRuns[] = {
     {"-o a -o b -o c IN", 2},
     {"--record-size 7 IN OUT", 1},
     {"--record-size 8 missing.bin OUT", 1},
-    {"--record-size 8 DIR OUT", 2},  // OUT lies in DIR, an input directory: refused by the plan
+    {"--record-size 8 DIR OUT", 2},                 // OUT lies in DIR, an input directory: refused by the plan
     {"--record-size 8 IN DIR/missing/out.bin", 2},  // refused by the plan before any work
     {"--record-size 8 -T DIR/missing IN OUT", 1},
     {"CSV OUT --format csv", 1},
@@ -64,6 +64,10 @@ constexpr BadRun kBadRuns[] = {
     {"--format tfrecord IN OUT", 1},
     {"-r --record-size 8 missing.bin OUT", 1},
     {"-er", 1},
+    {"--index-only GZ", 2},
+    {"--index-only IN -n 3", 2},
+    {"--record-size 8 IN --index", 2},
+    {"--record-size 8 IN -o DIR/o.bin.zst --index", 2},
 };
 
 // The arguments with each placeholder word (a whole word, or the start of a

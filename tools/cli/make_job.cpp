@@ -86,6 +86,9 @@ void set_files(const Options& o, Job& job) {
       set_range(options, o.input_range);
     }
     job.datasets = {{{"-"}, o.outputs.empty() ? "-" : o.outputs[0]}};
+  } else if (o.index_only && o.outputs.empty()) {
+    // Every operand an input, each indexed beside it.
+    job.datasets = {{o.operands.empty() ? std::vector<std::string>{"-"} : o.operands, "-"}};
   } else if (o.outputs.size() > 1) {
     if (o.operands.size() != o.outputs.size()) {
       throw UsageError("-o: give one INPUT per -o (" + std::to_string(o.outputs.size()) + " -o, " +
@@ -191,6 +194,8 @@ Job make_job(const Options& o) {
   options.head_count = o.head_count;
   options.verify = o.verify;
   options.dry_run = o.dry_run;
+  options.index = o.index;
+  options.index_only = o.index_only;
   set_dataset_options(o, job, options);
 
   set_shuf_habits(o, job);

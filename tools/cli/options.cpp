@@ -181,6 +181,10 @@ void add_dataset_options(CLI::App& app, Options& o) {
                  "each output file's records, bytes and xxh64")
       ->type_name("FILE");
   // --- end of datasets ---
+  app.add_flag("--index", o.index,
+               "also write each output file's record index beside it (.NAME.extshuffle-index), committed with it");
+  app.add_flag("--index-only", o.index_only,
+               "write each INPUT's record index (beside it, or at -o for one file) and nothing else: no shuffle");
 }
 
 // What the run reports, and how much it says.
@@ -199,7 +203,7 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
                   "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty"}) {
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty", "--index", "--index-only"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");

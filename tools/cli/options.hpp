@@ -26,6 +26,7 @@ struct Options {
   std::string shards, shard_size, split, manifest;
   bool clean = false;  // --clean: remove the pattern's pieces this run does not write
   // --- end of datasets ---
+  bool index = false, index_only = false;  // record indexes: --index, --index-only (docs/cli.md "Record indexes")
   // shuf's habits: -r/--repeat, --random-source=FILE (the seed from a file).
   bool repeat = false;
   std::string random_source;

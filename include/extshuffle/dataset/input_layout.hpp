@@ -67,8 +67,15 @@ struct InputMapping {
 // counting pass (one sequential read, which also digests them with
 // options.verify). With `mapping`, an input that may fit in RAM is mapped
 // there (layout.mapped; text is counted where it lies), so that a run in
-// RAM reads it where it lies. Throws UsageError, InputError, IoError.
-InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping = nullptr);
+// RAM reads it where it lies. With `sink`, the counting pass hands it every
+// framed record (a tar archive: every member) it finds, for an index of
+// them (dataset/record_index_writer.hpp). Throws UsageError, InputError, IoError.
+InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping = nullptr,
+                              RecordSink* sink = nullptr);
+
+// Refuses (UsageError) --header N > 0 and --skip-empty for TFRecord frames
+// and tar samples, which have neither header lines nor blank records.
+void check_frame_options(const DatasetOptions& options, formats::Format format);
 
 // The header records of a text input in `format`: --header N, else the
 // format's default (CSV and TSV 1, the others 0). Both tools.

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "extshuffle/formats/record_syntax.hpp"
 
@@ -35,6 +36,13 @@ class RecordCutter {
   // record larger than the limit gets a shard of its own). Cost: locating
   // each record taken.
   Cut take_bytes(const std::byte* data, std::size_t bytes, std::uint64_t max_bytes, bool at_least_one) const;
+
+  // Calls `record(begin, end)` for each record of [data, data + bytes),
+  // which holds whole records (text: not tar frames), with offsets from
+  // `data`, in order: what an index of them needs (--index). Cost: that of
+  // take_records() for all of them, a call per record.
+  void for_each_record(const std::byte* data, std::size_t bytes,
+                       const std::function<void(std::size_t begin, std::size_t end)>& record) const;
 
   // The bytes of a cut that are written out: tar samples lose their frames' prefixes.
   std::uint64_t written_bytes(const Cut& cut) const;

@@ -6,8 +6,10 @@
 // are found here, before any output is written.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "extshuffle/formats/record_syntax.hpp"
 
@@ -18,6 +20,32 @@ class BlockFile;
 namespace extshuffle::dataset {
 
 class RecordDigest;
+
+// Receives the records a counting pass finds, in input order (an index of
+// them: dataset/record_index_writer.hpp): each as [begin, end), byte
+// offsets from the input's start, its terminator included (a last record
+// that lacks one ends at the input's end; a TFRecord record is its frame).
+// Header lines and skipped blank records are not records. A tar archive's
+// members come with their sample (tar_input.hpp).
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void record(std::uint64_t begin, std::uint64_t end) = 0;
+  // `count` records one after the other (the bulk count of terminators):
+  // the first from `begin`, record k ending at `base` + ends[k].
+  virtual void records(std::uint64_t begin, std::uint64_t base, const std::uint64_t* ends, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) {
+      record(begin, base + ends[k]);
+      begin = base + ends[k];
+    }
+  }
+  // A regular member of tar sample `sample` (counted from 0): its name as
+  // the archive gives it (pax and GNU long names applied) and its data.
+  virtual void member(std::uint64_t sample, std::string_view name, std::uint64_t data_offset,
+                      std::uint64_t data_bytes) {
+    (void)sample, (void)name, (void)data_offset, (void)data_bytes;
+  }
+};
 
 struct TextCount {
   std::uint64_t header_bytes = 0;  // the first header lines, at the start of the input
@@ -37,10 +65,11 @@ struct TextCount {
 // lacks its terminator with the terminator it will get). With `mapped`, the
 // same `bytes` bytes are in memory there (io/mapped_bytes.hpp) and are
 // counted where they lie, `file` untouched, so that a run in RAM reads its
-// input once (docs/design.md).
+// input once (docs/design.md). With `sink`, each record counted is handed
+// to it as it is found (same cost: the bulk count finds every end anyway).
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
                              const std::string& display_name, RecordDigest* digest = nullptr,
-                             const std::byte* mapped = nullptr);
+                             const std::byte* mapped = nullptr, RecordSink* sink = nullptr);
 
 }  // namespace extshuffle::dataset

@@ -66,6 +66,16 @@ const char* tar_frame_end(const char* begin, const char* end);
 // Appends a frame holding `sample` to `out` (tests).
 void append_tar_frame(std::string& out, std::string_view sample);
 
+// A header block's checksum: the stored value (readable: a valid number)
+// against the sum of its bytes with the checksum field counted as spaces,
+// unsigned or signed as some old tars wrote it. Cost: one pass over 512 bytes.
+struct TarChecksum {
+  bool readable = false;
+  std::uint64_t stored = 0, computed = 0;
+  bool matches = false;
+};
+TarChecksum tar_header_checksum(const char* header);
+
 // Byte ranges of the input that make up the samples.
 struct TarRange {
   std::uint64_t offset = 0;  // from the archive's first byte
@@ -103,8 +113,17 @@ class TarScanner {
   // Receives each complete sample as its frame (prefix and bytes), in order.
   using SampleSink = std::function<void(std::string_view frame)>;
 
+  // Receives each regular member of a sample as its header is read: the
+  // sample's number (from 0), the member's name (pax and GNU long names
+  // applied), where its data starts and how many bytes it holds (an index of
+  // the members: dataset/record_index_writer.hpp).
+  using MemberSink =
+      std::function<void(std::uint64_t sample, std::string_view name, std::uint64_t data_offset, std::uint64_t bytes)>;
+
   // `ignore_zeros`: zero blocks are skipped, not the archive's end.
   TarScanner(std::string display_name, bool check_repeats, SampleSink on_sample = {}, bool ignore_zeros = false);
+  // Before the first add(): members are handed to `on_member` too.
+  void set_member_sink(MemberSink on_member) { on_member_ = std::move(on_member); }
   // The next `bytes` bytes of the archive.
   void add(const char* data, std::size_t bytes);
   // Without a sample sink: how many of the next bytes are a member's data
@@ -133,6 +152,7 @@ class TarScanner {
   bool check_repeats_;
   bool ignore_zeros_;
   SampleSink on_sample_;
+  MemberSink on_member_;
   TarIndex index_;
   State state_ = State::kHeader;
   std::uint64_t position_ = 0;      // of the next byte given

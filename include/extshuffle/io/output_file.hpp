@@ -105,6 +105,10 @@ class OutputFile {
   bool is_unbuffered() const { return unbuffered_; }
   std::uint64_t bytes_written() const;
   const std::string& destination() const { return destination_; }
+  // Our descriptor of the file (a regular file's temporary), until the
+  // commit: for what reads it back after finish() (a piece's record index
+  // takes its size, time and fingerprint, dataset/piece_index.hpp).
+  int descriptor() const { return fd_; }
 
  private:
   // 1 MiB: the kernel copies each write into the page cache, and a buffer

@@ -46,6 +46,8 @@ void check_supported(const JobOptions& options, const JobDataset& dataset) {
   }
   if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
   if (options.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
+  if (options.index || options.index_only)
+    refuse("--index, --index-only", "not supported by extshuffle-mpi (use extshuffle)");
 }
 
 // Each of a dataset's files (a directory expanded) must be one every rank
