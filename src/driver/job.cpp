@@ -10,6 +10,9 @@ Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
   if (options.threads < 1) throw UsageError("invalid thread count " + std::to_string(options.threads));
   if (datasets.empty()) throw UsageError("no dataset to shuffle");
   const bool generated = options.echo || options.integer_range;
+  if (!options.checkpoint_dir.empty() && (generated || options.repeat)) {
+    throw UsageError("--checkpoint: -e, -i and -r shuffle no input file, there is nothing to resume: drop it");
+  }
   for (const JobDataset& dataset : datasets) {
     if (dataset.inputs.empty()) throw UsageError("a dataset needs at least one input");
     if (dataset.output.empty()) throw UsageError("an output name cannot be empty");
@@ -22,6 +25,13 @@ Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
     }
     if (datasets.size() > 1 && reads_stdin) {
       throw UsageError("standard input cannot be one of several aligned inputs");
+    }
+    // A resumed run reads its inputs again and continues its output files.
+    if (!options.checkpoint_dir.empty() && reads_stdin) {
+      throw UsageError("--checkpoint: standard input cannot be read again by a resumed run: name an input file");
+    }
+    if (!options.checkpoint_dir.empty() && dataset.output == "-") {
+      throw UsageError("--checkpoint: standard output cannot be continued by a resumed run: name an output file");
     }
   }
   return Job{std::move(options), std::move(datasets)};

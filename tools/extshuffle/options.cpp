@@ -111,6 +111,10 @@ void add_run_options(CLI::App& app, Options& o, PendingOptions& pending) {
                  "or its cgroup limit; more than that is refused)")
       ->type_name("SIZE");
   app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)")->type_name("DIR");
+  app.add_option("--checkpoint", o.checkpoint,
+                 "keep scratch and a journal in DIR (yours alone); the same command run again resumes where a "
+                 "killed run stopped; DIR's files go when the run succeeds")
+      ->type_name("DIR");
   app.add_option("-j,--threads", o.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--device", o.device, "where in-memory shuffles run: auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
