@@ -60,9 +60,12 @@ std::string ShardedOutput::checkpoint() {
 }
 
 std::vector<int> ShardedOutput::descriptors() const {
+  // A file renamed into place already (resumed at its commit) has none.
   std::vector<int> fds;
-  for (const auto& file : finished_) fds.push_back(file->descriptor());
-  if (file_) fds.push_back(file_->descriptor());
+  for (const auto& file : finished_) {
+    if (file->descriptor() >= 0) fds.push_back(file->descriptor());
+  }
+  if (file_ && file_->descriptor() >= 0) fds.push_back(file_->descriptor());
   return fds;
 }
 

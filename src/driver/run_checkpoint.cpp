@@ -10,11 +10,12 @@ namespace extshuffle::driver {
 namespace {
 
 constexpr const char* kJournalName = "journal";
-// Pass 1 makes a point at a natural point once this much of the root's data
-// has been scattered since the last one, when the last one is durable: a
-// point writes out every bucket's buffered bytes (one small write each), so
-// points much closer than this would cost more writes than they save work.
-constexpr std::uint64_t kMinScatterPointBytes = std::uint64_t{1} << 20;
+// Pass 1 makes a point at a natural point once 1/64 of the root's bytes, or
+// as many as the threads' chunks hold if fewer, have been scattered since
+// the last one, and the last one is durable (never at less than 64 KiB: a
+// point writes out every bucket's buffered bytes, one small write each).
+constexpr std::uint64_t kScatterPointsPerPass = 64;
+constexpr std::uint64_t kMinScatterPointBytes = std::uint64_t{64} << 10;
 
 std::string scratch_name(std::size_t k) { return "scratch-" + std::to_string(k); }
 
@@ -133,7 +134,7 @@ DatasetCheckpoint::DatasetCheckpoint(RunCheckpoint& run, std::size_t index, Data
     : run_(run), index_(index), journal_(std::move(journal)) {}
 
 bool DatasetCheckpoint::scatter_point_due(std::uint64_t bytes) {
-  return bytes >= kMinScatterPointBytes && run_.syncer_->idle();
+  return bytes >= scatter_point_bytes_ && run_.syncer_->idle();
 }
 
 void DatasetCheckpoint::scattered(const ioperm::WalkResume& point) {
@@ -160,7 +161,8 @@ std::vector<std::pair<int, std::string>> DatasetCheckpoint::output_files() const
   return files;
 }
 
-void DatasetCheckpoint::begin(const std::string& plan) {
+void DatasetCheckpoint::begin(const std::string& plan, std::uint64_t bytes, std::uint64_t chunk_bytes) {
+  scatter_point_bytes_ = std::max(kMinScatterPointBytes, std::min(bytes / kScatterPointsPerPass, chunk_bytes));
   if (journal_.plan.empty()) {
     run_.offer(CheckpointRecord::kPlan, plan_record(index_, plan), {}, {}, false);
     run_.syncer_->settle();

@@ -42,8 +42,10 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
 
   // Before the walk, once the records are counted: the dataset's plan,
   // checked against the journal's (UsageError naming the difference) or
-  // recorded. Then whether the dataset's output is whole already.
-  void begin(const std::string& plan);
+  // recorded; the root's `bytes`, and what the threads' chunks hold at
+  // once (about one chunk a thread), which space pass 1's points. Then
+  // whether the dataset's output is whole already.
+  void begin(const std::string& plan, std::uint64_t bytes, std::uint64_t chunk_bytes);
   bool done() const { return journal_.done; }
   // After the output's start(): the output and --verify's digest the
   // points carry, restored from the point the walk resumes from.
@@ -58,6 +60,7 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   RunCheckpoint& run_;
   std::size_t index_;
   DatasetJournal journal_;
+  std::uint64_t scatter_point_bytes_ = 0;
   dataset::ShardedOutput* output_ = nullptr;
   dataset::RecordDigest* written_ = nullptr;
 };

@@ -226,13 +226,25 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
     result.dry_run_text = describe_schedule(layout, options, described) +
                           describe_scratch(options, spooled, dataset.data.bytes, schedule) +
                           describe_fewer_passes(layout, options, dataset.data.bytes, schedule.passes);
-    if (prepared.checkpoint) result.dry_run_text += prepared.checkpoint->describe(layout.records, false);
+    if (prepared.checkpoint) {
+      // DIR holds what -T would, kept until the run succeeds, and the journal.
+      const std::uint64_t kept = spooled + (schedule.passes > 1 ? dataset.data.bytes * (schedule.passes - 1) : 0);
+      result.dry_run_text += "checkpoint: '" + options.checkpoint_dir + "' will hold up to " + std::to_string(kept) +
+                             " bytes of scratch space and a journal of a few MiB at most, removed once the run "
+                             "succeeds\n" +
+                             prepared.checkpoint->describe(layout.records, false);
+    }
     return result;
   }
   DatasetCheckpoint* checkpoint = prepared.checkpoint;
   if (checkpoint) {
+    // About one chunk a thread between two points of pass 1.
+    const std::uint64_t chunk_bytes =
+        static_cast<std::uint64_t>(static_cast<unsigned __int128>(dataset.data.bytes) * options.constants.leaf_records *
+                                   options.threads / std::max<std::uint64_t>(layout.records, 1));
     checkpoint->begin(
-        plan_identity(layout.records, dataset.data.bytes, layout.text_count.longest_record_bytes, schedule));
+        plan_identity(layout.records, dataset.data.bytes, layout.text_count.longest_record_bytes, schedule),
+        dataset.data.bytes, chunk_bytes);
   }
   const bool resumed =
       checkpoint && (checkpoint->done() || checkpoint->resume().phase != ioperm::WalkResume::Phase::kStart);
