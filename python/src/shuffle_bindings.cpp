@@ -1,26 +1,32 @@
-// extshuffle._native.run_job: the CLI's Job, built by the CLI's own
-// make_job() from options named as the CLI's long options, run by the
-// driver's public API (extshuffle/driver/run_job.hpp). The one place where
-// Python's keyword arguments become the command line's options.
+// extshuffle._native.run_job: the CLI's Job from the command line that
+// shuffle() made of its arguments (extshuffle/_shuffle.py), through the
+// CLI's own parser, make_job() and error mapping (tools/extshuffle), run by
+// the driver's public API (extshuffle/driver/run_job.hpp); and
+// end_with_parent, which ties the child that runs it to its caller.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <functional>
 #include <map>
-#include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "bindings.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "error_report.hpp"
 #include "make_job.hpp"
 #include "options.hpp"
 #include "standard_streams.hpp"
+#include "worker_threads.hpp"
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -28,78 +34,56 @@ using namespace py::literals;
 namespace extshuffle::python {
 namespace {
 
-// A number given for a size is bytes (the CLI's bare number is KiB for -S).
-std::string size_text(const py::handle& value) {
-  if (py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)) return py::str(value).cast<std::string>() + "b";
-  return py::str(value).cast<std::string>();
+// Text of the run (paths, messages) as Python gives file names: undecodable
+// bytes kept as surrogates (os.fsdecode), so that os.fsencode gives them back.
+py::str fs_text(const std::string& text) {
+  PyObject* decoded = PyUnicode_DecodeFSDefaultAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
 }
 
-using Setter = std::function<void(cli::Options&, const py::handle&)>;
-
-const std::map<std::string, Setter>& option_setters() {
-  auto text = [](std::string cli::Options::*field) {
-    return Setter([field](cli::Options& o, const py::handle& v) { o.*field = py::str(v).cast<std::string>(); });
-  };
-  auto size = [](std::string cli::Options::*field) {
-    return Setter([field](cli::Options& o, const py::handle& v) { o.*field = size_text(v); });
-  };
-  auto flag = [](bool cli::Options::*field) {
-    return Setter([field](cli::Options& o, const py::handle& v) { o.*field = v.cast<bool>(); });
-  };
-  static const std::map<std::string, Setter> setters{
-      {"record_size", size(&cli::Options::record_size)},
-      {"memory", size(&cli::Options::memory)},
-      {"tmpdir", text(&cli::Options::tmpdir)},
-      {"input_range", text(&cli::Options::input_range)},
-      {"device", text(&cli::Options::device)},
-      {"format", text(&cli::Options::format)},
-      {"random_source", text(&cli::Options::random_source)},
-      {"shards", text(&cli::Options::shards)},
-      {"shard_size", size(&cli::Options::shard_size)},
-      {"split", text(&cli::Options::split)},
-      {"manifest", text(&cli::Options::manifest)},
-      {"zero_terminated", flag(&cli::Options::zero_terminated)},
-      {"skip_empty", flag(&cli::Options::skip_empty)},
-      {"verify", flag(&cli::Options::verify)},
-      {"dry_run", flag(&cli::Options::dry_run)},
-      {"clean", flag(&cli::Options::clean)},
-      {"repeat", flag(&cli::Options::repeat)},
-      {"threads", [](cli::Options& o, const py::handle& v) { o.threads = v.cast<int>(); }},
-      {"leaf_records", [](cli::Options& o, const py::handle& v) { o.leaf_records = v.cast<std::uint64_t>(); }},
-      {"fanout", [](cli::Options& o, const py::handle& v) { o.fanout = v.cast<std::uint64_t>(); }},
-      {"head_count", [](cli::Options& o, const py::handle& v) { o.head_count = v.cast<std::uint64_t>(); }},
-      {"header",
-       [](cli::Options& o, const py::handle& v) {
-         if (py::isinstance<py::bool_>(v)) {
-           if (v.cast<bool>()) o.header = "1";
-         } else {
-           o.header = py::str(v).cast<std::string>();
-         }
-       }},
-  };
-  return setters;
+py::list fs_texts(const std::vector<std::string>& texts) {
+  py::list list;
+  for (const std::string& text : texts) list.append(fs_text(text));
+  return list;
 }
 
-cli::Options cli_options(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
-                         const std::string& seed, const py::dict& options) {
-  cli::Options o;
-  o.operands = inputs;
-  o.outputs = outputs;
-  o.seed = seed;
-  o.quiet = true;  // warnings come back in the result
-  for (const auto& [key, value] : options) {
-    const std::string name = py::str(key).cast<std::string>();
-    const auto setter = option_setters().find(name);
-    if (setter == option_setters().end()) throw UsageError("unrecognized option '" + name + "'");
-    if (value.is_none()) continue;
-    try {
-      setter->second(o, value);
-    } catch (const py::cast_error&) {
-      throw UsageError("invalid " + name + " '" + py::str(value).cast<std::string>() + "'");
-    }
+// Whether `c` may be part of an option's name ("--shard-size", "-S").
+bool name_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
+
+// `line` with every "--NAME" or "-X" of an option of the CLI's parser, outside
+// quotes ('...': values and paths), named as shuffle()'s keyword: "NAME=" with
+// "_" for "-" ("invalid --memory ''" reads "invalid memory= ''").
+std::string keyword_message(const std::string& line) {
+  std::map<std::string, std::string> keywords;  // "--memory" and "-S" -> "memory="
+  for (const cli::OptionNames& names : cli::option_names()) {
+    std::string keyword = names.long_name + "=";
+    std::replace(keyword.begin(), keyword.end(), '-', '_');
+    keywords["--" + names.long_name] = keyword;
+    for (const std::string& short_name : names.short_names) keywords["-" + short_name] = keyword;
   }
-  if (o.threads < 0) throw UsageError("invalid threads '" + std::to_string(o.threads) + "': expected a count");
-  return o;
+  std::string out;
+  bool quoted = false;
+  for (std::size_t at = 0; at < line.size();) {
+    const bool starts_name = line[at] == '-' && !quoted && (at == 0 || !name_character(line[at - 1]));
+    std::size_t end = at + 1;
+    while (starts_name && end < line.size() && name_character(line[end])) ++end;
+    const auto keyword = starts_name ? keywords.find(line.substr(at, end - at)) : keywords.end();
+    if (keyword != keywords.end()) {
+      out += keyword->second;
+      at = end;
+      continue;
+    }
+    // A quote opens after a space and closes before one, a colon or a comma
+    // (an apostrophe inside a word, "process's", does neither).
+    if (line[at] == '\'') {
+      const bool opens = !quoted && (at == 0 || line[at - 1] == ' ' || line[at - 1] == '(');
+      const bool closes = quoted && (at + 1 == line.size() || std::strchr(" :,)", line[at + 1]) != nullptr);
+      if (opens || closes) quoted = !quoted;
+    }
+    out += line[at++];
+  }
+  return out;
 }
 
 py::dict stats_dict(const RunStats& s) {
@@ -113,32 +97,24 @@ py::dict stats_dict(const RunStats& s) {
 py::dict result_dict(const RunResult& r) {
   py::dict d = stats_dict(r.stats);
   py::list inputs, outputs;
-  for (const InputFileInfo& f : r.inputs) inputs.append(py::dict("path"_a = f.path, "bytes"_a = f.bytes, "records"_a = f.records));
+  for (const InputFileInfo& f : r.inputs) {
+    inputs.append(py::dict("path"_a = fs_text(f.path), "bytes"_a = f.bytes, "records"_a = f.records));
+  }
   for (const OutputFileInfo& f : r.outputs) {
-    outputs.append(py::dict("path"_a = f.path, "split"_a = f.split, "shard"_a = f.shard, "shards"_a = f.shards,
-                            "records"_a = f.records, "bytes"_a = f.bytes, "xxh64"_a = f.xxh64));
+    outputs.append(py::dict("path"_a = fs_text(f.path), "split"_a = fs_text(f.split), "shard"_a = f.shard,
+                            "shards"_a = f.shards, "records"_a = f.records, "bytes"_a = f.bytes, "xxh64"_a = f.xxh64));
   }
   d["inputs"] = inputs;
   d["outputs"] = outputs;
   d["format"] = r.format;
   d["records_written"] = r.records_written;
-  d["dry_run_text"] = r.dry_run_text;
-  d["notes"] = r.notes;
+  d["dry_run_text"] = fs_text(r.dry_run_text);
+  d["notes"] = fs_texts(r.notes);
   std::vector<std::string> warnings = r.warnings;
   warnings.insert(warnings.end(), r.output_warnings.begin(), r.output_warnings.end());
-  d["warnings"] = warnings;
-  d["stale_pieces"] = r.stale_pieces;
+  d["warnings"] = fs_texts(warnings);
+  d["stale_pieces"] = fs_texts(r.stale_pieces);
   return d;
-}
-
-// The CLI's one-line message (tools/extshuffle/main.cpp), less its "extshuffle: ".
-std::string message_line(const std::string& message, const char* what) {
-  const bool named = message.find(": ") != std::string::npos || message.starts_with(std::string(what) + " ");
-  std::string line = named ? message : std::string(what) + ": " + message;
-  for (char& c : line) {
-    if (c == '\n') c = ' ';
-  }
-  return line;
 }
 
 // Progress as 17-byte records on `fd` ('P', done, total), atomic on a pipe.
@@ -152,15 +128,22 @@ ProgressCallback progress_to(int fd) {
   };
 }
 
-// (0, [one dict a dataset]) or (exit code, message). The GIL is released while the Job runs.
-py::tuple run_job(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
-                  const std::string& seed, const py::dict& options, int progress_fd) {
+// (0, [one dict a dataset]) or (exit code, message): `words` is the command
+// line shuffle() made of its arguments (extshuffle/_shuffle.py), parsed and
+// checked by the CLI's own parser and make_job, its errors worded by the
+// CLI's describe_error with the options named as keywords. The GIL is
+// released while the Job runs.
+py::tuple run_job(const std::vector<std::string>& words, int progress_fd) {
   // As the tool's main(): STXXL's std::cerr chatter muted, its IO threads
   // started. run_job runs in a child process of its own (extshuffle/_shuffle.py).
   cli::filter_library_chatter(false);
   io::start_io_threads();
   try {
-    Job job = cli::make_job(cli_options(inputs, outputs, seed, options));
+    cli::Options options;
+    if (cli::parse_words(words, options)) throw UsageError("--help and --version are the program's");
+    options.quiet = true;  // warnings come back in the result
+    Job job = cli::make_job(options);
+    cli::start_worker_threads(job.options.threads);
     if (progress_fd >= 0) job.options.progress = progress_to(progress_fd);
     JobResult result;
     {
@@ -170,25 +153,27 @@ py::tuple run_job(const std::vector<std::string>& inputs, const std::vector<std:
     py::list datasets;
     for (const RunResult& r : result.datasets) datasets.append(result_dict(r));
     return py::make_tuple(0, datasets);
-  } catch (const UsageError& e) {
-    return py::make_tuple(e.exit_code(), message_line(e.what(), "command line"));
-  } catch (const InputError& e) {
-    return py::make_tuple(e.exit_code(), message_line(e.what(), "input"));
-  } catch (const Error& e) {
-    return py::make_tuple(e.exit_code(), message_line(e.what(), "run"));
-  } catch (const std::bad_alloc&) {
-    return py::make_tuple(1, std::string("run: out of memory: lower --memory or raise the process's memory limit"));
   } catch (const py::error_already_set&) {
     throw;
-  } catch (const std::exception& e) {
-    return py::make_tuple(1, message_line(e.what(), "internal error"));
+  } catch (...) {
+    const cli::ErrorReport report = cli::describe_error(std::current_exception());
+    return py::make_tuple(report.exit_code, fs_text(keyword_message(report.line)));
   }
+}
+
+// The child dies with its caller: SIGTERM (the library's cleanup, as for
+// the tool) when the thread that started it ends. False when `caller` is
+// no longer its parent: the caller ended before the request took hold.
+bool end_with_parent(int caller) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) throw std::system_error(errno, std::generic_category(), "prctl");
+  return ::getppid() == caller;
 }
 
 }  // namespace
 
 void bind_shuffle(py::module_& module) {
-  module.def("run_job", &run_job, "inputs"_a, "outputs"_a, "seed"_a, "options"_a, "progress_fd"_a = -1);
+  module.def("run_job", &run_job, "words"_a, "progress_fd"_a = -1);
+  module.def("end_with_parent", &end_with_parent, "caller"_a);
 }
 
 }  // namespace extshuffle::python

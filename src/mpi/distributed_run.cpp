@@ -279,6 +279,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
   if (options.verify) {
+    check_reads_against_holders(r.in, comm);
     dataset::RecordDigest read;
     checkpoint(comm, [&] { read = digest_held_records(r.in, r.display_name); });
     check_distributed_digests(read, r.written, comm);

@@ -84,9 +84,11 @@ def test_errors_carry_the_program_message_and_code(binary, tmp_path):
                           *(["-S", options["memory"]] if "memory" in options else []),
                           *(["--record-size", options["record_size"]] if "record_size" in options else []))
         assert cli.returncode == code
-        assert cli.stderr.strip() == f"extshuffle: {caught.value}"
+        # The tool's line, its options named as the keywords were.
+        expected = cli.stderr.strip().replace("--memory", "memory=").replace("--record-size", "record_size=")
+        assert expected == f"extshuffle: {caught.value}"
         assert not pathlib.Path(output).exists()
-    with pytest.raises(extshuffle.UsageError, match="unrecognized option 'colour'"):
+    with pytest.raises(extshuffle.UsageError, match=r"^colour=: unknown option"):
         extshuffle.shuffle(source, tmp_path / "out.txt", seed=1, colour="blue")
     assert sorted(os.listdir(tmp_path)) == ["in.txt"]  # nothing left behind
 

@@ -5,13 +5,12 @@
 
 namespace extshuffle::cli {
 
-std::vector<std::string> expand_long_option_prefixes(const CLI::App& app, int argc, char** argv) {
+std::vector<std::string> expand_long_option_prefixes(const CLI::App& app, std::vector<std::string> words) {
   std::vector<std::string> names;
   for (const CLI::Option* option : app.get_options()) {
     for (const std::string& name : option->get_lnames()) names.push_back(name);
   }
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::string& arg : args) {
+  for (std::string& arg : words) {
     if (arg == "--") break;
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) continue;
     const std::size_t equals = arg.find('=');
@@ -27,8 +26,8 @@ std::vector<std::string> expand_long_option_prefixes(const CLI::App& app, int ar
     }
     if (matches == 1) arg = "--" + *match + (equals == std::string::npos ? "" : arg.substr(equals));
   }
-  std::reverse(args.begin(), args.end());
-  return args;
+  std::reverse(words.begin(), words.end());
+  return words;
 }
 
 }  // namespace extshuffle::cli

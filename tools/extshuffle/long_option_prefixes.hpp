@@ -13,11 +13,12 @@ class App;
 
 namespace extshuffle::cli {
 
-// argv[1..argc) with every "--PREFIX" and "--PREFIX=VALUE" whose PREFIX
-// starts exactly one long option of `app` (and is not one itself) replaced by
-// that option's full name; an ambiguous or unknown prefix stays as typed (CLI11
-// then reports it), and nothing after a bare "--" is touched. Returned in
-// reverse order, as CLI::App::parse(std::vector<std::string>&&) takes them.
-std::vector<std::string> expand_long_option_prefixes(const CLI::App& app, int argc, char** argv);
+// `words` (a command line after the program's name) with every "--PREFIX"
+// and "--PREFIX=VALUE" whose PREFIX starts exactly one long option of `app`
+// (and is not one itself) replaced by that option's full name; an ambiguous
+// or unknown prefix stays as typed (CLI11 then reports it), and nothing after
+// a bare "--" is touched. Returned in reverse order, as
+// CLI::App::parse(std::vector<std::string>&&) takes them.
+std::vector<std::string> expand_long_option_prefixes(const CLI::App& app, std::vector<std::string> words);
 
 }  // namespace extshuffle::cli

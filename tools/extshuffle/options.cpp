@@ -10,6 +10,7 @@
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/core/variable_philox.hpp"
+#include "extshuffle/errors.hpp"
 
 namespace extshuffle::cli {
 namespace {
@@ -215,13 +216,11 @@ void describe_mpi_program(CLI::App& app) {
 
 }  // namespace
 
-std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program) {
-  CLI::App app{"Shuffle the records of a file, uniformly and reproducibly from a seed, "
-               "even when it is far larger than memory.",
-               program};
+namespace {
+
+// The parser of the command line, its options bound to `o` and `pending`.
+void describe_options(CLI::App& app, Options& o, PendingOptions& pending, const char* program) {
   describe_program(app);
-  Options& o = options;
-  PendingOptions pending;
   add_run_options(app, o, pending);
   add_format_options(app, o, pending);
   add_shuf_options(app, o, pending);
@@ -229,31 +228,68 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, const 
   add_report_options(app, o);
   app.set_version_flag("--version", version_text(program));
   if (std::string(program) == "extshuffle-mpi") describe_mpi_program(app);
-  try {
-    app.parse(expand_long_option_prefixes(app, argc, argv));
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: %s\n", program, parse_error_message(e).c_str());
-    return 2;
-  }
+}
+
+// What CLI11 cannot check: empty values, -n's counts, --header's N.
+void check_parsed(const CLI::App& app, const PendingOptions& pending, Options& o) {
   if (const auto empty = empty_value(app, pending.files)) {
-    std::fprintf(stderr, "%s: invalid %s '': expected a value, not an empty one\n", program, empty->c_str());
-    return 2;
+    throw UsageError("invalid " + *empty + " '': expected a value, not an empty one");
   }
   for (const std::string& text : pending.head_counts) {
-    if (!all_digits(text)) {
-      std::fprintf(stderr, "%s: invalid --head-count '%s': expected a whole number\n", program, text.c_str());
-      return 2;
-    }
+    if (!all_digits(text)) throw UsageError("invalid --head-count '" + text + "': expected a whole number");
     // Beyond 2^64 - 1 means all of them, as shuf takes any count.
     o.head_count = std::min<std::uint64_t>(o.head_count, fits_u64(text) ? std::stoull(text) : UINT64_MAX);
   }
   if (pending.header->count() > 0) o.header = pending.header_text;
   take_header_count(app, pending.header, pending.files, o);
+}
+
+}  // namespace
+
+std::optional<std::string> parse_words(const std::vector<std::string>& words, Options& options, const char* program) {
+  CLI::App app{
+      "Shuffle the records of a file, uniformly and reproducibly from a seed, "
+      "even when it is far larger than memory.",
+      program};
+  PendingOptions pending;
+  describe_options(app, options, pending, program);
+  try {
+    app.parse(expand_long_option_prefixes(app, words));
+  } catch (const CLI::CallForHelp&) {
+    return app.help();
+  } catch (const CLI::CallForVersion& e) {
+    return std::string(e.what()) + "\n";
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(parse_error_message(e));
+  }
+  check_parsed(app, pending, options);
   return std::nullopt;
+}
+
+std::optional<int> parse_options(int argc, char** argv, Options& options, const char* program) {
+  try {
+    const std::optional<std::string> text =
+        parse_words(std::vector<std::string>(argv + 1, argv + argc), options, program);
+    if (!text) return std::nullopt;
+    std::fputs(text->c_str(), stdout);
+    return 0;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 2;
+  }
+}
+
+std::vector<OptionNames> option_names() {
+  CLI::App app;
+  Options options;
+  PendingOptions pending;
+  describe_options(app, options, pending, "extshuffle");
+  std::vector<OptionNames> names;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_lnames().empty()) continue;
+    names.push_back({option->get_lnames().front(), option->get_snames()});
+  }
+  return names;
 }
 
 }  // namespace extshuffle::cli

@@ -67,4 +67,14 @@ void read_frame_window(const std::vector<std::uint64_t>& window, io::BlockFile& 
   }
 }
 
+std::pair<std::uint64_t, std::uint64_t> frame_window_span(const std::vector<std::uint64_t>& window) {
+  std::uint64_t first = UINT64_MAX, end = 0;
+  for (std::size_t at = 1; at + 2 < window.size(); at += 3) {
+    if (window[at] != kRangeEntry) continue;
+    first = std::min(first, window[at + 1]);
+    end = std::max(end, window[at + 1] + window[at + 2]);
+  }
+  return first < end ? std::make_pair(first, end) : std::make_pair(std::uint64_t{0}, std::uint64_t{0});
+}
+
 }  // namespace extshuffle::mpi

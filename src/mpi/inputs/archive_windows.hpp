@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "extshuffle/formats/tar.hpp"
@@ -32,5 +33,11 @@ std::vector<std::uint64_t> encode_frame_window(const formats::TarIndex& index,
 // that holds fewer bytes (a message garbled: never from a real holder).
 void read_frame_window(const std::vector<std::uint64_t>& window, io::BlockFile& file, std::uint64_t offset,
                        std::byte* to, std::uint64_t bytes);
+
+// The bytes of the archive that `window`'s members span, [first, end) from
+// the archive's start (the tar headers between them included); [0, 0)
+// for a window of no member. For --verify's record of the bytes a rank
+// read in place (input_reads.hpp).
+std::pair<std::uint64_t, std::uint64_t> frame_window_span(const std::vector<std::uint64_t>& window);
 
 }  // namespace extshuffle::mpi

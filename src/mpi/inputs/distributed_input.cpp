@@ -172,6 +172,12 @@ std::uint64_t DistributedInput::records() const { return state_->records; }
 
 namespace {
 
+// Bytes [begin, end) of the one plain file read in place by this rank:
+// rank 0 holds it (its bytes are the reference, input_reads.hpp).
+void note_read(DistributedInput::State& in, std::uint64_t begin, std::uint64_t end) {
+  if (in.rank != 0) in.reads.add(0, in.source->data(), in.source->path(), 0, begin, end);
+}
+
 // One plain file, opened in place on every rank. Returns false, the file
 // unread, when its framing is not lines (TFRecord frames, tar samples): its
 // frames are found one after another from its start, so it is read as a
@@ -201,6 +207,8 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     return false;
   }
   in.input_bytes = in.source->bytes();
+  // Its head, where the format and the header are found.
+  note_read(in, 0, std::max(std::min(in.input_bytes, formats::kDetectionProbeBytes), in.data_offset));
   if (detected.kind != formats::RecordKind::kFramed) {
     in.chunk_begin = even_split(core::chunk_count(in.records, options.constants), comm.size());
     return true;
@@ -226,6 +234,9 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     // A file of only a header whose last line lacks its terminator gets one.
     if (in.data_offset == in.source->bytes() && in.add_terminator) in.header += in.syntax.terminator;
   });
+  // Its counting range (text_split.hpp).
+  note_read(in, range_begin(in.input_bytes, comm.rank(), comm.size()),
+            range_begin(in.input_bytes, comm.rank() + 1, comm.size()));
   if (comm.size() > 1 && !spread_root(in.records, options.constants, comm.size())) {
     // Its chunks' bytes read by the ranks in whose 1/P of the data they lie.
     const std::uint64_t data = in.input_bytes - in.data_offset;
@@ -233,6 +244,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
     for (int s = 0; s <= comm.size(); ++s) read[s] = in.data_offset + range_begin(data, s, comm.size());
     in.read_chunks = std::make_unique<StagedInput>(
         read_chunks_by_readers(in.source->data(), in.data_begin, read, io::scratch_directory(options.tmpdir), comm));
+    note_read(in, read[comm.rank()], read[comm.rank() + 1]);
   }
   return true;
 }
@@ -278,6 +290,18 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   // records are copied there, in order, even those it could read in place.
   const bool contiguous = runs_alone(in.records, options.constants, comm.size());
   in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm, read_bytes));
+  in.reads = std::move(in.held->reads);
+}
+
+// One plain file: the bytes of this rank's chunks and held records that it
+// reads in place (the others came from their readers, chunk_readers.hpp).
+void note_own_reads(DistributedInput::State& in, const core::PlanConstants& constants) {
+  if (!in.source) return;
+  for (const io::ByteExtents& extents : {in.chunk_data(in.rank, constants), in.held_data()}) {
+    for (const io::Extent& e : extents.extents) {
+      if (e.file == &in.source->data()) note_read(in, e.offset, e.offset + e.bytes);
+    }
+  }
 }
 
 }  // namespace
@@ -294,10 +318,11 @@ DistributedInput prepare_input(const JobOptions& options, const JobDataset& data
     paths = dataset::expand_dataset_paths(dataset.inputs);
     check_files(paths);
   });
-  check_ranks_see_the_same_inputs(paths, comm);
+  check_ranks_see_the_same_inputs(paths, options.seed, comm);
   const bool one_plain_file = paths.size() == 1 && io::codec_for_path(paths.front()) == io::Codec::kNone;
   if (!one_plain_file || !prepare_one_file(options, paths.front(), in, comm)) prepare_dataset(options, paths, in, comm);
   if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, options.constants, comm.size());
+  note_own_reads(in, options.constants);
   in.seconds_counting = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return DistributedInput(std::move(state));
 }

@@ -19,6 +19,7 @@
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "extshuffle/mpi/distributed_run.hpp"
 #include "dataset_files.hpp"
+#include "input_reads.hpp"
 #include "staged_input.hpp"
 
 namespace extshuffle::mpi {
@@ -58,6 +59,9 @@ struct DistributedInput::State {
   // its held files read whole (DatasetFiles::layout_bytes_read).
   std::uint64_t layout_bytes_read = 0;
   double seconds_counting = 0;
+  // The bytes of input files this rank read in place that another rank
+  // holds (one plain file: rank 0), for --verify (input_reads.hpp).
+  InputReads reads;
 
   // The records' bytes (the terminator a text input lacks included).
   std::uint64_t data_bytes() const;

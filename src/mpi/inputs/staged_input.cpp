@@ -57,6 +57,7 @@ class Stager {
     if (from == to && !f.tar() && !contiguous_) {
       if (comm_.rank() == to && p.begin < stored_end) {
         staged_.data.append({&source(p.file), offset_of(p.file, p.begin), stored_end - p.begin});
+        note_read(p.file, offset_of(p.file, p.begin), offset_of(p.file, stored_end));
       }
     } else {
       // Copied into `to`'s scratch file: an archive's frames too, so that the
@@ -131,6 +132,7 @@ class Stager {
     const DatasetFile& f = d_.files[k];
     if (!f.tar()) {
       source(k).read_now(buffer_.data(), offset_of(k, at), n);
+      note_read(k, offset_of(k, at), offset_of(k, at + n));
       return;
     }
     std::vector<std::uint64_t> window;
@@ -145,6 +147,12 @@ class Stager {
       MPI_Recv(window.data(), words, MPI_UINT64_T, f.holder, kWindowTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     read_frame_window(window, source(k), offset_of(k, 0), buffer_.data(), n);
+    const auto [first, end] = frame_window_span(window);
+    note_read(k, offset_of(k, first), offset_of(k, end));
+  }
+  // Bytes [begin, end) of file k read in place, unless this rank holds it.
+  void note_read(std::size_t k, std::uint64_t begin, std::uint64_t end) {
+    if (!d_.held[k]) staged_.reads.add(k, source(k), d_.files[k].path, d_.files[k].holder, begin, end);
   }
   void add_terminator(const DatasetFile& f) {
     const std::byte* terminator = &kStagedTerminators[f.layout.syntax.terminator == '\n' ? 0 : 1];

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dataset_files.hpp"
+#include "input_reads.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/mpi/communicator.hpp"
@@ -36,6 +37,9 @@ struct StagedInput {
   // apart, stage_input's read_begin, or a compressed file's holder), and
   // those this rank read and sent to others.
   std::uint64_t bytes_from_readers = 0, bytes_read_for_others = 0;
+  // The bytes of files this rank does not hold that it read in place (a
+  // dataset's staging; --verify checks them against their holders).
+  InputReads reads;
   // The bytes this rank read from the input's files (in place, or a
   // compressed file it holds, decompressed), for itself or for others.
   std::uint64_t bytes_read() const { return data.bytes - bytes_from_readers + bytes_read_for_others; }
