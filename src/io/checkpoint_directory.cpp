@@ -79,11 +79,6 @@ int open_checkpoint_file(int directory, const std::string& dir_path, const std::
 
 }  // namespace
 
-void make_checkpoint_parent(const std::string& path) {
-  make_checkpoint_directory(path);
-  ::close(open_checkpoint_directory(path, false));
-}
-
 CheckpointDirectory::CheckpointDirectory(const std::string& path, bool create) : path_(path) {
   if (create) make_checkpoint_directory(path);
   fd_ = open_checkpoint_directory(path, false);

@@ -203,15 +203,16 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
                   "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty"}) {
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty", "--checkpoint"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
-  app.footer("INPUTs (files, directories, .gz/.zst files) and OUTPUT are on a file system every rank can reach\n"
-             "(no standard streams, pipes or devices); give one -o per INPUT to shuffle aligned files by one\n"
-             "permutation. Compressed pieces (.gz/.zst) are each rank's frames one after another: the same\n"
-             "records, other bytes. -e, -i, -r and --skip-empty are extshuffle's. The output depends only on\n"
-             "the records, the format options and the seed.");
+  app.footer(
+      "INPUTs (files, directories, .gz/.zst files) and OUTPUT are on a file system every rank can reach\n"
+      "(no standard streams, pipes or devices); give one -o per INPUT to shuffle aligned files by one\n"
+      "permutation. Compressed pieces (.gz/.zst) are each rank's frames one after another: the same\n"
+      "records, other bytes. -e, -i, -r, --skip-empty and --checkpoint are extshuffle's. The output\n"
+      "depends only on the records, the format options and the seed.");
 }
 
 }  // namespace

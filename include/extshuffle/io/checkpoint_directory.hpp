@@ -53,10 +53,4 @@ class CheckpointDirectory {
   int lock_fd_ = -1;
 };
 
-// Creates `path` 0700 when missing (its parent must exist) and checks it as
-// the constructor does, without a lock: the DIR that holds the ranks' own
-// directories (extshuffle-mpi: DIR/rank-R, so that ranks sharing a node, or
-// a shared DIR, never share a file or a lock). Throws as the constructor.
-void make_checkpoint_parent(const std::string& path);
-
 }  // namespace extshuffle::io
