@@ -113,6 +113,10 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   }
   io::BucketStore::Split split(store_, region_bytes, std::span<const bool>(kept.get(), destinations),
                                layout_.buckets_may_overflow(), ctx_.arena + chunk_memory, buffer_bytes);
+  // Step 4's view of the buckets, declared before the checkpoint: a point's
+  // release (its buckets' scratch discarded) may run on the syncer's thread
+  // until `points` settles, which its destructor does on every way out.
+  SplitBuckets stored(split);
   // The root of a checkpointed run: resumed where its last durable point
   // says, its points reported (walk_checkpoint.hpp).
   SplitCheckpoint points(root ? o_.checkpoint : nullptr, split, output_, c.leaf_records);
@@ -140,7 +144,6 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
     passes = run_bucket_windows(layout_, node, windows, facts.max_record_bytes, split, store_, ctx_,
                                 points.first_destination(), points.emit_points());
   } else {
-    SplitBuckets stored(split);
     passes = run_buckets(node, p, points.first_destination(), p, facts, routed, stored, points.emit_points());
   }
   points.settle();

@@ -34,6 +34,15 @@ SplitCheckpoint::SplitCheckpoint(WalkCheckpoint* checkpoint, io::BucketStore::Sp
   };
 }
 
+SplitCheckpoint::~SplitCheckpoint() {
+  if (!checkpoint_) return;
+  try {
+    checkpoint_->settle();
+  } catch (...) {
+    // A failure of the syncer: no point after it is made durable or released.
+  }
+}
+
 bool SplitCheckpoint::scatters() const {
   return !checkpoint_ || checkpoint_->resume().phase != WalkResume::Phase::kBuckets;
 }

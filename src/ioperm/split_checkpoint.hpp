@@ -20,6 +20,12 @@ class SplitCheckpoint {
   // counts the records a resumed pass 2 had output.
   SplitCheckpoint(WalkCheckpoint* checkpoint, io::BucketStore::Split& split, OutputLimiter& output,
                   std::uint64_t leaf_records);
+  // Settles the checkpoint, its failure swallowed (the walk's own error,
+  // if any, is the one reported): a walk that throws leaves no release
+  // of its points to run on the syncer's thread after the split is gone.
+  ~SplitCheckpoint();
+  SplitCheckpoint(const SplitCheckpoint&) = delete;
+  SplitCheckpoint& operator=(const SplitCheckpoint&) = delete;
 
   // Whether steps 1-3 run (a run resumed in pass 2 skips them), and from
   // where: the first chunk, the first record (a routed scatter may resume
