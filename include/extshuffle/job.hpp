@@ -55,6 +55,10 @@ struct JobOptions {
   bool repeat = false;
   bool verify = false;  // --verify: fail unless the output is a permutation of the input
   bool dry_run = false;  // describe the plan and the schedule; read the input's format only, write nothing
+  // --checkpoint DIR: scratch and a journal kept in DIR, so that the same
+  // command run again resumes where this run stopped (docs/cli.md "Resuming
+  // a run"); empty: none (scratch unnamed, nothing survives the run).
+  std::string checkpoint_dir;
   ProgressCallback progress;  // empty: no progress reports
 
   // --- Datasets: several inputs as one, shards, splits, a manifest (docs/cli.md "Datasets") ---
@@ -91,8 +95,9 @@ struct Job {
 
 // Builds a Job and checks what needs no input: at least one dataset, each
 // with an input and an output; aligned datasets of one input each and not
-// standard input; positive threads; --dry-run not on standard input. The
-// checks that need the inputs (their formats, records, the budget) are the
+// standard input; positive threads; --dry-run not on standard input;
+// --checkpoint only with a shuffle of input files into files (not -e, -i,
+// -r, standard input or output). The checks that need the inputs (their formats, records, the budget) are the
 // runner's, before any output is written. Throws UsageError.
 Job make_job(JobOptions options, std::vector<JobDataset> datasets);
 

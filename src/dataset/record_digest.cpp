@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "extshuffle/io/checkpoint_journal.hpp"
+
 // Inlined so that XXH3's short-input path is specialised where the record
 // size is a constant (see add_fixed).
 #define XXH_INLINE_ALL
@@ -95,6 +97,22 @@ std::string RecordDigest::to_string() const {
                 static_cast<unsigned long long>(sum_high_), static_cast<unsigned long long>(sum_low_),
                 static_cast<unsigned long long>(xor_high_), static_cast<unsigned long long>(xor_low_));
   return text;
+}
+
+std::string RecordDigest::state() const {
+  io::FieldWriter out;
+  for (const std::uint64_t word : {records_, bytes_, sum_low_, sum_high_, xor_low_, xor_high_}) out.u64(word);
+  return out.text();
+}
+
+RecordDigest RecordDigest::from_state(std::string_view state) {
+  io::FieldReader in(state);
+  RecordDigest digest;
+  for (std::uint64_t* word :
+       {&digest.records_, &digest.bytes_, &digest.sum_low_, &digest.sum_high_, &digest.xor_low_, &digest.xor_high_}) {
+    *word = in.u64();
+  }
+  return digest;
 }
 
 }  // namespace extshuffle::dataset

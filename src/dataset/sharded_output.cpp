@@ -12,15 +12,9 @@
 
 // Inlined, as in record_digest.cpp: the digest of each file's bytes as they
 // pass to it (xxh64, seed 0: what `xxh64sum` and Python's xxhash print).
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "output_file_digest.hpp"
 
 namespace extshuffle::dataset {
-
-struct ShardedOutput::Digest {
-  XXH64_state_t state;
-  Digest() { XXH64_reset(&state, 0); }
-};
 
 namespace {
 
@@ -40,6 +34,11 @@ std::string hex64(std::uint64_t value) {
 }  // namespace
 
 ShardedOutput::ShardedOutput(OutputSpec spec) : spec_(std::move(spec)) {
+  if (spec_.resumable && io::codec_for_path(spec_.pattern) != io::Codec::kNone) {
+    throw UsageError("--checkpoint: output '" + spec_.pattern + "' is compressed, and a compressor cannot be " +
+                     "continued where it stopped: write it uncompressed (and compress it after), or run without "
+                     "--checkpoint");
+  }
   if (several_files()) {
     check_output_pattern(spec_.pattern, spec_.options.shard_count, spec_.options.shard_bytes,
                          spec_.options.splits.size());
@@ -57,7 +56,7 @@ std::string ShardedOutput::file_name(std::size_t split, std::uint64_t shard, std
 }
 
 void ShardedOutput::open_file(const std::string& name) {
-  file_ = std::make_unique<io::OutputFile>(name, std::move(spare_buffers_));
+  file_ = std::make_unique<io::OutputFile>(name, std::move(spare_buffers_), spec_.resumable);
   if (unbuffered_) file_->prefer_unbuffered();
 }
 
@@ -108,9 +107,23 @@ void ShardedOutput::begin_part() {
   if (!file_) open_file(file_name(split_, shard_, s.shards > 0 ? s.shards : shard_ + 1));
   part_planned_ = planned_records(split_, shard_);
   part_records_ = part_bytes_ = 0;
-  digest_ = std::make_unique<Digest>();
+  digest_ = std::make_unique<FileDigest>();
+  open_part_writer();
+  // Each file is complete on its own: its header (a .npy one with its own rows).
+  const std::string header = form_.npy ? formats::npy_header_with_rows(form_.header, part_planned_) : form_.header;
+  writer_->write(header.data(), header.size());
+  if (spec_.index) {
+    piece_index_ = std::make_unique<PieceIndex>(file_->destination(), form_.record_size, form_.syntax, header.size(),
+                                                std::move(index_buffers_));
+  }
+  in_part_ = true;
+}
+
+// The current file's writer: compressed as its name says, each byte
+// digested on its way to the file.
+void ShardedOutput::open_part_writer() {
   io::OutputFile* file = file_.get();
-  Digest* digest = digest_.get();
+  FileDigest* digest = digest_.get();
   writer_ = std::make_unique<io::CompressingWriter>(
       io::codec_for_path(file->destination()),
       [file, digest](const void* data, std::size_t bytes) {
@@ -118,14 +131,6 @@ void ShardedOutput::begin_part() {
         file->write(data, bytes);
       },
       spec_.threads);
-  // Each file is complete on its own: its header (a .npy one with its own rows).
-  const std::string header = form_.npy ? formats::npy_header_with_rows(form_.header, part_planned_) : form_.header;
-  writer_->write(header.data(), header.size());
-  if (spec_.index) {
-    piece_index_ = std::make_unique<PieceIndex>(file->destination(), form_.record_size, form_.syntax, header.size(),
-                                                std::move(index_buffers_));
-  }
-  in_part_ = true;
 }
 
 void ShardedOutput::write_records(const std::byte* data, std::size_t bytes) {

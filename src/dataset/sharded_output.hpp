@@ -32,6 +32,8 @@ class OutputFile;
 
 namespace extshuffle::dataset {
 
+struct FileDigest;
+
 // What the command line asks of the output files.
 struct OutputSpec {
   std::string pattern = "-";  // the output, or its name pattern with {split}, {shard}, {shards}
@@ -39,6 +41,10 @@ struct OutputSpec {
   int threads = 1;            // compression workers
   bool read_back = false;     // --verify: each file's bytes are read back and digested before commit
   bool index = false;         // --index: each file's record index beside it, committed with it (piece_index.hpp)
+  // --checkpoint: every file's temporary has a hidden name from the start,
+  // so that a resumed run continues them (io::OutputFile's resumable form);
+  // compressed files and files written in place are refused (UsageError).
+  bool resumable = false;
 };
 
 // How the output's records look.
@@ -82,6 +88,15 @@ class ShardedOutput {
   void start_stream();
   void write_stream(const void* data, std::size_t bytes);
   void finish_stream(std::uint64_t records);
+  // --checkpoint (docs/cli.md "Resuming a run"), between two records, after
+  // start(): the files so far, every write complete, as the bytes a
+  // resumed run hands to resume(); and the descriptors to sync before those
+  // bytes are journaled. Throws IoError.
+  std::string checkpoint();
+  std::vector<int> descriptors() const;
+  // After start(), before any write: the files as checkpoint() left them,
+  // continued. Throws Error when a temporary is not the file it names.
+  void resume(std::string_view state);
   // After finish(), under the commit's lock: finds the pattern's files this
   // run does not write (stale_pieces()).
   void find_stale();
@@ -115,6 +130,7 @@ class ShardedOutput {
   void open_file(const std::string& name);
   void begin_part();
   void end_part();
+  void open_part_writer();
 
   OutputSpec spec_;
   OutputRecordForm form_;
@@ -133,8 +149,7 @@ class ShardedOutput {
   io::AlignedBuffer index_buffers_;
   std::vector<std::unique_ptr<io::OutputFile>> finished_indexes_;  // --index: each finished file's
   void write_records(const std::byte* data, std::size_t bytes);
-  struct Digest;
-  std::unique_ptr<Digest> digest_;
+  std::unique_ptr<FileDigest> digest_;  // the current file's xxh64 (output_file_digest.hpp)
   io::AlignedBuffer spare_buffers_;
   bool unbuffered_ = false;  // prefer_unbuffered()
   // Finished files, waiting for commit().

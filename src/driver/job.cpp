@@ -10,6 +10,12 @@ namespace {
 // --index and --index-only (docs/cli.md "Record indexes").
 void check_index_options(const JobOptions& options, const std::vector<JobDataset>& datasets) {
   const bool generated = options.echo || options.integer_range || options.repeat;
+  if (!options.checkpoint_dir.empty() && (options.index || options.index_only)) {
+    // A resumed file's index would miss the record ends written before the
+    // stop, and an index pass has nothing worth resuming (docs/cli.md).
+    throw UsageError("--checkpoint: --index and --index-only are not resumed: index the output with --index-only "
+                     "after the shuffle");
+  }
   if (options.index_only) {
     if (options.index)
       throw UsageError("--index and --index-only cannot be combined: --index-only writes indexes alone");
@@ -47,6 +53,9 @@ Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
   if (options.threads < 1) throw UsageError("invalid thread count " + std::to_string(options.threads));
   if (datasets.empty()) throw UsageError("no dataset to shuffle");
   const bool generated = options.echo || options.integer_range;
+  if (!options.checkpoint_dir.empty() && (generated || options.repeat)) {
+    throw UsageError("--checkpoint: -e, -i and -r shuffle no input file, there is nothing to resume: drop it");
+  }
   for (const JobDataset& dataset : datasets) {
     if (dataset.inputs.empty()) throw UsageError("a dataset needs at least one input");
     if (dataset.output.empty()) throw UsageError("an output name cannot be empty");
@@ -59,6 +68,13 @@ Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
     }
     if (datasets.size() > 1 && reads_stdin) {
       throw UsageError("standard input cannot be one of several aligned inputs");
+    }
+    // A resumed run reads its inputs again and continues its output files.
+    if (!options.checkpoint_dir.empty() && reads_stdin) {
+      throw UsageError("--checkpoint: standard input cannot be read again by a resumed run: name an input file");
+    }
+    if (!options.checkpoint_dir.empty() && dataset.output == "-") {
+      throw UsageError("--checkpoint: standard output cannot be continued by a resumed run: name an output file");
     }
   }
   check_index_options(options, datasets);

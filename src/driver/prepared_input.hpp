@@ -16,6 +16,14 @@
 namespace extshuffle::driver {
 
 class JobCommit;
+class RunCheckpoint;
+
+// A dataset's part of --checkpoint DIR (run_checkpoint.hpp): none when `run`
+// is null.
+struct CheckpointSlot {
+  RunCheckpoint* run = nullptr;
+  std::size_t index = 0;
+};
 
 // Holds the input files and the run's scratch file (with the spool of a
 // compressed input) until run_prepared() consumes it or it is destroyed.
@@ -33,17 +41,20 @@ class PreparedInput {
  private:
   explicit PreparedInput(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
-  friend PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset);
+  friend PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint);
   friend RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input,
                                 JobCommit& commit);
-  friend RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit);
+  friend RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit,
+                               CheckpointSlot checkpoint);
 };
 
 // Opens the dataset's inputs, detects their format and counts their records
 // (one sequential read for text, none for fixed-size records). Throws the
 // typed errors of extshuffle/errors.hpp: UsageError for options that do not
 // fit the input or a budget too small (BudgetError), InputError, IoError.
-PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset);
+// With a checkpoint, the scratch file is the checkpoint's and the run
+// resumes from it.
+PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint = {});
 
 // Shuffles `input`, prepared with these options, into dataset.output; with
 // options.dry_run, only describes what it would do. The output is untouched
@@ -54,6 +65,7 @@ RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, Pre
 // One dataset from start to end: shuf's modes (-r, -n 0, -e, -i), or the
 // output opened first (a bad destination fails before any work), then the
 // input prepared and shuffled. Throws like prepare_input().
-RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit);
+RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit,
+                      CheckpointSlot checkpoint = {});
 
 }  // namespace extshuffle::driver

@@ -34,6 +34,8 @@
 #include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/driver/progress_meter.hpp"
 #include "mode_options.hpp"
+#include "run_checkpoint.hpp"
+#include "run_identity.hpp"
 #include "run_notes.hpp"
 #include "walk_options.hpp"
 
@@ -49,6 +51,7 @@ struct PreparedInput::State {
   io::InputSet inputs;
   DatasetInput dataset;
   InputMapping mapping;  // an input that may fit in RAM, mapped (text: while counted)
+  DatasetCheckpoint* checkpoint = nullptr;  // --checkpoint: the dataset's part
 };
 
 PreparedInput::PreparedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -84,6 +87,7 @@ dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dat
   spec.threads = options.threads;
   spec.read_back = options.verify;
   spec.index = options.index;
+  spec.resumable = !options.checkpoint_dir.empty();
   return spec;
 }
 
@@ -182,6 +186,7 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
       ioperm::TextOptions text = text_options(options, layout);
       text.walk.output_records = wanted;
       text.walk.progress_bytes = progress.counter();
+      text.walk.checkpoint = prepared.checkpoint;
       ioperm::MappedRecords mapped_records{std::move(prepared.mapping.mapped), dataset.mapped};
       return ioperm::shuffle_text(dataset.data, layout.records, layout.text_count.longest_record_bytes, in.scratch(),
                                   in.scratch_offset(), text, sink, mapped_records.mapped ? &mapped_records : nullptr);
@@ -189,6 +194,7 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
     ioperm::WalkOptions walk = walk_options(options, layout);
     walk.output_records = wanted;
     walk.progress_bytes = progress.counter();
+    walk.checkpoint = prepared.checkpoint;
     ioperm::MappedRecords mapped_records{std::move(prepared.mapping.mapped), dataset.mapped};
     return ioperm::shuffle_fixed_size(dataset.data, layout.records, in.scratch(), in.scratch_offset(), walk, sink,
                                       mapped_records.mapped ? &mapped_records : nullptr);
@@ -236,23 +242,50 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
     result.dry_run_text = describe_schedule(layout, options, described) +
                           describe_scratch(options, spooled, dataset.data.bytes, schedule) +
                           describe_fewer_passes(layout, options, dataset.data.bytes, schedule.passes);
+    if (prepared.checkpoint) {
+      // DIR holds what -T would, kept until the run succeeds, and the journal.
+      const std::uint64_t kept = spooled + (schedule.passes > 1 ? dataset.data.bytes * (schedule.passes - 1) : 0);
+      result.dry_run_text += "checkpoint: '" + options.checkpoint_dir + "' will hold up to " + std::to_string(kept) +
+                             " bytes of scratch space and a journal of a few MiB at most, removed once the run "
+                             "succeeds\n" +
+                             prepared.checkpoint->describe(layout.records, false);
+    }
     return result;
   }
+  DatasetCheckpoint* checkpoint = prepared.checkpoint;
+  if (checkpoint) {
+    // About one chunk a thread between two points of pass 1.
+    const std::uint64_t chunk_bytes =
+        static_cast<std::uint64_t>(static_cast<unsigned __int128>(dataset.data.bytes) * options.constants.leaf_records *
+                                   options.threads / std::max<std::uint64_t>(layout.records, 1));
+    checkpoint->begin(
+        plan_identity(layout.records, dataset.data.bytes, layout.text_count.longest_record_bytes, schedule),
+        dataset.data.bytes, chunk_bytes);
+  }
+  const bool resumed =
+      checkpoint && (checkpoint->done() || checkpoint->resume().phase != ioperm::WalkResume::Phase::kStart);
+  if (resumed) result.notes.push_back(checkpoint->describe(layout.records, true));
   spdlog::debug("dataset: {} records, {} bytes ({}), {} pass(es) through disk", layout.records, dataset.bytes,
                 dataset::format_name(layout.format), schedule.passes);
   // Through disk, the first pass writes every record into buckets in
   // scratch space: refused up front where -T cannot hold even that.
-  if (schedule.passes > 1 && options.head_count >= layout.records) {
-    io::check_scratch_room(io::scratch_directory(options.tmpdir), dataset.data.bytes, "the shuffle");
+  if (schedule.passes > 1 && options.head_count >= layout.records && !resumed) {
+    io::check_scratch_room(checkpoint ? options.checkpoint_dir : io::scratch_directory(options.tmpdir),
+                           dataset.data.bytes, "the shuffle");
   }
-  if (output_unbuffered(schedule, prepared.inputs.spooled_bytes())) output->prefer_unbuffered();
+  if (!checkpoint && output_unbuffered(schedule, prepared.inputs.spooled_bytes())) output->prefer_unbuffered();
   const std::uint64_t wanted = start_output(options, layout, *output, result);
   RecordDigest written;
-  const ioperm::WalkStats walk = shuffle_into(options, prepared, wanted, schedule, *output, written);
+  // A resumed run: the output continued where the checkpoint left it.
+  if (checkpoint) checkpoint->attach(*output, written);
+  const ioperm::WalkStats walk = checkpoint && checkpoint->done()
+                                     ? ioperm::WalkStats{}
+                                     : shuffle_into(options, prepared, wanted, schedule, *output, written);
   // 6. Check; the commit is the Job's: every file of every dataset is complete and fsynced before the first is renamed.
   prepared.inputs.check_unchanged();
   if (options.verify) dataset::check_digests(layout.digest, written);
   output->finish();  // committed with the Job's other outputs (JobCommit), which finds the stale pieces
+  if (checkpoint) checkpoint->finish();
   result.inputs = dataset.files;
   result.format = dataset::format_name(layout.format);
   for (std::string& note : tar_notes(dataset)) result.notes.push_back(std::move(note));
@@ -305,15 +338,28 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
 
 }  // namespace
 
-PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset) {
-  io::InputSet inputs(dataset::expand_dataset_paths(dataset.inputs), io::scratch_directory(options.tmpdir));
+namespace {
+
+// The dataset's inputs, with the checkpoint's scratch file when it has one
+// (a dry run writes nothing there).
+io::InputSet open_inputs(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint) {
+  const std::vector<std::string> paths = dataset::expand_dataset_paths(dataset.inputs);
+  if (!checkpoint.run || options.dry_run) return io::InputSet(paths, io::scratch_directory(options.tmpdir));
+  return io::InputSet(paths, checkpoint.run->scratch(checkpoint.index));
+}
+
+}  // namespace
+
+PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint) {
+  io::InputSet inputs = open_inputs(options, dataset, checkpoint);
   // One input that may fit in RAM is mapped (text: and counted where it
   // lies, and so read once; InputMapping).
   InputMapping mapping;
   mapping.budget_bytes = options.memory_bytes;
   DatasetInput read = dataset::read_dataset(dataset_options(options), inputs, options.dry_run ? nullptr : &mapping);
   return PreparedInput(
-      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping)));
+      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping),
+                                             checkpoint.run ? &checkpoint.run->dataset(checkpoint.index) : nullptr));
 }
 
 RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit) {
@@ -323,12 +369,13 @@ RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, Pre
   return result;
 }
 
-RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
+RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit,
+                      CheckpointSlot checkpoint) {
   if (auto result = run_mode(options, dataset, commit)) return std::move(*result);
   // 1. The output first, so that a bad destination fails before any work.
   auto output = open_output(options, dataset);
   // 2-3. The input and its records.
-  PreparedInput input = prepare_input(options, dataset);
+  PreparedInput input = prepare_input(options, dataset, checkpoint);
   RunResult result = shuffle_prepared(options, *input.state_, output.get());
   if (output) commit.add(std::move(output));
   return result;

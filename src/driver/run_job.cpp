@@ -2,6 +2,7 @@
 // (driver/run_job.hpp).
 #include "extshuffle/driver/run_job.hpp"
 
+#include <optional>
 #include <spdlog/spdlog.h>
 
 #include "extshuffle/dataset/output_parts.hpp"
@@ -10,6 +11,7 @@
 #include "extshuffle/driver/job_files.hpp"
 #include "index_run.hpp"
 #include "prepared_input.hpp"
+#include "run_checkpoint.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -18,10 +20,10 @@ namespace {
 // seed and the record count only, so equal counts give aligned outputs.
 // Every input is prepared (opened, counted) once, and the counts compared
 // before any output is written.
-std::vector<PreparedInput> prepare_aligned(const Job& job) {
+std::vector<PreparedInput> prepare_aligned(const Job& job, RunCheckpoint* checkpoint) {
   std::vector<PreparedInput> inputs;
   for (const JobDataset& dataset : job.datasets) {
-    inputs.push_back(prepare_input(job.options, dataset));
+    inputs.push_back(prepare_input(job.options, dataset, {checkpoint, inputs.size()}));
     dataset::check_aligned_count(job.datasets[0].inputs[0], inputs.front().records(), dataset.inputs[0],
                                  inputs.back().records());
   }
@@ -45,13 +47,18 @@ JobResult run_job(const Job& job) {
   // --manifest: opened first, so that a bad path fails before any work;
   // written last, with every output (JobCommit).
   JobCommit commit(job.options, files);
+  // --checkpoint DIR: locked, and the Job checked against what it holds
+  // before any work (docs/cli.md "Resuming a run").
+  std::optional<RunCheckpoint> checkpoint;
+  if (!job.options.checkpoint_dir.empty()) checkpoint.emplace(job);
+  RunCheckpoint* resumable = checkpoint ? &*checkpoint : nullptr;
   JobResult result;
   if (job.options.index_only) {
     result.datasets = run_index_only(job.options, job.datasets, commit);
   } else if (job.datasets.size() == 1) {
-    result.datasets.push_back(run_dataset(job.options, job.datasets[0], commit));
+    result.datasets.push_back(run_dataset(job.options, job.datasets[0], commit, {resumable, 0}));
   } else {
-    std::vector<PreparedInput> inputs = prepare_aligned(job);
+    std::vector<PreparedInput> inputs = prepare_aligned(job, resumable);
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       result.datasets.push_back(run_prepared(job.options, job.datasets[k], std::move(inputs[k]), commit));
     }
@@ -64,10 +71,15 @@ JobResult run_job(const Job& job) {
   if (job.options.dry_run && !result.datasets.empty() && !files.leftovers.empty()) {
     result.datasets.back().dry_run_text += leftovers_line(files.leftovers);
   }
+  if (job.options.dry_run && checkpoint && !result.datasets.empty()) {
+    result.datasets.back().dry_run_text += checkpoint->refusal();
+  }
   if (!job.options.dry_run) {
     spdlog::debug("commit: {} dataset output(s){}", result.datasets.size(),
                   job.options.manifest_path.empty() ? "" : " and the manifest");
     commit.commit(result);
+    // Committed: nothing is left to resume.
+    if (checkpoint) checkpoint->remove_files();
   }
   return result;
 }

@@ -196,6 +196,20 @@ std::unique_ptr<BlockFile> BlockFile::create_scratch(const std::string& director
   throw IoError("cannot create scratch file in", directory, EEXIST);
 }
 
+std::unique_ptr<BlockFile> BlockFile::adopt_scratch(int fd, const std::string& path) {
+  quiet_stxxl();
+  std::unique_ptr<stxxl::syscall_file> file;
+  try {
+    file = stxxl_scratch(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  auto result = std::unique_ptr<BlockFile>(new BlockFile(std::move(file), path, "scratch"));
+  result->side_fd_ = fd;
+  return result;
+}
+
 std::unique_ptr<BlockFile> BlockFile::open_output(const std::string& path, const std::string& display_name,
                                                   int cached_fd) {
   quiet_stxxl();

@@ -1,8 +1,10 @@
 #include "extshuffle/io/bucket_store.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
+#include "extshuffle/io/crc32c.hpp"
 #include "extshuffle/io/scratch_damage.hpp"
 
 namespace extshuffle::io {
@@ -29,10 +31,27 @@ BucketWriter::BucketWriter(BlockFile& scratch, std::uint64_t region_offset, std:
                            bool kept)
     : writer_({.file = &scratch, .offset = region_offset, .range = region_bytes, .overflow = overflow_at(overflow_top)},
               buffers, buffer_bytes),
-      kept_(kept) {}
+      kept_(kept), crc_(kCrc32cStart) {}
 
 void BucketWriter::append(const std::byte* data, std::uint64_t bytes) {
-  if (kept_) writer_.write(data, bytes);
+  if (!kept_) return;
+  if (checksummed_) crc_ = crc32c(crc_, data, bytes);
+  writer_.write(data, bytes);
+}
+
+StoredStream BucketWriter::state() const {
+  StoredStream stream{writer_.bytes(), crc_, {}};
+  for (const Extent& e : writer_.stored().extents) stream.extents.emplace_back(e.offset, e.bytes);
+  return stream;
+}
+
+void BucketWriter::resume(const StoredStream& stream, BlockFile& scratch) {
+  ByteExtents stored;
+  for (const auto& [offset, bytes] : stream.extents) stored.append({&scratch, offset, bytes});
+  if (stored.bytes != stream.bytes) throw_scratch_damaged();
+  writer_.resume(stored, stream.bytes);
+  reported_bytes_ = stream.bytes;
+  crc_ = stream.crc32c;
 }
 
 std::uint64_t BucketWriter::take_unreported_bytes() {
@@ -66,7 +85,7 @@ BucketStore::Split::~Split() {
       // The run is failing already; its error is the one reported.
     }
   }
-  store_.scratch_.discard(base_, overflow_top_.load() - base_);
+  if (!checksummed_) store_.scratch_.discard(base_, overflow_top_.load() - base_);
   store_.top_ = base_;
 }
 
@@ -80,6 +99,34 @@ std::uint64_t BucketStore::Split::finish() {
   for (auto& writer : writers_) writer.finish();
   store_.top_ = overflow_top_.load();
   return take_written_bytes();
+}
+
+void BucketStore::Split::keep_checksums() {
+  checksummed_ = true;
+  for (auto& writer : writers_) writer.keep_checksum();
+}
+
+ByteExtents BucketStore::Split::checked_bucket(std::uint64_t j) const {
+  ByteExtents extents = writers_[j].stored();
+  if (checksummed_) extents.crc32c = writers_[j].checksum();
+  return extents;
+}
+
+SplitState BucketStore::Split::checkpoint() {
+  for (auto& writer : writers_) writer.finish();
+  SplitState state{base_, overflow_top_.load(), {}};
+  state.streams.reserve(writers_.size());
+  for (const auto& writer : writers_) state.streams.push_back(writer.state());
+  return state;
+}
+
+void BucketStore::Split::resume(const SplitState& state) {
+  if (state.base != base_ || state.streams.size() != writers_.size() || state.overflow_top < overflow_top_.load()) {
+    throw Error("checkpoint: the buckets it keeps are not laid out as this run lays them out: not trusted");
+  }
+  overflow_top_ = state.overflow_top;
+  for (std::size_t j = 0; j < writers_.size(); ++j) writers_[j].resume(state.streams[j], store_.scratch_);
+  store_.top_ = std::max(store_.top_, state.overflow_top);
 }
 
 ByteExtents BucketStore::Split::buckets(std::uint64_t first, std::uint64_t end) const {

@@ -3,7 +3,26 @@
 #include <algorithm>
 #include <cstring>
 
+#include "extshuffle/io/crc32c.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
+
 namespace extshuffle::io {
+
+ByteExtents tail_of(const ByteExtents& all, std::uint64_t from) {
+  ByteExtents tail;
+  std::uint64_t first = 0;
+  for (const Extent& e : all.extents) {
+    const std::uint64_t end = first + e.bytes;
+    if (end > from) {
+      const std::uint64_t skip = from > first ? from - first : 0;
+      tail.append({e.file, e.file ? e.offset + skip : 0, e.bytes - skip, e.file ? nullptr : e.memory + skip});
+    }
+    first = end;
+  }
+  return tail;
+}
+
+ExtentReader::ExtentReader(const ByteExtents& extents) : extents_(&extents), crc_(kCrc32cStart) {}
 
 void ByteExtents::append(const Extent& e) {
   if (e.bytes == 0) return;
@@ -25,6 +44,7 @@ void ExtentReader::seek(std::uint64_t position) {
 
 void ExtentReader::start(std::byte* to, std::uint64_t max) {
   finish();
+  in_to_ = to;
   // Requests of at most 64 MiB, so that no single request is huge and the
   // first pieces can be used while the last are read.
   constexpr std::uint64_t kPiece = std::uint64_t{64} << 20;
@@ -102,6 +122,12 @@ std::uint64_t ExtentReader::finish() {
   pending_.clear();
   waited_ = 0;
   const std::uint64_t got = in_flight_;
+  // The checksum of extents read front to back, as their bytes arrive.
+  if (extents_->crc32c && got > 0 && checked_ == position_) {
+    crc_ = crc32c(crc_, in_to_, got);
+    checked_ += got;
+    if (checked_ == extents_->bytes && crc_ != *extents_->crc32c) throw Error(kCheckpointRegionDamaged);
+  }
   position_ += got;
   in_flight_ = 0;
   return got;

@@ -86,6 +86,18 @@ InputSet::InputSet(const std::vector<std::string>& paths, const std::string& scr
   }
 }
 
+InputSet::InputSet(const std::vector<std::string>& paths, std::unique_ptr<BlockFile> scratch)
+    : scratch_(scratch.get()), own_scratch_(std::move(scratch)) {
+  if (std::count(paths.begin(), paths.end(), "-") > 1) {
+    throw UsageError("standard input ('-') can be read only once: name it once among the inputs");
+  }
+  if (paths.size() > 1) raise_open_file_limit();
+  for (const std::string& path : paths) {
+    sources_.push_back(std::make_unique<InputSource>(path, *scratch_, scratch_offset_));
+    scratch_offset_ = sources_.back()->scratch_offset();
+  }
+}
+
 std::uint64_t InputSet::spooled_bytes() const {
   std::uint64_t bytes = 0;
   for (const auto& source : sources_) bytes += source->spooled() ? source->bytes() : 0;

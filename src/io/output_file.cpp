@@ -155,13 +155,27 @@ void OutputFile::resolve_target(const std::string& destination) {
 }
 
 OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
+    : OutputFile(destination, std::move(buffers), false) {}
+
+namespace {
+
+[[noreturn]] void refuse_in_place(const std::string& destination) {
+  throw UsageError("--checkpoint: output '" + destination + "' is written in place (standard output, a device, a " +
+                   "FIFO): a resumed run could not continue it; name a file");
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers, bool resumable)
     : destination_(destination), buffers_(std::move(buffers)) {
   if (destination == "-") {
+    if (resumable) refuse_in_place(destination);
     fd_ = 1;
     direct_ = true;
     return;
   }
   if (const int named = named_descriptor(destination); named >= 0) {
+    if (resumable) refuse_in_place(destination);
     fd_ = ::fcntl(named, F_DUPFD_CLOEXEC, 3);
     if (fd_ < 0) throw IoError("cannot write output", destination, errno);
     direct_ = special_ = true;
@@ -169,6 +183,7 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   }
   resolve_target(destination);
   if (special_) {
+    if (resumable) refuse_in_place(destination);
     open_special();
     return;
   }
@@ -177,14 +192,86 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers)
   // name until commit() links it, so not even kill -9 leaves a partial file.
   // File systems without O_TMPFILE get a hidden name, removed on failure and
   // on signals, which only kill -9 can leave behind. Read-write, for read_back().
-  fd_ = ::openat(directory_fd_, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
-  if (fd_ >= 0) {
-    open_writer("/proc/self/fd/" + std::to_string(fd_));
-    return;
+  // A resumable output has that name from the start: a resumed run opens it.
+  if (!resumable) {
+    fd_ = ::openat(directory_fd_, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+    if (fd_ >= 0) {
+      open_writer("/proc/self/fd/" + std::to_string(fd_));
+      return;
+    }
   }
-  // A hidden name in the same directory, so the rename is atomic; locked
-  // while this run holds it, so that another run's sweep of leftovers
-  // (dataset/stale_pieces.hpp) leaves it alone.
+  create_named_temporary();
+  if (!resumable) return;
+  // The name itself durable: a resumed run opens the temporary by it.
+  (void)::fsync(directory_fd_);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw IoError("cannot write output", destination, errno);
+  device_ = st.st_dev;
+  inode_ = st.st_ino;
+}
+
+OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers, std::nullopt_t)
+    : destination_(destination), buffers_(std::move(buffers)) {}
+
+std::unique_ptr<OutputFile> OutputFile::resume(const std::string& destination, const ResumableOutput& state,
+                                               bool finished, const std::string& published) {
+  std::unique_ptr<OutputFile> file(new OutputFile(destination, AlignedBuffer{}, std::nullopt));
+  file->resolve_target(destination);
+  const std::string shown = file->directory_ + "/" + state.temporary;
+  auto not_ours = [&] {
+    return Error("checkpoint: the output's temporary '" + shown +
+                 "' is not the file the checkpointed run wrote (removed, replaced or cut short): not trusted; "
+                 "remove the checkpoint directory's files to start over");
+  };
+  file->fd_ = ::openat(file->directory_fd_, state.temporary.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  struct stat at_name {};
+  if (file->fd_ < 0 && errno == ENOENT && finished && !published.empty() && ::stat(published.c_str(), &at_name) == 0 &&
+      at_name.st_dev == state.device && at_name.st_ino == state.inode) {
+    // Renamed into place already: nothing left to do for it.
+    file->destination_ = published;
+    file->finished_ = file->synced_ = file->prepared_ = file->committed_ = true;
+    file->bytes_written_ = state.bytes;
+    return file;
+  }
+  if (file->fd_ < 0) throw not_ours();
+  struct stat st {};
+  if (::fstat(file->fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || st.st_dev != state.device ||
+      st.st_ino != state.inode || static_cast<std::uint64_t>(st.st_size) < state.bytes) {
+    throw not_ours();
+  }
+  if (::flock(file->fd_, LOCK_EX | LOCK_NB) != 0) throw not_ours();
+  if (::ftruncate(file->fd_, static_cast<off_t>(state.bytes)) != 0) throw IoError("cannot write output", shown, errno);
+  file->temporary_ = state.temporary;
+  file->kept_ = true;
+  file->device_ = st.st_dev;
+  file->inode_ = st.st_ino;
+  if (finished) {
+    file->finished_ = true;
+    file->bytes_written_ = state.bytes;
+    return file;
+  }
+  file->open_writer("/proc/self/fd/" + std::to_string(file->fd_));
+  ByteExtents written;
+  written.append({file->file_.get(), 0, state.bytes});
+  file->writer_->resume(written, state.bytes);
+  return file;
+}
+
+ResumableOutput OutputFile::checkpoint() {
+  if (writer_) writer_->finish();
+  // Its name is the journal's from now on: kept when the run fails, and not
+  // removed by the signal handlers (a resumed run continues it).
+  kept_ = true;
+  forget_cleanup_path(cleanup_slot_);
+  cleanup_slot_ = -1;
+  return {temporary_, device_, inode_, bytes_written()};
+}
+
+// A hidden name in the same directory, so the rename is atomic; locked
+// while this run holds it, so that another run's sweep of leftovers
+// (dataset/stale_pieces.hpp) leaves it alone.
+void OutputFile::create_named_temporary() {
+  const std::string& destination = destination_;
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
     temporary_ = temporary_name(directory_fd_, target_);
     cleanup_slot_ = register_cleanup_path(directory_ + "/" + temporary_);
@@ -236,7 +323,7 @@ OutputFile::~OutputFile() {
   writer_.reset();  // waits for writes in flight before the file goes
   file_.reset();
   if (fd_ >= 0 && !is_stdout()) ::close(fd_);
-  if (!committed_ && !temporary_.empty()) ::unlinkat(directory_fd_, temporary_.c_str(), 0);
+  if (!committed_ && !kept_ && !temporary_.empty()) ::unlinkat(directory_fd_, temporary_.c_str(), 0);
   forget_cleanup_path(cleanup_slot_);
 }
 
@@ -306,7 +393,7 @@ void OutputFile::read_back(const std::function<void(const std::byte* data, std::
 }
 
 void OutputFile::rename_destination(const std::string& destination) {
-  if (direct_ || destination == destination_) return;
+  if (direct_ || committed_ || destination == destination_) return;
   resolve_target(destination);
   destination_ = destination;
 }

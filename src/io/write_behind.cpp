@@ -60,6 +60,18 @@ void WriteBehind::issue(const std::byte* from, std::uint64_t bytes) {
   issued_ += bytes;
 }
 
+void WriteBehind::resume(const ByteExtents& stored, std::uint64_t bytes) {
+  if (issued_ != 0 || fill_ != 0 || stored.bytes != bytes) {
+    throw std::logic_error("a write-behind stream resumed after its first write");
+  }
+  const std::uint64_t in_range = std::min(bytes, target_.range);
+  stored_ = stored;
+  issued_ = bytes;
+  next_ = target_.offset + in_range;
+  range_left_ = target_.range - in_range;
+  written_back_ = next_;
+}
+
 void WriteBehind::finish() {
   flush();
   for (auto& buffer : pending_) {

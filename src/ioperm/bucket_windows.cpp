@@ -60,19 +60,27 @@ BucketWindows plan_bucket_windows(const RecordLayout& layout, const NodeFacts& n
 
 std::uint32_t run_bucket_windows(const RecordLayout& layout, const core::Node& node, const BucketWindows& windows,
                                  std::uint64_t longest_record_bytes, io::BucketStore::Split& split,
-                                 io::BucketStore& store, RunContext& ctx) {
+                                 io::BucketStore& store, RunContext& ctx, std::uint64_t first,
+                                 const EmitPoint* points) {
   std::uint32_t deepest = 1;
   for (std::uint64_t j = 0; j < windows.p; ++j) {
     const core::Node leaf = core::bucket_node(node, windows.p, j);
     if (!ctx.output.wanted(leaf.id.first)) break;
+    if (windows.first[j + 1] <= first) continue;  // output before a resumed run
     ++ctx.stats.nodes_in_windows;
-    for (std::uint64_t d = windows.first[j]; d < windows.first[j + 1]; ++d) {
+    for (std::uint64_t d = std::max(first, windows.first[j]); d < windows.first[j + 1]; ++d) {
       const std::uint64_t w = d - windows.first[j];
       const std::uint64_t first_output = leaf.id.first + w * windows.per_window[j];
       if (!ctx.output.wanted(first_output)) break;
-      deepest = std::max(deepest, emit_window(layout, split.bucket(d), windows.window_records(j, w, leaf.records),
-                                              windows.tag, first_output, longest_record_bytes, store, ctx));
-      split.discard(d);
+      deepest =
+          std::max(deepest, emit_window(layout, split.checked_bucket(d), windows.window_records(j, w, leaf.records),
+                                        windows.tag, first_output, longest_record_bytes, store, ctx));
+      const auto release = [&split, d] { split.discard(d); };
+      if (points) {
+        (*points)(d + 1, release);
+      } else {
+        release();
+      }
     }
   }
   return deepest;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "extshuffle/io/bucket_store.hpp"
+#include "extshuffle/ioperm/walk_checkpoint.hpp"
 #include "position_tag.hpp"
 #include "record_layout.hpp"
 #include "routed_memory.hpp"
@@ -33,8 +34,11 @@ BucketWindows plan_bucket_windows(const RecordLayout& layout, const NodeFacts& n
 // Step 4 of such a split: each leaf placed window by window, in order, from
 // the split's destinations. Returns the passes through disk below the split
 // (1, or 2 where a window turned out larger than memory and was cut again).
+// From destination `first` on; after each window, `points` (when given:
+// walk_checkpoint.hpp) is called and gives its space back.
 std::uint32_t run_bucket_windows(const RecordLayout& layout, const core::Node& node, const BucketWindows& windows,
                                  std::uint64_t longest_record_bytes, io::BucketStore::Split& split,
-                                 io::BucketStore& store, RunContext& ctx);
+                                 io::BucketStore& store, RunContext& ctx, std::uint64_t first = 0,
+                                 const EmitPoint* points = nullptr);
 
 }  // namespace extshuffle::ioperm

@@ -16,10 +16,11 @@ std::uint64_t ChunkRouter::memory_bytes(const core::PlanConstants& c, std::uint6
 
 ChunkRouter::ChunkRouter(std::uint64_t seed, const core::Node& node, const core::PlanConstants& c,
                          std::uint64_t first_chunk, std::byte* memory, std::uint32_t max_open, int threads,
-                         LeafOrders* leaf_orders)
+                         LeafOrders* leaf_orders, std::uint64_t already_routed)
     : seed_(seed), node_(node), c_(c), p_(core::bucket_count(node.records, c)),
-      chunks_(core::chunk_count(node.records, c)), next_chunk_(first_chunk), threads_(threads),
-      leaf_orders_(leaf_orders), rows_(seed, node, c), row_(p_), next_column_starts_(p_, 0), slots_(max_open) {
+      chunks_(core::chunk_count(node.records, c)), next_chunk_(first_chunk), first_chunk_(first_chunk),
+      already_routed_(already_routed), threads_(threads), leaf_orders_(leaf_orders), rows_(seed, node, c), row_(p_),
+      next_column_starts_(p_, 0), slots_(max_open) {
   std::byte* cursor = memory;
   for (Slot& slot : slots_) {
     slot.inverse = carve<std::uint32_t>(cursor, c.leaf_records);
@@ -72,8 +73,8 @@ void ChunkRouter::open(std::uint64_t i) {
   if (leaf_orders_ != nullptr) leaf_orders_->copy_slices(slot.column_starts, row_.data(), slot.slice_starts, slot.output);
   slot.chunk = i;
   slot.records = m;
-  slot.seen = 0;
-  slot.open = true;
+  slot.seen = i == first_chunk_ ? already_routed_ : 0;
+  slot.open = slot.seen < m;
 }
 
 ChunkRouter::Destination ChunkRouter::route(std::uint64_t position) const {

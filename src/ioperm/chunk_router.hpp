@@ -38,9 +38,12 @@ class ChunkRouter {
   // Routes the chunks of `node` from `first_chunk` on (positions are the
   // node's own, so chunk first_chunk starts at chunk_first(first_chunk)).
   // With `leaf_orders` (the buckets are leaves: leaf_orders.hpp), each
-  // destination also says the record's output position in its leaf.
+  // destination also says the record's output position in its leaf. A
+  // scatter resumed inside chunk first_chunk (walk_checkpoint.hpp) routed
+  // its first `already_routed` records before.
   ChunkRouter(std::uint64_t seed, const core::Node& node, const core::PlanConstants& c, std::uint64_t first_chunk,
-              std::byte* memory, std::uint32_t max_open, int threads, LeafOrders* leaf_orders = nullptr);
+              std::byte* memory, std::uint32_t max_open, int threads, LeafOrders* leaf_orders = nullptr,
+              std::uint64_t already_routed = 0);
 
   // Opens, in order, the chunks the records at `positions` need, for the
   // longest prefix of them that max_open chunks allow while the chunks of
@@ -82,6 +85,7 @@ class ChunkRouter {
   core::Node node_;
   core::PlanConstants c_;
   std::uint64_t p_, chunks_, next_chunk_;
+  std::uint64_t first_chunk_, already_routed_;
   int threads_;
   LeafOrders* leaf_orders_;
   ChunkRows rows_;

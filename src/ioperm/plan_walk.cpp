@@ -14,6 +14,7 @@
 #include "bucket_windows.hpp"
 #include "leaf_windows.hpp"
 #include "position_tag.hpp"
+#include "split_checkpoint.hpp"
 
 namespace extshuffle::ioperm {
 
@@ -112,34 +113,50 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
   }
   io::BucketStore::Split split(store_, region_bytes, std::span<const bool>(kept.get(), destinations),
                                layout_.buckets_may_overflow(), ctx_.arena + chunk_memory, buffer_bytes);
+  // Step 4's view of the buckets, declared before the checkpoint: a point's
+  // release (its buckets' scratch discarded) may run on the syncer's thread
+  // until `points` settles, which its destructor does on every way out.
+  SplitBuckets stored(split);
+  // The root of a checkpointed run: resumed where its last durable point
+  // says, its points reported (walk_checkpoint.hpp).
+  SplitCheckpoint points(root ? o_.checkpoint : nullptr, split, output_, c.leaf_records);
   LocalBuckets buckets(split);
-  if (routed) {
-    scatter_routed(node, data, facts, root, 0, core::chunk_count(n, c), buckets, windows,
-                   orders ? &*orders : nullptr);
-    if (orders) orders->discard();
-  } else {
-    scatter_in_memory(node, data, root, 0, core::chunk_count(n, c), buckets);
+  if (points.scatters()) {
+    const io::ByteExtents from = points.data(data);
+    if (routed) {
+      scatter_routed(node, from, facts, root, points.first_chunk(), core::chunk_count(n, c), buckets, windows,
+                     orders ? &*orders : nullptr, points.scatter_points(), points.first_record());
+    } else {
+      scatter_in_memory(node, from, root, points.first_chunk(), core::chunk_count(n, c), buckets,
+                        points.scatter_points());
+    }
   }
+  if (orders) orders->discard();
   {
     PhaseTimer timer(stats_.seconds_writing);
     stats_.bytes_written += split.finish();
   }
+  points.scatter_done();
   // 4. Each bucket in turn (or each leaf window by window); the last level
   // writes the output in order.
+  std::uint32_t passes = 0;
   if (!windows.empty()) {
-    return run_bucket_windows(layout_, node, windows, facts.max_record_bytes, split, store_, ctx_) + 1;
+    passes = run_bucket_windows(layout_, node, windows, facts.max_record_bytes, split, store_, ctx_,
+                                points.first_destination(), points.emit_points());
+  } else {
+    passes = run_buckets(node, p, points.first_destination(), p, facts, routed, stored, points.emit_points());
   }
-  SplitBuckets stored(split);
-  return run_buckets(node, p, 0, p, facts, routed, stored) + 1;
+  points.settle();
+  return passes + 1;
 }
 
 void PlanWalk::scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts,
                               bool root, NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk,
-                              BucketTargets& targets) {
+                              BucketTargets& targets, const ScatterPoint* points) {
   if (path == NodePath::kRouted) {
-    scatter_routed(node, chunk_data, facts, root, first_chunk, end_chunk, targets, BucketWindows{}, nullptr);
+    scatter_routed(node, chunk_data, facts, root, first_chunk, end_chunk, targets, BucketWindows{}, nullptr, points);
   } else {
-    scatter_in_memory(node, chunk_data, root, first_chunk, end_chunk, targets);
+    scatter_in_memory(node, chunk_data, root, first_chunk, end_chunk, targets, points);
   }
 }
 

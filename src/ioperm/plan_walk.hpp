@@ -25,6 +25,7 @@
 #include "record_layout.hpp"
 #include "run_context.hpp"
 #include "extshuffle/ioperm/stored_buckets.hpp"
+#include "extshuffle/ioperm/walk_checkpoint.hpp"
 
 namespace extshuffle::ioperm {
 
@@ -47,16 +48,22 @@ class PlanWalk {
   // is the first chunk_memory_bytes(p, path) of the arena, the rest is the
   // targets' to use. A routed split tags each record with its position in
   // its bucket (position_tag.hpp, the width of the largest bucket).
+  // `points` (walk_checkpoint.hpp), when given, is called after each group
+  // of chunks or batch of records.
   void scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts, bool root,
-                      NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets);
+                      NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
+                      const ScatterPoint* points = nullptr);
   std::uint64_t chunk_memory_bytes(const NodeFacts& facts, NodePath path) const;
   // Step 4 for buckets [first, end) of `node` (whose facts are `facts`, its
   // p buckets filled by a split made elsewhere, routed or not), read from
   // `buckets`, their output to the sink in order: consecutive small ones
   // read with one request, the next group while one runs, as run() does.
   // Returns the passes through disk on the deepest path below them.
+  // `points` (walk_checkpoint.hpp), when given, is called after each group
+  // of buckets, and gives their space back (otherwise given back at once).
   std::uint32_t run_buckets(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
-                            const NodeFacts& facts, bool routed, StoredBuckets& buckets);
+                            const NodeFacts& facts, bool routed, StoredBuckets& buckets,
+                            const EmitPoint* points = nullptr);
   const WalkStats& stats() const { return stats_; }
 
  private:
@@ -65,10 +72,14 @@ class PlanWalk {
   std::uint32_t run_split(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts, bool root,
                           NodePath path);
   void scatter_in_memory(const core::Node& node, const io::ByteExtents& chunk_data, bool root,
-                         std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets);
+                         std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
+                         const ScatterPoint* points);
+  // `first_record`: where the records start (a resumed scatter may start
+  // inside chunk first_chunk), UINT64_MAX: at the chunk's first.
   void scatter_routed(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts, bool root,
                       std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
-                      const BucketWindows& windows, LeafOrders* orders);
+                      const BucketWindows& windows, LeafOrders* orders, const ScatterPoint* points,
+                      std::uint64_t first_record = UINT64_MAX);
 
   const RecordLayout& layout_;
   io::BucketStore& store_;

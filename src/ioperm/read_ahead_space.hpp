@@ -28,6 +28,9 @@ class ReadAheadSpace {
   bool at_end() const { return reader_.at_end(); }
   // The bytes before `begin` are spent.
   void spend_to(std::uint64_t begin) { begin_ = begin; }
+  // Where byte `at` of the space lies in the data: bytes moved out by
+  // compact() are behind it.
+  std::uint64_t data_offset(std::uint64_t at) const { return compacted_ + at; }
 
   // Starts reading into [fill, capacity) unless a read is in flight or the
   // data is all read.
@@ -50,6 +53,7 @@ class ReadAheadSpace {
   // returns how far they moved.
   std::uint64_t compact() {
     const std::uint64_t moved = begin_;
+    compacted_ += moved;
     std::memmove(space_, space_ + begin_, fill_ - begin_);
     fill_ -= begin_;
     begin_ = 0;
@@ -84,6 +88,7 @@ class ReadAheadSpace {
   RunContext& ctx_;
   io::ExtentReader reader_;
   std::uint64_t fill_ = 0, begin_ = 0;
+  std::uint64_t compacted_ = 0;  // bytes of the data before the space's first byte
   bool reading_ = false;
 };
 

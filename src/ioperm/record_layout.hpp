@@ -52,6 +52,9 @@ class ChunkGroups {
   virtual void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const = 0;
   // After the last chunk: nothing but what the layout may skip follows.
   virtual void finish() = 0;
+  // After next(): bytes of the data before the first record after the
+  // group (where a scatter resumed after it starts).
+  virtual std::uint64_t consumed_bytes() const = 0;
 };
 
 class RecordLayout {

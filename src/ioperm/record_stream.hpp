@@ -62,6 +62,10 @@ class RecordStream {
   // or, after the last batch, when the tags were not every position once
   // (their sum: any one damaged tag is caught).
   bool next(RecordBatch& batch);
+  // After next(): the bytes of the data up to the end of the batch, and the
+  // position the next record takes (records in plan order).
+  std::uint64_t consumed_bytes() const { return space_.data_offset(batch_end_); }
+  std::uint64_t next_position() const { return next_position_; }
 
  private:
   std::uint64_t locate(std::uint64_t limit);

@@ -6,18 +6,36 @@
 #include <span>
 #include <vector>
 
+#include "extshuffle/io/crc32c.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 #include "walk_support.hpp"
 #include "plan_walk.hpp"
 #include "position_tag.hpp"
 #include "tuning.hpp"
 
 namespace extshuffle::ioperm {
+namespace {
+
+// Buckets [first, end), read one after the other into `bytes`, against
+// the checksums they keep (a checkpointed split's: walk_checkpoint.hpp).
+void check_group(const StoredBuckets& buckets, std::uint64_t first, std::uint64_t end, const std::byte* bytes) {
+  for (std::uint64_t j = first; j < end; ++j) {
+    const io::ByteExtents bucket = buckets.bucket(j);
+    if (bucket.crc32c && io::crc32c(io::kCrc32cStart, bytes, bucket.bytes) != *bucket.crc32c) {
+      throw Error(io::kCheckpointRegionDamaged);
+    }
+    bytes += bucket.bytes;
+  }
+}
+
+}  // namespace
 
 // Consecutive buckets that fit in a third of the budget together are read
 // with one request, the next group while this one runs, and run from memory
 // with the last third as workspace; larger buckets run on their own.
 std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
-                                    const NodeFacts& facts, bool routed, StoredBuckets& split) {
+                                    const NodeFacts& facts, bool routed, StoredBuckets& split,
+                                    const EmitPoint* points) {
   const std::uint64_t third = align_down(o_.memory_bytes / tuning::kBucketGroupBudgetDivisor, 64);
   const std::uint32_t tag_width =
       routed ? PositionTag::for_node(core::bucket_records(node.records, p, 0), layout_.framed()).width : 0;
@@ -69,6 +87,7 @@ std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std
         PhaseTimer timer(stats_.seconds_reading);
         reader->finish();
       }
+      check_group(split, group.first, group.end, inputs[g % 2]);
       start_read(g + 1);
       stats_.nodes_in_memory += group.end - group.first;
       layout_.run_buckets_in_memory(
@@ -76,7 +95,14 @@ std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std
           std::span<const std::uint64_t>(bucket_bytes).subspan(group.first, group.end - group.first), routed,
           inputs[g % 2], output, ctx_);
     }
-    for (std::uint64_t j = group.first; j < group.end; ++j) split.discard(j);
+    const auto release = [&split, group] {
+      for (std::uint64_t j = group.first; j < group.end; ++j) split.discard(j);
+    };
+    if (points) {
+      (*points)(group.end, release);
+    } else {
+      release();
+    }
   }
   return deepest;
 }

@@ -23,6 +23,10 @@ class OutputLimiter {
   bool wanted(std::uint64_t first) const { return first < limit_; }
   std::uint64_t records_left() const { return limit_ - std::min(limit_, emitted_records_); }
   bool done() const { return emitted_records_ >= limit_; }
+  std::uint64_t emitted() const { return emitted_records_; }
+  // A run resumed from its checkpoint (walk_checkpoint.hpp): `records` were
+  // output before it.
+  void resume(std::uint64_t records) { emitted_records_ = records; }
 
   // Hands on `bytes` holding `records` whole records, already cut at
   // records_left() by the caller.

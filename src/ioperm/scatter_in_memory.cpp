@@ -15,7 +15,8 @@ namespace extshuffle::ioperm {
 // Steps 1-3 with the chunks in memory: groups of chunks read ahead,
 // shuffled as one batch while their rows are drawn, cut into slices.
 void PlanWalk::scatter_in_memory(const core::Node& node, const io::ByteExtents& chunk_data, bool root,
-                                 std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets) {
+                                 std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
+                                 const ScatterPoint* points) {
   const core::PlanConstants& c = o_.shuffle.constants;
   const std::uint64_t p = core::bucket_count(node.records, c);
   const SplitLayout layout = layout_.split_layout(p, o_.memory_bytes);
@@ -55,6 +56,7 @@ void PlanWalk::scatter_in_memory(const core::Node& node, const io::ByteExtents& 
     stats_.bytes_written += targets.group_done();
     ctx_.publish_progress();
     i += count;
+    if (points) (*points)(core::chunk_first(i, c), groups->consumed_bytes());
   }
   groups->finish();
 }

@@ -21,7 +21,8 @@ namespace extshuffle::ioperm {
 // leaf's output instead.
 void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts,
                               bool root, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
-                              const BucketWindows& windows, LeafOrders* orders) {
+                              const BucketWindows& windows, LeafOrders* orders, const ScatterPoint* points,
+                              std::uint64_t first_record) {
   const core::PlanConstants& c = o_.shuffle.constants;
   const std::uint64_t n = node.records;
   const std::uint64_t p = core::bucket_count(n, c);
@@ -34,15 +35,18 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
   std::byte* stream_arrays = cursor;
   cursor += RecordStream::arrays_bytes(m.max_batch);
   RouteArrays route = RouteArrays::carve_from(cursor, m.max_batch, destinations);
-  ChunkRouter router(o_.shuffle.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads, orders);
+  const std::uint64_t first = first_record == UINT64_MAX ? core::chunk_first(first_chunk, c) : first_record;
+  ChunkRouter router(o_.shuffle.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads, orders,
+                     first - core::chunk_first(first_chunk, c));
   std::optional<PositionTag> in_tag;
   if (facts.tagged) in_tag = PositionTag::for_node(n, layout_.framed());
   const PositionTag out_tag =
       windows.empty() ? PositionTag::for_node(core::bucket_records(n, p, 0), layout_.framed()) : windows.tag;
   const RecordFraming framing = layout_.framing(root);
-  RecordStream stream(chunk_data, framing, in_tag, core::chunk_range_records(n, first_chunk, end_chunk, c),
-                      core::chunk_first(first_chunk, c), cursor, m.space_bytes, stream_arrays, m.max_batch,
-                      o_.memory_bytes, ctx_);
+  RecordStream stream(
+      chunk_data, framing, in_tag,
+      core::chunk_range_records(n, first_chunk, end_chunk, c) - (first - core::chunk_first(first_chunk, c)), first,
+      cursor, m.space_bytes, stream_arrays, m.max_batch, o_.memory_bytes, ctx_);
   RecordBatch batch;
   while (stream.next(batch)) {
     for (std::uint64_t first = 0; first < batch.count;) {
@@ -72,6 +76,7 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
     }
     stats_.bytes_written += targets.group_done();
     ctx_.publish_progress();
+    if (points) (*points)(stream.next_position(), stream.consumed_bytes());
   }
 }
 

@@ -38,8 +38,13 @@ class FixedChunkGroups final : public ChunkGroups {
     }
     input_ = buffers_[layout_.read_ahead ? g % 2 : 0];
     if (layout_.read_ahead) start_read(g + 1);
-    return std::min(layout_.group_chunks, end_chunk_ - i);
+    const std::uint64_t count = std::min(layout_.group_chunks, end_chunk_ - i);
+    const core::PlanConstants& c = o_.shuffle.constants;
+    consumed_ = core::chunk_range_records(node_.records, first_chunk_, i + count, c) * r_;
+    return count;
   }
+
+  std::uint64_t consumed_bytes() const override { return consumed_; }
 
   void shuffle(std::uint64_t i, std::uint64_t count) override {
     const core::PlanConstants& c = o_.shuffle.constants;
@@ -104,6 +109,7 @@ class FixedChunkGroups final : public ChunkGroups {
   std::byte* buffers_[3] = {};  // two read buffers and the shuffled group
   const std::byte* input_ = nullptr;
   std::uint32_t* permutation_ = nullptr;
+  std::uint64_t consumed_ = 0;
   std::vector<device::ShuffleJob> jobs_;
 };
 

@@ -102,6 +102,8 @@ class TextChunkGroups final : public ChunkGroups {
     }
   }
 
+  std::uint64_t consumed_bytes() const override { return space_.data_offset(group_end_); }
+
   // After the node's last record only blank records (when skipped) may follow.
   void finish() override {
     release_group();

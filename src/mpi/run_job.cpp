@@ -24,10 +24,21 @@ void take_messages(const RunResult& committed, DistributedResult& result) {
 
 }  // namespace
 
+void refuse_checkpoint(const std::string& checkpoint_dir) {
+  if (checkpoint_dir.empty()) return;
+  throw UsageError(
+      "--checkpoint: extshuffle-mpi cannot resume a job yet (the ranks' exchanged buckets are not "
+      "journalled): run it without --checkpoint, or extshuffle on one machine");
+}
+
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
-  // Every path read and written, checked before any work, as on one machine.
+  // Every path read and written, checked before any work, as on one machine
+  // (and --checkpoint's DIR refused before it is looked at).
   driver::JobFiles job_files;
-  checkpoint(comm, [&] { job_files = driver::check_job_files(job); });
+  checkpoint(comm, [&] {
+    refuse_checkpoint(job.options.checkpoint_dir);
+    job_files = driver::check_job_files(job);
+  });
   // --dry-run: extshuffle's own plan of the Job, from rank 0.
   JobResult plan;
   if (job.options.dry_run) {

@@ -140,6 +140,18 @@ inline bool wait_for_file(const std::filesystem::path& path, std::chrono::second
   return true;
 }
 
+// Waits for `path` to appear (the fault shim's marker: a call is held)
+// while `child` runs; false when the child ended first or after `timeout`.
+inline bool wait_for_file_while(const std::filesystem::path& path, Child& child,
+                                std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!std::filesystem::exists(path)) {
+    if (!child.running() || std::chrono::steady_clock::now() > deadline) return std::filesystem::exists(path);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
 // Names in a directory, sorted (hidden ones included: the temporary output is hidden).
 inline std::vector<std::string> entries(const std::filesystem::path& dir) {
   std::vector<std::string> names;

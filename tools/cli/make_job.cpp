@@ -8,6 +8,7 @@
 
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
+#include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/memory_limit.hpp"
 #include "extshuffle/io/random_source.hpp"
@@ -175,7 +176,12 @@ Job make_job(const Options& o) {
   }
   options.echo = o.echo;
   set_files(o, job);
-  if (o.random_source.empty()) options.seed = seed_of(o.seed);
+  // --checkpoint without --seed: the seed drawn by the run it resumes.
+  const auto checkpointed = o.seed.empty() && o.random_source.empty() && !o.checkpoint.empty()
+                                ? driver::checkpointed_seed(o.checkpoint)
+                                : std::nullopt;
+  if (o.random_source.empty()) options.seed = checkpointed ? *checkpointed : seed_of(o.seed);
+  options.checkpoint_dir = o.checkpoint;
   if (!o.record_size.empty()) options.record_size = parse_byte_count(o.record_size, "--record-size");
   if ((options.echo || options.integer_range) && options.record_size == 0) options.record_size = 8;  // indices
   options.memory_bytes =

@@ -112,6 +112,10 @@ void add_run_options(CLI::App& app, Options& o, PendingOptions& pending) {
                  "or its cgroup limit; more than that is refused)")
       ->type_name("SIZE");
   app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)")->type_name("DIR");
+  app.add_option("--checkpoint", o.checkpoint,
+                 "keep scratch and a journal in DIR (yours alone); the same command run again resumes where a "
+                 "killed run stopped; DIR's files go when the run succeeds")
+      ->type_name("DIR");
   app.add_option("-j,--threads", o.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--device", o.device, "where in-memory shuffles run: auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -203,15 +207,16 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
                   "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty", "--index", "--index-only"}) {
+  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty", "--index", "--index-only", "--checkpoint"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
-  app.footer("INPUTs (files, directories, .gz/.zst files) and OUTPUT are on a file system every rank can reach\n"
-             "(no standard streams, pipes or devices); give one -o per INPUT to shuffle aligned files by one\n"
-             "permutation. Compressed pieces (.gz/.zst) are each rank's frames one after another: the same\n"
-             "records, other bytes. -e, -i, -r and --skip-empty are extshuffle's. The output depends only on\n"
-             "the records, the format options and the seed.");
+  app.footer(
+      "INPUTs (files, directories, .gz/.zst files) and OUTPUT are on a file system every rank can reach\n"
+      "(no standard streams, pipes or devices); give one -o per INPUT to shuffle aligned files by one\n"
+      "permutation. Compressed pieces (.gz/.zst) are each rank's frames one after another: the same\n"
+      "records, other bytes. -e, -i, -r, --skip-empty and --checkpoint are extshuffle's. The output\n"
+      "depends only on the records, the format options and the seed.");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ struct Options {
   std::vector<std::string> operands;  // [INPUT [OUTPUT]], the inputs with -o, or -e's items
   std::vector<std::string> outputs;   // one per -o
   std::string seed, record_size, memory, tmpdir, input_range;
+  std::string checkpoint;  // --checkpoint DIR
   std::string device = "cpu", format = "auto";
   std::optional<std::string> header;  // --header: its N as typed ("1" when bare); absent: the format's default
   int threads = 0;                    // 0: all cores

@@ -68,7 +68,10 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   cli::set_up_logging(command_line, kProgram, comm.rank() != 0);  // rank 0 alone below errors: -v is read once
 
   Job job;
-  mpi::checkpoint(comm, [&] { job = cli::make_job(command_line); });
+  mpi::checkpoint(comm, [&] {
+    mpi::refuse_checkpoint(command_line.checkpoint);  // before make_job() reads DIR's journal for the seed
+    job = cli::make_job(command_line);
+  });
   // One seed for all: a random one is rank 0's. The default budget and
   // thread count are shared by the ranks of a machine.
   JobOptions& options = job.options;

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace extshuffle::dataset {
 
@@ -38,6 +39,10 @@ class RecordDigest {
   std::uint64_t bytes() const { return bytes_; }
   // "records=N bytes=B sum=<32 hex digits> xor=<32 hex digits>", for messages.
   std::string to_string() const;
+  // Its state as bytes, and back (a checkpoint's: docs/cli.md "Resuming a
+  // run"). from_state throws Error for bytes that are not a state.
+  std::string state() const;
+  static RecordDigest from_state(std::string_view state);
 
  private:
   void add_hash(std::uint64_t low, std::uint64_t high);

@@ -4,6 +4,8 @@
 // progress from JobOptions::progress.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,12 @@ namespace extshuffle::driver {
 // renamed into place once complete. Throws the typed errors of
 // extshuffle/errors.hpp.
 JobResult run_job(const Job& job);
+
+// The seed of the run checkpointed in `directory` (--checkpoint DIR), read
+// from its journal without taking its lock: a command without --seed
+// resumes with the seed its first run drew. Nothing when DIR holds no
+// checkpoint. Throws Error when its journal is damaged.
+std::optional<std::uint64_t> checkpointed_seed(const std::string& directory);
 
 // --dry-run's line naming the leftovers of interrupted runs (hidden
 // temporaries, extshuffle-mpi's partial outputs) that the commit removes.

@@ -44,6 +44,11 @@ class BlockFile {
   // STXXL opens it through our descriptor, never by a name another user
   // could swap. Throws IoError if the directory is missing or not writable.
   static std::unique_ptr<BlockFile> create_scratch(const std::string& directory);
+  // A scratch file the caller opened and keeps under a name (--checkpoint
+  // DIR's: io/checkpoint_directory.hpp), taken over with its descriptor
+  // `fd`, which STXXL opens through /proc/self/fd as create_scratch() does.
+  // `path` names it in messages. Throws IoError.
+  static std::unique_ptr<BlockFile> adopt_scratch(int fd, const std::string& path);
   // A file in RAM (stxxl::mem_file), for tests.
   static std::unique_ptr<BlockFile> in_memory();
   // An existing file opened for writing (the output's temporary file);

@@ -24,6 +24,22 @@ namespace extshuffle::io {
 // Scratch requests are aligned to this many bytes (O_DIRECT's page size).
 inline constexpr std::uint64_t kScratchAlign = 4096;
 
+// A bucket's stream as a checkpoint keeps it (docs/cli.md "Resuming a
+// run"): its bytes, their CRC-32C (io/crc32c.hpp) and where they lie in the
+// scratch file, in order.
+struct StoredStream {
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32c = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;  // (offset, bytes)
+};
+
+// A split's buckets as a checkpoint keeps them: where its space starts, the
+// top of its overflow extents, and each bucket's stream.
+struct SplitState {
+  std::uint64_t base = 0, overflow_top = 0;
+  std::vector<StoredStream> streams;
+};
+
 // One bucket's byte stream, written behind (io/write_behind.hpp: two buffers,
 // one written asynchronously while the other fills) into its region, and
 // past it into overflow extents. Writers of different buckets may be used by
@@ -50,10 +66,21 @@ class BucketWriter final : public ByteSink {
   // Bytes handed to scratch writes since the last call.
   std::uint64_t take_unreported_bytes();
 
+  // From now on, the CRC-32C of every byte appended is kept (a
+  // checkpointed split's: read back, each bucket is checked against it).
+  void keep_checksum() { checksummed_ = true; }
+  std::uint32_t checksum() const { return crc_; }
+  // After finish(): the stream so far. resume(): before the first append,
+  // the stream continues one that a checkpoint kept.
+  StoredStream state() const;
+  void resume(const StoredStream& stream, BlockFile& scratch);
+
  private:
   WriteBehind writer_;
   std::uint64_t reported_bytes_ = 0;
   bool kept_;
+  bool checksummed_ = false;
+  std::uint32_t crc_;
 };
 
 class BucketStore {
@@ -73,7 +100,7 @@ class BucketStore {
           bool may_overflow, std::byte* buffers, std::uint64_t buffer_bytes);
     Split(const Split&) = delete;
     Split& operator=(const Split&) = delete;
-    ~Split();  // discards what is left and gives the space back
+    ~Split();  // discards what is left (unless checkpointed) and gives the space back
 
     BucketWriter& writer(std::uint64_t j) { return writers_[j]; }
     // Bytes handed to scratch since the last call, over all writers; call
@@ -85,17 +112,39 @@ class BucketStore {
     std::uint64_t finish();
     // Where bucket j's bytes are (after finish()).
     const ByteExtents& bucket(std::uint64_t j) const { return writers_[j].stored(); }
+    // The same, with its CRC-32C to check when checksums are kept.
+    ByteExtents checked_bucket(std::uint64_t j) const;
+    bool keeps_checksums() const { return checksummed_; }
     // Buckets [first, end) as one extent list: one request when adjacent.
     ByteExtents buckets(std::uint64_t first, std::uint64_t end) const;
     // Drops bucket j's bytes from the page cache and the disk now, while
     // they may still be dirty, rather than all at the end.
     void discard(std::uint64_t j);
+    // Where the space given back when the split ends lies: [base, top).
+    std::uint64_t base() const { return base_; }
+
+    // A checkpointed split (docs/cli.md "Resuming a run"): every bucket's
+    // CRC-32C kept from now on (before the first append), and its space
+    // never given back by the destructor: a run that fails leaves its
+    // buckets for the run that resumes it (discard() still gives back a
+    // bucket that is spent).
+    void keep_checksums();
+    std::uint32_t checksum(std::uint64_t j) const { return writers_[j].checksum(); }
+    // Every writer's buffered bytes issued and every write completed, then
+    // the streams as they stand; the writers go on from there. Throws
+    // IoError.
+    SplitState checkpoint();
+    // Before the first append: the buckets continue the streams of `state`,
+    // a checkpoint of a split laid out alike (the same regions from the
+    // same base). Throws Error when it is not.
+    void resume(const SplitState& state);
 
    private:
     BucketStore& store_;
     std::uint64_t base_;
     std::atomic<std::uint64_t> overflow_top_;
     std::vector<BucketWriter> writers_;
+    bool checksummed_ = false;
   };
 
  private:

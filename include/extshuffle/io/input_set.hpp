@@ -36,6 +36,9 @@ class InputSet {
   // place or spooled (io/input_source.hpp), its spool after the previous
   // one. Throws like InputSource, and UsageError for "-" named twice.
   InputSet(const std::vector<std::string>& paths, const std::string& scratch_directory);
+  // The same with the scratch file `scratch` (--checkpoint DIR's, kept
+  // under a name: io/checkpoint_directory.hpp), which the set then owns.
+  InputSet(const std::vector<std::string>& paths, std::unique_ptr<BlockFile> scratch);
 
   std::size_t size() const { return sources_.size(); }
   InputSource& operator[](std::size_t k) { return *sources_[k]; }
@@ -49,7 +52,8 @@ class InputSet {
   void check_unchanged() const;
 
  private:
-  BlockFile* scratch_ = nullptr;  // the first source's
+  BlockFile* scratch_ = nullptr;  // the first source's, or own_scratch_
+  std::unique_ptr<BlockFile> own_scratch_;
   std::vector<std::unique_ptr<InputSource>> sources_;
   std::uint64_t scratch_offset_ = 0;
 };

@@ -38,6 +38,15 @@ struct ReplacedFile {
 void give_final_mode(int fd, const std::optional<ReplacedFile>& replaced, bool created_owner_only,
                      const std::string& destination);
 
+// An output's temporary as a checkpoint keeps it (docs/cli.md "Resuming a
+// run"): its hidden name beside the destination, which file it is, and the
+// bytes synced into it.
+struct ResumableOutput {
+  std::string temporary;
+  std::uint64_t device = 0, inode = 0;
+  std::uint64_t bytes = 0;
+};
+
 class OutputFile {
  public:
   // "-" writes to standard output directly (sequential writes, nothing to
@@ -51,6 +60,22 @@ class OutputFile {
   // fresh memory once; empty: allocated here (kBufferBytes twice). Throws
   // IoError / UsageError.
   explicit OutputFile(const std::string& destination, AlignedBuffer buffers = {});
+  // With `resumable` (--checkpoint): the temporary has a hidden name from
+  // the start (never an anonymous file), so that a resumed run finds it
+  // again; a destination written in place (standard output, a device, a
+  // FIFO) is refused with UsageError, since a resumed run could not
+  // continue it.
+  OutputFile(const std::string& destination, AlignedBuffer buffers, bool resumable);
+  // The temporary a checkpoint kept, continued (`finished`: as a file
+  // complete already, nothing more to write): opened by its name in the
+  // destination's directory, checked to be that file (device and inode, a
+  // regular file of ours, at least state.bytes long), cut to state.bytes;
+  // writes go on after them. A finished file whose temporary is gone while
+  // `published` (its final name) is that very file was renamed into place
+  // by the commit the checkpointed run began: it stays as it is, committed.
+  // Throws Error when it is not that file, IoError.
+  static std::unique_ptr<OutputFile> resume(const std::string& destination, const ResumableOutput& state, bool finished,
+                                            const std::string& published = "");
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -74,6 +99,13 @@ class OutputFile {
   // ends and syncs them all at the end, so that no fsync stalls the
   // writing of the next file. Later calls do nothing.
   void sync();
+  // A resumable file's bytes so far handed to the file system, every write
+  // complete, and what a resumed run needs to continue it. From now on the
+  // temporary is kept when the run fails (the checkpoint's journal names
+  // it). The caller syncs descriptor() before it journals the state.
+  ResumableOutput checkpoint();
+  // The descriptor of the temporary (or of the destination written in place).
+  int descriptor() const { return fd_; }
   // After finish(): the write buffers, for the next OutputFile.
   AlignedBuffer take_buffers() { return std::move(buffers_); }
   // After finish(): reads the temporary file's bytes back from the file
@@ -122,6 +154,9 @@ class OutputFile {
   void resolve_target(const std::string& destination);
   void open_special();
   void name_temporary();
+  void create_named_temporary();
+  // An empty object for resume() to fill.
+  OutputFile(const std::string& destination, AlignedBuffer buffers, std::nullopt_t);
 
   std::string destination_;  // as the user named it (messages)
   std::string target_;       // what is replaced: the destination with its symbolic links followed
@@ -141,6 +176,8 @@ class OutputFile {
   bool direct_ = false;   // see is_direct()
   bool special_ = false;  // the destination exists and is not a regular file
   bool unbuffered_ = false;          // see prefer_unbuffered()
+  bool kept_ = false;                // a checkpoint's: not removed when the run fails
+  std::uint64_t device_ = 0, inode_ = 0;  // of a resumable temporary
   std::uint64_t bytes_written_ = 0;  // a direct destination's; a regular file's once finished
 };
 

@@ -16,6 +16,13 @@ namespace extshuffle::io {
 inline constexpr const char* kScratchDamaged =
     "scratch space holds records that are not what was written: damaged on its disk or in memory";
 
+// A checkpointed bucket read back with other bytes than its CRC-32C says
+// (docs/cli.md "Resuming a run"): scratch kept in --checkpoint DIR damaged
+// on its disk, in memory, or changed since the run that wrote it.
+inline constexpr const char* kCheckpointRegionDamaged =
+    "checkpoint: a bucket read back from scratch space fails its checksum (damaged on its disk or in memory, or "
+    "changed since it was written): not trusted; remove the checkpoint directory's files to start over";
+
 [[noreturn]] inline void throw_scratch_damaged() { throw Error(kScratchDamaged); }
 
 }  // namespace extshuffle::io

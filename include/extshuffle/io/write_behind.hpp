@@ -57,6 +57,12 @@ class WriteBehind {
   // Throws IoError.
   void finish();
 
+  // Before the first write: the stream's first `bytes` bytes are already in
+  // the file where `stored` says (a run resumed from its checkpoint); the
+  // next byte follows them, in the range or past it as issue() would have
+  // placed it.
+  void resume(const ByteExtents& stored, std::uint64_t bytes);
+
   // Bytes appended so far, buffered ones included.
   std::uint64_t bytes() const { return issued_ + fill_; }
   // Bytes handed to the file's writes so far.

@@ -15,6 +15,8 @@
 
 namespace extshuffle::ioperm {
 
+class WalkCheckpoint;
+
 struct ShuffleOptions {
   std::size_t record_size = 0;  // bytes of a fixed-size record; text: unused
   std::uint64_t seed = 0;
@@ -31,6 +33,9 @@ struct WalkOptions {
   std::uint64_t output_records = UINT64_MAX;
   // When set, bytes read plus written so far are published here (progress display).
   std::atomic<std::uint64_t>* progress_bytes = nullptr;
+  // --checkpoint: the root's split reports its points here and resumes from
+  // the last durable one (walk_checkpoint.hpp); null: not checkpointed.
+  WalkCheckpoint* checkpoint = nullptr;
 };
 
 struct TextOptions {

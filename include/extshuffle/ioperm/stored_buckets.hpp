@@ -15,7 +15,8 @@ namespace extshuffle::ioperm {
 class StoredBuckets {
  public:
   virtual ~StoredBuckets() = default;
-  // Bucket j's bytes, in the order they were appended.
+  // Bucket j's bytes, in the order they were appended (with the CRC-32C
+  // they must have, where the split keeps one: walk_checkpoint.hpp).
   virtual io::ByteExtents bucket(std::uint64_t j) const = 0;
   // Buckets [first, end) one after the other (one request when adjacent).
   virtual io::ByteExtents buckets(std::uint64_t first, std::uint64_t end) const = 0;
@@ -27,7 +28,7 @@ class StoredBuckets {
 class SplitBuckets final : public StoredBuckets {
  public:
   explicit SplitBuckets(io::BucketStore::Split& split) : split_(split) {}
-  io::ByteExtents bucket(std::uint64_t j) const override { return split_.bucket(j); }
+  io::ByteExtents bucket(std::uint64_t j) const override { return split_.checked_bucket(j); }
   io::ByteExtents buckets(std::uint64_t first, std::uint64_t end) const override {
     return split_.buckets(first, end);
   }

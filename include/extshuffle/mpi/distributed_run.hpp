@@ -89,13 +89,22 @@ class DistributedInput {
 // rank (rank_failure.hpp).
 DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm);
 
+// --checkpoint DIR (JobOptions::checkpoint_dir) is extshuffle's alone: the
+// ranks' exchanged buckets, the spread root's shuffles and the shared
+// output's pieces are not journalled, so a restarted job could not promise
+// the uninterrupted job's bytes (docs/mpi.md, "A killed job"). Throws
+// UsageError, naming the option and why, when `checkpoint_dir` is not
+// empty; called before anything reads or creates DIR.
+void refuse_checkpoint(const std::string& checkpoint_dir);
+
 // Runs a Job (extshuffle/job.hpp) across the ranks of `comm`, every rank
 // calling it with the same Job: each dataset's input prepared (opened,
 // counted) before any output, aligned datasets' counts compared, then each
 // shuffled into its output, and every output committed as one: the
 // destinations are untouched unless every rank succeeds. One result a
 // dataset, in order.
-// Throws RankFailure, agreed on by every rank.
+// Throws RankFailure, agreed on by every rank (a usage error, before any
+// work, for a Job with a checkpoint_dir: refuse_checkpoint()).
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm);
 
 }  // namespace extshuffle::mpi

@@ -1,0 +1,163 @@
+#include "checkpoint_records.hpp"
+
+#include "extshuffle/errors.hpp"
+
+namespace extshuffle::driver {
+namespace {
+
+using Phase = ioperm::WalkResume::Phase;
+
+// Ranks of what a dataset's records say: a later record of a lower rank
+// does not undo a higher one (the journal keeps one record of each kind
+// when it is rewritten, in the order the kinds first came).
+int rank_of(CheckpointRecord type) {
+  switch (type) {
+    case CheckpointRecord::kScattered: return 1;
+    case CheckpointRecord::kScatterDone: return 2;
+    case CheckpointRecord::kEmitted: return 3;
+    case CheckpointRecord::kDone: return 4;
+    default: return 0;
+  }
+}
+
+void put_split(io::FieldWriter& out, const io::SplitState& state) {
+  out.u64(state.base);
+  out.u64(state.overflow_top);
+  out.u64(state.streams.size());
+  for (const io::StoredStream& s : state.streams) {
+    out.u64(s.bytes);
+    out.u64(s.crc32c);
+    out.u64(s.extents.size());
+    for (const auto& [offset, bytes] : s.extents) {
+      out.u64(offset);
+      out.u64(bytes);
+    }
+  }
+}
+
+io::SplitState take_split(io::FieldReader& in) {
+  io::SplitState state;
+  state.base = in.u64();
+  state.overflow_top = in.u64();
+  const std::uint64_t streams = in.u64();
+  if (streams > (std::uint64_t{1} << 32)) throw Error("checkpoint journal: a record is not this run's: not trusted");
+  state.streams.resize(streams);
+  for (io::StoredStream& s : state.streams) {
+    s.bytes = in.u64();
+    s.crc32c = static_cast<std::uint32_t>(in.u64());
+    const std::uint64_t extents = in.u64();
+    if (extents > (std::uint64_t{1} << 32)) throw Error("checkpoint journal: a record is not this run's: not trusted");
+    for (std::uint64_t e = 0; e < extents; ++e) {
+      const std::uint64_t offset = in.u64();
+      s.extents.emplace_back(offset, in.u64());
+    }
+  }
+  return state;
+}
+
+// A record's dataset part, read into `d`.
+void take_record(CheckpointRecord type, io::FieldReader& in, DatasetJournal& d) {
+  switch (type) {
+    case CheckpointRecord::kPlan: d.plan = in.bytes(); return;
+    case CheckpointRecord::kScattered:
+      d.resume = {};
+      d.resume.phase = Phase::kScatter;
+      d.resume.next_record = in.u64();
+      d.resume.data_offset = in.u64();
+      d.resume.buckets = take_split(in);
+      return;
+    case CheckpointRecord::kScatterDone:
+      d.resume = {};
+      d.resume.phase = Phase::kBuckets;
+      d.resume.buckets = take_split(in);
+      d.output_state.clear();
+      d.written_state.clear();
+      return;
+    case CheckpointRecord::kEmitted:
+      d.resume.phase = Phase::kBuckets;
+      d.resume.destinations_done = in.u64();
+      d.resume.records_emitted = in.u64();
+      d.output_state = in.bytes();
+      d.written_state = in.bytes();
+      return;
+    case CheckpointRecord::kDone:
+      d.output_state = in.bytes();
+      d.written_state = in.bytes();
+      d.done = true;
+      return;
+    default: throw Error("checkpoint journal: a record of an unknown kind: not trusted");
+  }
+}
+
+}  // namespace
+
+JournalState read_journal_state(const std::vector<io::JournalRecord>& records) {
+  JournalState state;
+  std::vector<int> reached;
+  for (const io::JournalRecord& r : records) {
+    const auto type = static_cast<CheckpointRecord>(r.type);
+    if (type == CheckpointRecord::kIdentity) {
+      state.identity = r.payload;
+      continue;
+    }
+    if (state.identity.empty()) throw Error("checkpoint journal: records before the run's identity: not trusted");
+    io::FieldReader in(r.payload);
+    const std::uint64_t k = in.u64();
+    if (k >= 1 << 20) throw Error("checkpoint journal: a record is not this run's: not trusted");
+    if (k >= state.datasets.size()) {
+      state.datasets.resize(k + 1);
+      reached.resize(k + 1, 0);
+    }
+    if (rank_of(type) < reached[k] && type != CheckpointRecord::kPlan) continue;
+    if (type == CheckpointRecord::kEmitted && reached[k] < rank_of(CheckpointRecord::kScatterDone)) {
+      throw Error("checkpoint journal: a point of pass 2 before the scatter's end: not trusted");
+    }
+    take_record(type, in, state.datasets[k]);
+    reached[k] = std::max(reached[k], rank_of(type));
+  }
+  return state;
+}
+
+std::string plan_record(std::size_t dataset, const std::string& plan) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.bytes(plan);
+  return out.text();
+}
+
+std::string scattered_record(std::size_t dataset, const ioperm::WalkResume& point) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.u64(point.next_record);
+  out.u64(point.data_offset);
+  put_split(out, point.buckets);
+  return out.text();
+}
+
+std::string scatter_done_record(std::size_t dataset, const io::SplitState& buckets) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  put_split(out, buckets);
+  return out.text();
+}
+
+std::string emitted_record(std::size_t dataset, const ioperm::WalkResume& point, const std::string& output_state,
+                           const std::string& written_state) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.u64(point.destinations_done);
+  out.u64(point.records_emitted);
+  out.bytes(output_state);
+  out.bytes(written_state);
+  return out.text();
+}
+
+std::string done_record(std::size_t dataset, const std::string& output_state, const std::string& written_state) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.bytes(output_state);
+  out.bytes(written_state);
+  return out.text();
+}
+
+}  // namespace extshuffle::driver
