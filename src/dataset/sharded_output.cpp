@@ -244,15 +244,31 @@ void ShardedOutput::finish_stream(std::uint64_t records) {
 }
 
 void ShardedOutput::prepare_commit() {
-  // Every file on disk first, then the renames: a failure before the last
-  // fsync leaves none of them.
+  // Every file on disk first, then their hidden names: a failure before the
+  // last leaves none of them.
   for (auto& file : finished_) file->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
   for (auto& file : finished_) file->prepare_commit();
 }
 
+std::vector<io::PendingRename> ShardedOutput::pending_renames() const {
+  std::vector<io::PendingRename> renames;
+  for (const auto& file : finished_) {
+    if (auto rename = file->pending_rename()) renames.push_back(std::move(*rename));
+  }
+  return renames;
+}
+
+void ShardedOutput::published() {
+  for (auto& file : finished_) file->published();
+}
+
 void ShardedOutput::publish() {
-  for (auto& file : finished_) file->publish();
+  io::Publication publication(pending_renames());
+  publication.prepare();
+  publication.publish();
+  published();
+  (void)publication.remove_backups();
 }
 
 }  // namespace extshuffle::dataset
