@@ -82,10 +82,18 @@ struct DecompressingReader::State {
 
   std::size_t read_plain(std::byte* to, std::size_t bytes) {
     std::size_t done = 0;
+    // A pseudo file (/proc/sys) allocates what a read asks for in the
+    // kernel, and refuses more than it can (ENOMEM): at most a buffer a
+    // read, halved while the kernel refuses.
+    std::size_t piece = kBufferBytes;
     while (done < bytes && !input_eof) {
-      const ssize_t n = ::read(fd, to + done, bytes - done);
+      const ssize_t n = ::read(fd, to + done, std::min(piece, bytes - done));
       if (n < 0) {
         if (errno == EINTR) continue;
+        if (errno == ENOMEM && piece > 4096) {
+          piece /= 2;
+          continue;
+        }
         throw IoError("cannot read input", name, errno);
       }
       if (n == 0) input_eof = true;

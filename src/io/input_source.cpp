@@ -12,6 +12,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/pseudo_files.hpp"
 #include "extshuffle/io/scratch_space.hpp"
 
 namespace extshuffle::io {
@@ -97,7 +98,7 @@ void InputSource::open(const std::string& scratch_directory, std::uint64_t spool
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw IoError("cannot open input", path, errno);
   if (S_ISDIR(st.st_mode)) throw IoError("cannot read input", path, EISDIR);
-  const bool in_place = path != "-" && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+  const bool in_place = path != "-" && (S_ISBLK(st.st_mode) || (S_ISREG(st.st_mode) && size_is_length(fd, st)));
   if (in_place) {
     file_ = BlockFile::open_input(path);
     file_bytes_ = file_->size();

@@ -19,10 +19,12 @@ class InputSource {
   // `scratch_directory` (see scratch_directory()). Standard input, inputs
   // that cannot be read at offsets (FIFOs, pipes such as /dev/stdin or
   // bash's <(...), character devices, sockets: anything but a regular file
-  // or a block device) and files named *.gz, *.zst or *.zstd are copied
-  // (decompressed) into the scratch file first: one sequential read of the input and one write of its bytes,
-  // in 16 MiB of buffers. Throws IoError (missing or unreadable input, a bad
-  // scratch directory) and InputError (corrupt compressed data).
+  // or a block device), files whose size is not their length (the kernel's
+  // pseudo files: /proc, /sys) and files named *.gz, *.zst or *.zstd are
+  // copied (decompressed) into the scratch file first: one sequential read
+  // of the input and one write of its bytes, in 16 MiB of buffers. Throws
+  // IoError (missing or unreadable input, a bad scratch directory) and
+  // InputError (corrupt compressed data).
   InputSource(const std::string& path, const std::string& scratch_directory);
   // The same with a scratch file shared by several inputs (io/input_set.hpp):
   // a spool goes to `shared_scratch` from `spool_offset` (a multiple of 4096)

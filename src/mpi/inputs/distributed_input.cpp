@@ -21,6 +21,7 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
+#include "extshuffle/io/pseudo_files.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "dataset_cuts.hpp"
 #include "input_agreement.hpp"
@@ -57,6 +58,12 @@ void check_files(const std::vector<std::string>& paths) {
     struct stat st {};
     if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
       throw UsageError("input '" + input + "': a pipe or a device is read once, in order: it cannot be split across ranks");
+    }
+    // /proc, /sys: made as they are read, so each rank would read other bytes.
+    if (S_ISREG(st.st_mode) && !io::readable_in_place(input)) {
+      throw UsageError("input '" + input +
+                       "': a pseudo file (its size is not its length) is made as it is read: "
+                       "each rank would read other bytes (shuffle a copy of it)");
     }
   }
 }
