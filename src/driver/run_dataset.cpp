@@ -290,7 +290,8 @@ std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& d
 }  // namespace
 
 PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset) {
-  io::InputSet inputs(dataset::expand_dataset_paths(dataset.inputs), io::scratch_directory(options.tmpdir));
+  io::InputSet inputs(dataset::expand_dataset_paths(dataset.inputs), io::scratch_directory(options.tmpdir),
+                      options.memory_bytes);
   // One input that may fit in RAM is mapped (text: and counted where it
   // lies, and so read once; InputMapping).
   InputMapping mapping;

@@ -62,14 +62,16 @@ int descriptor_named(const std::string& path) {
 
 }  // namespace
 
-InputSource::InputSource(const std::string& path, const std::string& scratch_directory) : path_(path) {
+InputSource::InputSource(const std::string& path, const std::string& scratch_directory, std::uint64_t memory_bytes)
+    : path_(path), memory_bytes_(memory_bytes) {
   // The scratch file is created after the input is opened, so that a
   // missing input is reported as such before a bad scratch directory.
   open(scratch_directory, 0);
 }
 
-InputSource::InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset)
-    : path_(path), scratch_(&shared_scratch) {
+InputSource::InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset,
+                         std::uint64_t memory_bytes)
+    : path_(path), scratch_(&shared_scratch), memory_bytes_(memory_bytes) {
   open("", spool_offset);
 }
 
@@ -114,7 +116,7 @@ void InputSource::open(const std::string& scratch_directory, std::uint64_t spool
     bytes_ = file_bytes_;
     return;
   }
-  DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path);
+  DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path, memory_bytes_);
   spool_offset_ = spool_offset;
   bytes_ = spool(reader, *scratch_, spool_offset_, path == "-" ? "standard input" : "'" + path + "'");
   if (!in_place) stored_bytes_ = reader.compressed_bytes_read();

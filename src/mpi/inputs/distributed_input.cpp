@@ -188,7 +188,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   const std::string name = dataset::input_display_name(input);
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
-    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(options.tmpdir));
+    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(options.tmpdir), options.memory_bytes);
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(options.format, options.record_size, options.zero_terminated, input, head, name);
     in.format_name = dataset::format_name(detected);
