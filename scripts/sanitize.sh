@@ -98,6 +98,11 @@ slow+='|AddressablePermutation\.MatchesTheOracleAtEveryLevelCount$'
 slow_binary='DryRun\.(HeavyTailedTextWithinFivePercent|FixedRecordsExactlyAtEveryBudget)$'
 slow_binary+='|FixedRecordsCli\.(PeakMemoryStaysWithinTheBudget|StatsSayWhetherHugePagesWereUsed)$'
 slow_binary+='|FixedRecordsCli\.HeadCountIsThePrefixOfTheFullShuffle$'
+# The sweep of nine signals at each of a commit's seven renames (63 traced
+# runs) repeats one path, the hold, which job_commit_test runs under the
+# sanitizers for every signal; the sweep of failing links and renames (the
+# undo) runs here.
+slow_binary+='|PublishSweep\.EverySignalThatWouldEndTheRunAtEveryRenameLetsThePublishComplete$'
 # Twice as many tests at once as cores, as scripts/test.sh.
 jobs=$((2 * $(nproc)))
 (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'statistical|lab|binary' \

@@ -29,6 +29,11 @@ namespace extshuffle {
 // throw.
 using ProgressCallback = std::function<void(std::uint64_t done_bytes, std::uint64_t total_bytes)>;
 
+// Told once, from another thread, when the run has waited a second for
+// something another process holds (the commit lock of another run into the
+// same files): what it waits for, and the path. It must not throw.
+using WaitCallback = std::function<void(const std::string& message)>;
+
 struct JobOptions {
   std::uint64_t seed = 0;
   std::size_t record_size = 0;     // bytes per fixed-size record; 0: not given (text, or a .npy's rows)
@@ -60,6 +65,7 @@ struct JobOptions {
   // a run"); empty: none (scratch unnamed, nothing survives the run).
   std::string checkpoint_dir;
   ProgressCallback progress;  // empty: no progress reports
+  WaitCallback waiting;       // empty: waits are silent
 
   // --- Datasets: several inputs as one, shards, splits, a manifest (docs/cli.md "Datasets") ---
   // With any of these, each dataset's output is a pattern holding {split}, {shard}, {shards}.

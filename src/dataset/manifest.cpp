@@ -119,7 +119,8 @@ std::string ManifestWriter::text() const {
 
 void ManifestWriter::commit() {
   prepare();
-  publish();
+  check_outputs();
+  file_->publish();
 }
 
 void ManifestWriter::prepare() {
@@ -128,12 +129,12 @@ void ManifestWriter::prepare() {
   file_->prepare_commit();
 }
 
-void ManifestWriter::publish() {
-  if (options_.verify) check_outputs();
-  file_->publish();
-}
+std::optional<io::PendingRename> ManifestWriter::pending_rename() const { return file_->pending_rename(); }
+
+void ManifestWriter::published() { file_->published(); }
 
 void ManifestWriter::check_outputs() const {
+  if (!options_.verify) return;
   // The manifest as a reader will see it, against the files as they lie.
   const json parsed = json::parse(text_);
   std::size_t k = 0;

@@ -266,8 +266,8 @@ void ShardedOutput::finish_stream(std::uint64_t records) {
 }
 
 void ShardedOutput::prepare_commit() {
-  // Every file on disk first, then the renames: a failure before the last
-  // fsync leaves none of them.
+  // Every file on disk first, then their hidden names: a failure before the
+  // last leaves none of them.
   for (auto& file : finished_) file->sync();
   for (auto& index : finished_indexes_) index->sync();
   for (std::size_t k = 0; k < finished_.size(); ++k) finished_[k]->rename_destination(infos_[k].path);
@@ -278,14 +278,29 @@ void ShardedOutput::prepare_commit() {
   for (auto& index : finished_indexes_) index->prepare_commit();
 }
 
-void ShardedOutput::publish() {
-  // Each piece, then its index (--index): an index published without its
-  // piece, or a piece without its index, is one that does not match and is
-  // refused (dataset/index_identity.hpp), never read.
+// Each piece, then its index (--index): all in one publication, so that an
+// index is never in place without its piece, nor a piece without its index.
+std::vector<io::PendingRename> ShardedOutput::pending_renames() const {
+  std::vector<io::PendingRename> renames;
   for (std::size_t k = 0; k < finished_.size(); ++k) {
-    finished_[k]->publish();
-    if (k < finished_indexes_.size()) finished_indexes_[k]->publish();
+    if (auto rename = finished_[k]->pending_rename()) renames.push_back(std::move(*rename));
+    if (k >= finished_indexes_.size()) continue;
+    if (auto rename = finished_indexes_[k]->pending_rename()) renames.push_back(std::move(*rename));
   }
+  return renames;
+}
+
+void ShardedOutput::published() {
+  for (auto& file : finished_) file->published();
+  for (auto& index : finished_indexes_) index->published();
+}
+
+void ShardedOutput::publish() {
+  io::Publication publication(pending_renames());
+  publication.prepare();
+  publication.publish();
+  published();
+  (void)publication.remove_backups();
 }
 
 }  // namespace extshuffle::dataset

@@ -19,6 +19,7 @@
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/run_result.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/publication.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/dataset/record_cutter.hpp"
@@ -103,9 +104,14 @@ class ShardedOutput {
   // Everything of the commit that can fail for want of space or rights
   // (fsync, modes, the temporaries' names); every destination is untouched.
   void prepare_commit();
-  // The renames, in order, after prepare_commit(). A run with several
-  // outputs prepares them all before it publishes the first
+  // After prepare_commit(): the renames that publish the files, in order,
+  // for the commit's io::Publication, then published() once all are done. A
+  // run with several outputs prepares them all before it renames the first
   // (driver/commit_sequence.hpp).
+  std::vector<io::PendingRename> pending_renames() const;
+  void published();
+  // The renames of pending_renames() as one (io::Publication), then
+  // published(): a dataset committed alone, outside a Job's commit.
   void publish();
   const OutputSpec& spec() const { return spec_; }
   // Records past the last split's end, not written (after start()).

@@ -99,6 +99,21 @@ bool is_input(const std::pair<dev_t, ino_t>& key, const std::vector<std::pair<de
   return key.second != 0 && std::find(inputs.begin(), inputs.end(), key) != inputs.end();
 }
 
+// Whether `st`, the file named `name` in `directory`, is a leftover this run
+// may remove: the kind of file a run leaves (a regular file whose one name is
+// this, or a second name of the file it stands for: a replaced file's
+// backup), and owned by this run's user or by the owner of the file it
+// stands for (a root run gives its files their destination's owner). Never
+// another user's file that merely bears such a name (a sticky /tmp).
+bool removable_leftover(int directory, const std::string& name, const struct stat& st) {
+  struct stat destination {};
+  const bool has_destination = ::fstatat(directory, leftover_of(name).c_str(), &destination, AT_SYMLINK_NOFOLLOW) == 0;
+  const bool second_name = has_destination && destination.st_dev == st.st_dev && destination.st_ino == st.st_ino;
+  const bool own_kind = S_ISREG(st.st_mode) && (st.st_nlink == 1 || second_name);
+  const bool owned = st.st_uid == ::geteuid() || (has_destination && st.st_uid == destination.st_uid);
+  return own_kind && owned;
+}
+
 constexpr const char* kTemporaryMark = ".extshuffle-";
 // Earlier versions of extshuffle-mpi named their partial outputs so.
 constexpr const char* kPartialMark = ".extshuffle-mpi-partial";
@@ -169,7 +184,7 @@ std::vector<std::string> find_leftovers(const std::string& pattern, const std::v
       const std::string destination = leftover_of(name);
       if (destination.empty() || !matches_output_pattern(pattern, split_names, directory + destination)) continue;
       struct stat st;
-      if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !removable_leftover(fd, name, st)) continue;
       found.push_back(directory + name);
     }
   }
@@ -189,6 +204,7 @@ std::vector<std::string> remove_leftovers(const std::vector<std::string>& paths,
     const bool unused = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
     struct stat st {};
     const bool ours = ::fstat(fd, &st) == 0 && !is_input({st.st_dev, st.st_ino}, inputs) &&
+                      removable_leftover(directory, name, st) &&
                       io::file_key_in(directory, name) == std::pair<dev_t, ino_t>{st.st_dev, st.st_ino};
     if (unused && ours && ::unlinkat(directory, name.c_str(), 0) == 0) removed.push_back(path);
     ::close(fd);

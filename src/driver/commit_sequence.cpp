@@ -31,25 +31,38 @@ std::vector<std::string> find_leftovers(const std::vector<CommitDestination>& de
   return {found.begin(), found.end()};
 }
 
-int commit_in_order(const std::vector<CommitDestination>& destinations,
-                    const std::vector<std::pair<dev_t, ino_t>>& inputs, const std::function<void()>& prepare,
-                    const std::function<void()>& publish) {
+CommitOutcome commit_in_order(const std::vector<CommitDestination>& destinations,
+                              const std::vector<std::pair<dev_t, ino_t>>& inputs, const CommitSteps& steps,
+                              const io::WaitNotice& waiting) {
+  std::vector<io::LockPlace> places;
   for (const CommitDestination& d : destinations) {
-    for (const std::string& directory : d.directories) io::directory_descriptor(directory.empty() ? "." : directory, d.pattern);
+    for (const std::string& directory : d.directories) {
+      io::directory_descriptor(directory.empty() ? "." : directory, d.pattern);
+      places.push_back({directory, d.pattern});
+    }
   }
-  const io::CommitLock lock;
+  CommitOutcome outcome;
+  const io::CommitLock lock(places, waiting);
+  outcome.warnings = lock.warnings();
   for (const std::string& path : dataset::remove_leftovers(find_leftovers(destinations), inputs)) {
     spdlog::debug("removed '{}', left by an interrupted run", path);
   }
-  prepare();
+  const CommitRenames prepared = steps.prepare();
+  io::Publication publication(prepared.renames);
+  publication.prepare();
   io::SignalHold hold;
-  publish();
-  return hold.release();
+  publication.publish(prepared.check, prepared.check_before);
+  if (steps.published) steps.published();
+  for (std::string& warning : publication.remove_backups()) outcome.warnings.push_back(std::move(warning));
+  outcome.late_signal = hold.release();
+  return outcome;
 }
 
 std::string late_signal_warning(int signal_number) {
-  return std::string("signal SIG") + ::sigabbrev_np(signal_number) + " came while the output was being published: "
-         "the commit completed, every file is in place";
+  // A real-time signal has no abbreviation: its number.
+  const char* name = ::sigabbrev_np(signal_number);
+  return (name != nullptr ? std::string("signal SIG") + name : "signal " + std::to_string(signal_number)) +
+         " came while the output was being published: the commit completed, every file is in place";
 }
 
 }  // namespace extshuffle::driver

@@ -15,8 +15,11 @@ JobCommit::JobCommit(const JobOptions& options, const JobFiles& files)
 void JobCommit::add(std::unique_ptr<dataset::ShardedOutput> output) { outputs_.push_back(std::move(output)); }
 
 // Under the lock: the pieces of older runs (a run that committed meanwhile
-// included), named in warnings and the manifest; every file made durable.
-void JobCommit::prepare(JobResult& result) {
+// included), named in warnings and the manifest; every file made durable
+// and given its hidden name; the renames, every output's, then the
+// manifest's, checked against the outputs in place just before it.
+CommitRenames JobCommit::prepare(JobResult& result) {
+  CommitRenames prepared;
   for (std::size_t k = 0; k < outputs_.size() && k < result.datasets.size(); ++k) {
     dataset::ShardedOutput& output = *outputs_[k];
     RunResult& run = result.datasets[k];
@@ -28,25 +31,36 @@ void JobCommit::prepare(JobResult& result) {
     }
     output.prepare_commit();
   }
+  for (const auto& output : outputs_) {
+    for (io::PendingRename& rename : output->pending_renames()) prepared.renames.push_back(std::move(rename));
+  }
+  prepared.check_before = prepared.renames.size();
   if (manifest_) {
     for (const RunResult& run : result.datasets) manifest_->add(manifest_entry(run));
     manifest_->prepare();
+    if (auto rename = manifest_->pending_rename()) prepared.renames.push_back(std::move(*rename));
+    prepared.check = [this] { manifest_->check_outputs(); };
   }
+  return prepared;
 }
 
-void JobCommit::publish() {
-  for (auto& output : outputs_) output->publish();
+void JobCommit::published() {
+  for (auto& output : outputs_) output->published();
+  if (manifest_) manifest_->published();
   if (options_.clean) {
     for (auto& output : outputs_) dataset::remove_stale_pieces(output->stale_pieces(), inputs_);
   }
-  if (manifest_) manifest_->publish();
 }
 
 void JobCommit::commit(JobResult& result) {
-  const int late = commit_in_order(
-      destinations_, inputs_, [&] { prepare(result); }, [&] { publish(); });
-  if (late != 0 && !result.datasets.empty())
-    result.datasets.back().output_warnings.push_back(late_signal_warning(late));
+  CommitSteps steps;
+  steps.prepare = [&] { return prepare(result); };
+  steps.published = [&] { published(); };
+  const CommitOutcome outcome = commit_in_order(destinations_, inputs_, steps, options_.waiting);
+  if (result.datasets.empty()) return;
+  std::vector<std::string>& warnings = result.datasets.back().output_warnings;
+  warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
+  if (outcome.late_signal != 0) warnings.push_back(late_signal_warning(outcome.late_signal));
 }
 
 }  // namespace extshuffle::driver

@@ -5,7 +5,7 @@
 // both tools (driver/commit_sequence.hpp): under the destinations' lock,
 // leftovers of interrupted runs removed, the pieces of older runs found,
 // every temporary fsynced and named, and only then, signals held, the
-// renames, the manifest last.
+// renames, the manifest last, undone if one fails.
 #pragma once
 
 #include <sys/types.h>
@@ -17,6 +17,7 @@
 
 #include "dataset/sharded_output.hpp"
 #include "extshuffle/dataset/manifest.hpp"
+#include "extshuffle/driver/commit_sequence.hpp"
 #include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
@@ -37,8 +38,8 @@ class JobCommit {
   void commit(JobResult& result);
 
  private:
-  void prepare(JobResult& result);
-  void publish();
+  CommitRenames prepare(JobResult& result);
+  void published();
   const JobOptions& options_;
   std::vector<std::pair<dev_t, ino_t>> inputs_;
   std::vector<CommitDestination> destinations_;

@@ -2,6 +2,7 @@
 // (driver/job_files.hpp).
 #include "extshuffle/driver/job_files.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "extshuffle/io/pseudo_files.hpp"
 #include "destination_checks.hpp"
 
 namespace extshuffle::driver {
@@ -66,6 +68,20 @@ std::string directory_of(const std::string& path) {
   throw UsageError(IoError("cannot write output", path, error_number).what());
 }
 
+// A destination whose directory lies on the kernel's pseudo file systems
+// (/proc/self/comm): said as it is, not as the failed create of the
+// temporary would say it ("No such file or directory").
+void refuse_pseudo_file_system(const std::string& path, const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  const std::string pseudo = io::pseudo_file_system(fd);
+  ::close(fd);
+  if (pseudo.empty()) return;
+  throw UsageError("cannot write output '" + path + "': it lies on the kernel's " + pseudo +
+                   " file system, which takes no new files (the output is written whole beside its destination, "
+                   "then renamed over it): give a file elsewhere, or standard output");
+}
+
 // Looks at a destination as OutputFile will (its symbolic links followed):
 // a directory in the way, a parent that is missing or not a directory, and
 // a name too long for its file system are refused (refuse_name).
@@ -96,6 +112,7 @@ void resolve_write(Write& write) {
   struct stat dir {};
   if (::stat(directory.c_str(), &dir) != 0) refuse_name(write.path, errno);
   if (!S_ISDIR(dir.st_mode)) refuse_name(write.path, ENOTDIR);
+  refuse_pseudo_file_system(write.path, directory);
   write.directory = {dir.st_dev, dir.st_ino, ""};
   const std::string name = std::filesystem::path(target).filename().string();
   if (write.key.name.empty() && write.key.inode == 0) write.key = {dir.st_dev, dir.st_ino, name};

@@ -26,7 +26,8 @@ namespace {
 // "rc=<n> : "; recover errno from it so the user sees one clean line.
 int errno_from_stxxl(const std::exception& e) {
   const std::string text = e.what();
-  for (int code : {ENOSPC, EIO, EDQUOT, EFBIG, EACCES, EROFS, EBADF, EINVAL, ENOENT}) {
+  for (int code : {ENOSPC, EIO, EDQUOT, EFBIG, EACCES, EROFS, EBADF, EINVAL, ENOENT, ESPIPE, ENXIO, ENODEV, EOVERFLOW,
+                   EISDIR, EPERM, ESTALE}) {
     if (text.find(std::strerror(code)) != std::string::npos) return code;
   }
   return EIO;
@@ -318,7 +319,16 @@ std::uint64_t BlockFile::size() const {
     const std::lock_guard<std::mutex> lock(grow_mutex_);
     return written_end_;
   }
-  return file_->size();
+  // STXXL asks lseek(SEEK_END), which a pseudo file may refuse: its error
+  // in our words, never STXXL's text.
+  try {
+    return file_->size();
+  } catch (const std::exception& e) {
+    throw IoError(role_ == "input"    ? "cannot read input"
+                  : role_ == "output" ? "cannot write output"
+                                      : "cannot read scratch file",
+                  path_, errno_from_stxxl(e));
+  }
 }
 
 void BlockFile::discard(std::uint64_t offset, std::uint64_t bytes) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace extshuffle::io {
 namespace {
@@ -54,22 +55,44 @@ void remove_registered_paths() noexcept {
   }
 }
 
+std::vector<int> terminating_signals() {
+  std::vector<int> signals = {SIGHUP,    SIGINT,  SIGQUIT, SIGUSR1,   SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+                              SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR};
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) signals.push_back(s);
+  return signals;
+}
+
 void install_cleanup_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     struct sigaction action {};
     action.sa_handler = remove_registered_and_reraise;
     sigemptyset(&action.sa_mask);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+    for (const int s : terminating_signals()) {
+      // SIGINT, SIGTERM and SIGHUP always; the others where nothing else
+      // has been said of them (an ignored SIGPIPE stays ignored, a
+      // library's handler stays).
+      struct sigaction current {};
+      const bool always = s == SIGINT || s == SIGTERM || s == SIGHUP;
+      if (always || (::sigaction(s, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)) {
+        ::sigaction(s, &action, nullptr);
+      }
+    }
   });
 }
 
 namespace {
 
+// The signals a hold blocks: every terminating one but those ignored (a
+// blocked signal stays pending even when ignored, and would be reported late).
 sigset_t held_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  for (const int s : terminating_signals()) {
+    struct sigaction current {};
+    if (::sigaction(s, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+    sigaddset(&set, s);
+  }
   return set;
 }
 
@@ -79,18 +102,17 @@ SignalHold::SignalHold() {
   install_cleanup_handlers();
   g_late_signal.store(0);
   g_publishing.store(true);
-  const sigset_t set = held_signals();
-  ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+  held_ = held_signals();
+  ::pthread_sigmask(SIG_BLOCK, &held_, &previous_);
 }
 
 int SignalHold::release() {
-  if (!held_) return 0;
-  held_ = false;
+  if (!holding_) return 0;
+  holding_ = false;
   // A signal sent to this thread meanwhile is pending: taken here, so that
   // unblocking does not act on it.
-  const sigset_t set = held_signals();
   const timespec now{0, 0};
-  for (int s; (s = ::sigtimedwait(&set, nullptr, &now)) > 0;) g_late_signal.store(s);
+  for (int s; (s = ::sigtimedwait(&held_, nullptr, &now)) > 0;) g_late_signal.store(s);
   g_publishing.store(false);
   ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
   return g_late_signal.exchange(0);

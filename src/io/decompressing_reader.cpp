@@ -2,10 +2,13 @@
 
 #include <isa-l/igzip_lib.h>
 #include <unistd.h>
+// ZSTD_getFrameHeader: the window a refused frame asks for, for its message.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -49,12 +52,14 @@ struct DecompressingReader::State {
   GzipPhase gzip_phase = GzipPhase::kBeforeFirst;
 
   ZSTD_DCtx* zstd = nullptr;
+  std::uint64_t memory_bytes = 0;  // the run's budget; 0: none given (libzstd's default window limit)
   std::size_t zstd_hint = 0;  // ZSTD_decompressStream's last result: 0 at a frame boundary
+  std::size_t frame_start = SIZE_MAX;  // where the frame being decoded starts in `input`, when it does
   bool zstd_started = false;  // some input has been given to the decoder
   bool zstd_frame_done = false;  // at least one frame decoded whole
 
-  State(int fd_in, Codec codec_in, std::string name_in)
-      : fd(fd_in), codec(codec_in), name(std::move(name_in)) {}
+  State(int fd_in, Codec codec_in, std::string name_in, std::uint64_t memory_in)
+      : fd(fd_in), codec(codec_in), name(std::move(name_in)), memory_bytes(memory_in) {}
 
   ~State() { ZSTD_freeDCtx(zstd); }
 
@@ -82,10 +87,18 @@ struct DecompressingReader::State {
 
   std::size_t read_plain(std::byte* to, std::size_t bytes) {
     std::size_t done = 0;
+    // A pseudo file (/proc/sys) allocates what a read asks for in the
+    // kernel, and refuses more than it can (ENOMEM): at most a buffer a
+    // read, halved while the kernel refuses.
+    std::size_t piece = kBufferBytes;
     while (done < bytes && !input_eof) {
-      const ssize_t n = ::read(fd, to + done, bytes - done);
+      const ssize_t n = ::read(fd, to + done, std::min(piece, bytes - done));
       if (n < 0) {
         if (errno == EINTR) continue;
+        if (errno == ENOMEM && piece > 4096) {
+          piece /= 2;
+          continue;
+        }
         throw IoError("cannot read input", name, errno);
       }
       if (n == 0) input_eof = true;
@@ -154,6 +167,7 @@ struct DecompressingReader::State {
         if (zstd_hint == 0) break;  // every frame complete and flushed
       }
       zstd_started = true;
+      if (zstd_hint == 0) frame_start = input_pos;
       ZSTD_inBuffer in{input.get(), input_end, input_pos};
       const std::size_t out_before = out.pos;
       const std::size_t rc = ZSTD_decompressStream(zstd, &out, &in);
@@ -163,6 +177,7 @@ struct DecompressingReader::State {
         if (ZSTD_getErrorCode(rc) == ZSTD_error_prefix_unknown) {
           fail(zstd_frame_done ? "trailing garbage after zstd data" : "not in zstd format");
         }
+        if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge) refuse_window();
         fail(zstd_reason(rc));
       }
       zstd_hint = rc;
@@ -174,10 +189,37 @@ struct DecompressingReader::State {
     }
     return out.pos;
   }
+
+  // The window a frame may ask for: what the budget holds (at least 8 MiB,
+  // zstd -19's window, which any budget's fixed allowance covers), at most
+  // zstd's 2 GiB; without a budget, libzstd's default (128 MiB).
+  std::uint64_t window_limit_bytes() const {
+    if (memory_bytes == 0) return std::uint64_t{1} << ZSTD_WINDOWLOG_LIMIT_DEFAULT;
+    return std::clamp<std::uint64_t>(memory_bytes, std::uint64_t{8} << 20, std::uint64_t{1} << 31);
+  }
+
+  // A frame whose window the budget cannot hold: refused, naming the budget
+  // that reads it when the frame's header says its window. Without a budget,
+  // returns (libzstd's limit, zstd_reason()'s words).
+  void refuse_window() const {
+    if (memory_bytes == 0) return;
+    ZSTD_frameHeader header{};
+    const bool known = frame_start < input_end &&
+                       ZSTD_getFrameHeader(&header, input.get() + frame_start, input_end - frame_start) == 0;
+    const std::string budget = std::to_string(window_limit_bytes() >> 20) + " MiB";
+    if (!known) {
+      throw BudgetError("input '" + name + "': a zstd frame needs a window larger than the " + budget +
+                        " the memory budget holds (written with zstd --long?): raise --memory");
+    }
+    const std::uint64_t mib = (header.windowSize + (1 << 20) - 1) >> 20;
+    throw BudgetError("input '" + name + "': its zstd window of " + std::to_string(mib) +
+                      " MiB (written with zstd --long?) does not fit in the " + budget +
+                      " the memory budget holds: --memory must be at least " + std::to_string(mib) + "M to read it");
+  }
 };
 
-DecompressingReader::DecompressingReader(int fd, Codec codec, std::string display_name)
-    : state_(std::make_unique<State>(fd, codec, std::move(display_name))) {
+DecompressingReader::DecompressingReader(int fd, Codec codec, std::string display_name, std::uint64_t memory_bytes)
+    : state_(std::make_unique<State>(fd, codec, std::move(display_name), memory_bytes)) {
   State& s = *state_;
   if (codec == Codec::kNone) return;
   s.input = allocate_aligned(kBufferBytes);
@@ -188,6 +230,9 @@ DecompressingReader::DecompressingReader(int fd, Codec codec, std::string displa
   } else {
     s.zstd = ZSTD_createDCtx();
     if (!s.zstd) throw std::bad_alloc();
+    // The window is the decoder's largest buffer: held within the budget.
+    const int window_log = std::bit_width(s.window_limit_bytes()) - 1;
+    ZSTD_DCtx_setParameter(s.zstd, ZSTD_d_windowLogMax, window_log);
   }
 }
 

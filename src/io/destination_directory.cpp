@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,14 +16,9 @@
 namespace extshuffle::io {
 namespace {
 
-struct Opened {
-  int fd = -1;
-  bool lockable = false;  // opened for reading: flock works on it
-};
-
 std::mutex g_directories_mutex;
 std::map<std::string, std::pair<dev_t, ino_t>> g_by_name;
-std::map<std::pair<dev_t, ino_t>, Opened> g_by_key;
+std::map<std::pair<dev_t, ino_t>, int> g_by_key;  // the descriptors
 
 // Whether the directory open as `fd` still has a name: a removed one has
 // no links left.
@@ -54,51 +48,31 @@ std::string name_part(const std::string& path) {
 int directory_descriptor(const std::string& directory, const std::string& destination) {
   const std::string name = directory_name_key(directory);
   std::lock_guard lock(g_directories_mutex);
-  if (const auto at = g_by_name.find(name); at != g_by_name.end()) return g_by_key.at(at->second).fd;
-  Opened opened{::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), true};
+  if (const auto at = g_by_name.find(name); at != g_by_name.end()) return g_by_key.at(at->second);
+  int opened = ::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   // A directory the run may write into but not list is still a directory.
-  if (opened.fd < 0 && errno == EACCES) opened = {::open(name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC), false};
-  if (opened.fd < 0) throw IoError("cannot write output", destination, errno);
+  if (opened < 0 && errno == EACCES) opened = ::open(name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (opened < 0) throw IoError("cannot write output", destination, errno);
   struct stat st {};
-  if (::fstat(opened.fd, &st) != 0) {
+  if (::fstat(opened, &st) != 0) {
     const int error = errno;
-    ::close(opened.fd);
+    ::close(opened);
     throw IoError("cannot write output", destination, error);
   }
   const std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
   auto [at, fresh] = g_by_key.emplace(key, opened);
-  if (!fresh && still_linked(at->second.fd)) {
-    ::close(opened.fd);  // the same directory under another name
+  if (!fresh && still_linked(at->second)) {
+    ::close(opened);  // the same directory under another name
   } else if (!fresh) {
     at->second = opened;  // a removed directory's inode number, reused
   }
   g_by_name.emplace(name, key);
-  return at->second.fd;
+  return at->second;
 }
 
 void forget_removed_directories() {
   std::lock_guard lock(g_directories_mutex);
-  std::erase_if(g_by_name, [](const auto& entry) { return !still_linked(g_by_key.at(entry.second).fd); });
-}
-
-CommitLock::CommitLock() {
-  std::vector<int> order;
-  {
-    std::lock_guard lock(g_directories_mutex);
-    for (const auto& [key, opened] : g_by_key) {
-      if (opened.lockable) order.push_back(opened.fd);
-    }
-  }
-  for (const int fd : order) {
-    int result;
-    while ((result = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
-    }
-    if (result == 0) held_.push_back(fd);
-  }
-}
-
-CommitLock::~CommitLock() {
-  for (const int fd : held_) ::flock(fd, LOCK_UN);
+  std::erase_if(g_by_name, [](const auto& entry) { return !still_linked(g_by_key.at(entry.second)); });
 }
 
 void rename_in(int directory, const std::string& from, const std::string& to, const std::string& destination) {

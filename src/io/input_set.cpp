@@ -67,7 +67,8 @@ void raise_open_file_limit() {
   (void)::setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-InputSet::InputSet(const std::vector<std::string>& paths, const std::string& scratch_directory) {
+InputSet::InputSet(const std::vector<std::string>& paths, const std::string& scratch_directory,
+                   std::uint64_t memory_bytes) {
   if (std::count(paths.begin(), paths.end(), "-") > 1) {
     throw UsageError("standard input ('-') can be read only once: name it once among the inputs");
   }
@@ -77,23 +78,24 @@ InputSet::InputSet(const std::vector<std::string>& paths, const std::string& scr
   // others spool into it, each after the one before.
   for (const std::string& path : paths) {
     if (sources_.empty()) {
-      sources_.push_back(std::make_unique<InputSource>(path, scratch_directory));
+      sources_.push_back(std::make_unique<InputSource>(path, scratch_directory, memory_bytes));
       scratch_ = &sources_.back()->scratch();
     } else {
-      sources_.push_back(std::make_unique<InputSource>(path, *scratch_, scratch_offset_));
+      sources_.push_back(std::make_unique<InputSource>(path, *scratch_, scratch_offset_, memory_bytes));
     }
     scratch_offset_ = sources_.back()->scratch_offset();
   }
 }
 
-InputSet::InputSet(const std::vector<std::string>& paths, std::unique_ptr<BlockFile> scratch)
+InputSet::InputSet(const std::vector<std::string>& paths, std::unique_ptr<BlockFile> scratch,
+                   std::uint64_t memory_bytes)
     : scratch_(scratch.get()), own_scratch_(std::move(scratch)) {
   if (std::count(paths.begin(), paths.end(), "-") > 1) {
     throw UsageError("standard input ('-') can be read only once: name it once among the inputs");
   }
   if (paths.size() > 1) raise_open_file_limit();
   for (const std::string& path : paths) {
-    sources_.push_back(std::make_unique<InputSource>(path, *scratch_, scratch_offset_));
+    sources_.push_back(std::make_unique<InputSource>(path, *scratch_, scratch_offset_, memory_bytes));
     scratch_offset_ = sources_.back()->scratch_offset();
   }
 }

@@ -12,6 +12,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/pseudo_files.hpp"
 #include "extshuffle/io/scratch_space.hpp"
 
 namespace extshuffle::io {
@@ -61,14 +62,16 @@ int descriptor_named(const std::string& path) {
 
 }  // namespace
 
-InputSource::InputSource(const std::string& path, const std::string& scratch_directory) : path_(path) {
+InputSource::InputSource(const std::string& path, const std::string& scratch_directory, std::uint64_t memory_bytes)
+    : path_(path), memory_bytes_(memory_bytes) {
   // The scratch file is created after the input is opened, so that a
   // missing input is reported as such before a bad scratch directory.
   open(scratch_directory, 0);
 }
 
-InputSource::InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset)
-    : path_(path), scratch_(&shared_scratch) {
+InputSource::InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset,
+                         std::uint64_t memory_bytes)
+    : path_(path), scratch_(&shared_scratch), memory_bytes_(memory_bytes) {
   open("", spool_offset);
 }
 
@@ -97,7 +100,7 @@ void InputSource::open(const std::string& scratch_directory, std::uint64_t spool
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw IoError("cannot open input", path, errno);
   if (S_ISDIR(st.st_mode)) throw IoError("cannot read input", path, EISDIR);
-  const bool in_place = path != "-" && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+  const bool in_place = path != "-" && (S_ISBLK(st.st_mode) || (S_ISREG(st.st_mode) && size_is_length(fd, st)));
   if (in_place) {
     file_ = BlockFile::open_input(path);
     file_bytes_ = file_->size();
@@ -113,7 +116,7 @@ void InputSource::open(const std::string& scratch_directory, std::uint64_t spool
     bytes_ = file_bytes_;
     return;
   }
-  DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path);
+  DecompressingReader reader(fd, codec, path == "-" ? "standard input" : path, memory_bytes_);
   spool_offset_ = spool_offset;
   bytes_ = spool(reader, *scratch_, spool_offset_, path == "-" ? "standard input" : "'" + path + "'");
   if (!in_place) stored_bytes_ = reader.compressed_bytes_read();

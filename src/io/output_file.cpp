@@ -414,16 +414,17 @@ void OutputFile::prepare_commit() {
     give_final_mode(fd_, replaced_, false, destination_);
     if (::fsync(fd_) != 0) throw IoError("cannot write output", destination_, errno);
   }
+  // The hidden name's link can fail for want of space too (a directory
+  // entry): before any rename of the commit.
+  name_temporary();
   prepared_ = true;
 }
 
-// The anonymous file gets its hidden name beside the destination only now,
-// with its descriptor let go: a run may write more files than the
-// signal handlers' registry of names holds, and publishes them one by one.
+// The anonymous file gets its hidden name beside the destination, and its
+// descriptor is let go (a run may write more files than descriptors).
 void OutputFile::name_temporary() {
   if (temporary_.empty()) {
-    // Name the anonymous file beside the destination, then rename it over
-    // the destination (atomic); a name taken meanwhile means try another.
+    // A name taken meanwhile means try another.
     const std::string descriptor = "/proc/self/fd/" + std::to_string(fd_);
     for (int attempt = 0; attempt < 100 && temporary_.empty(); ++attempt) {
       const std::string name = temporary_name(directory_fd_, target_);
@@ -446,16 +447,25 @@ void OutputFile::name_temporary() {
   fd_ = -1;
 }
 
-void OutputFile::publish() {
+std::optional<PendingRename> OutputFile::pending_rename() const {
+  if (direct_ || committed_ || !prepared_) return std::nullopt;
+  return PendingRename{directory_fd_, directory_ + "/", temporary_, name_part(target_), destination_};
+}
+
+void OutputFile::published() {
   if (direct_ || committed_) return;
-  if (!prepared_) prepare_commit();
-  name_temporary();
-  rename_in(directory_fd_, temporary_, name_part(target_), destination_);
   committed_ = true;
   // Its name is the destination's now: nothing to remove on a signal, and
   // the registry's slot is free for the next file (a run may write many).
   forget_cleanup_path(cleanup_slot_);
   cleanup_slot_ = -1;
+}
+
+void OutputFile::publish() {
+  if (direct_ || committed_) return;
+  prepare_commit();
+  rename_in(directory_fd_, temporary_, name_part(target_), destination_);
+  published();
 }
 
 }  // namespace extshuffle::io

@@ -5,7 +5,8 @@
 // manifest renamed last; nothing published when a prepare step fails; the
 // leftovers of a killed run swept, never an input nor a file a running job
 // holds; a second commit into the same directory waiting for the first's
-// lock; a signal while publishing reported late, the publish complete; every
+// lock, and saying so; a signal while publishing reported late, the publish
+// complete; a rename that fails undone with those before it; every
 // name made through the directory's descriptor, so a directory swapped for a
 // symbolic link after the plan redirects nothing.
 #include "driver/job_commit.hpp"
@@ -33,6 +34,7 @@
 
 #include "extshuffle/driver/commit_sequence.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/io/cleanup_registry.hpp"
 #include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "support/command.hpp"
@@ -245,109 +247,176 @@ TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNo
   EXPECT_EQ(nlohmann::json::parse(read_file(path("moved/m.json")))["outputs"][0]["bytes"], 6);
 }
 
-// commit_in_order() with callbacks of the test's own: each publishes by
-// renaming files it staged, through the directory's descriptor.
+// commit_in_order() with steps of the test's own: each prepares files it
+// stages under names of its own, renamed into place through the
+// directory's descriptor.
 class CommitInOrderTest : public JobCommitTest {
  protected:
   std::vector<CommitDestination> destination(const std::string& name) const {
     return {{path(name), {}, {dir_.string() + "/"}}};
   }
   void stage(const std::string& name, const std::string& text) const { write_file(path(name), text); }
-  void rename(const std::string& from, const std::string& to) const {
-    io::rename_in(io::directory_descriptor(dir_.string(), path(to)), from, to, path(to));
+  io::PendingRename rename(const std::string& from, const std::string& to) const {
+    return {io::directory_descriptor(dir_.string(), path(to)), dir_.string() + "/", from, to, path(to)};
+  }
+  static CommitSteps steps(std::function<CommitRenames()> prepare, std::function<void()> published = {}) {
+    return {std::move(prepare), std::move(published)};
   }
 };
 
 TEST_F(CommitInOrderTest, APrepareThatThrowsPublishesNothing) {
   write_file(path("out.txt"), "old\n");
   bool published = false;
-  EXPECT_THROW(commit_in_order(
-                   destination("out.txt"), {}, [&] { throw IoError("cannot write output", path("out.txt"), ENOSPC); },
-                   [&] { published = true; }),
-               IoError);
+  EXPECT_THROW(
+      commit_in_order(destination("out.txt"), {},
+                      steps([&]() -> CommitRenames { throw IoError("cannot write output", path("out.txt"), ENOSPC); },
+                            [&] { published = true; }),
+                      {}),
+      IoError);
   EXPECT_FALSE(published);
   EXPECT_EQ(read_file(path("out.txt")), "old\n");
   // The lock went with the failure: the next commit goes through.
   stage("staged", "new\n");
-  EXPECT_EQ(commit_in_order(
-                destination("out.txt"), {}, [] {}, [&] { rename("staged", "out.txt"); }),
-            0);
+  const auto done = commit_in_order(destination("out.txt"), {}, steps([&] {
+                                      return CommitRenames{{rename("staged", "out.txt")}, {}, 1};
+                                    }),
+                                    {});
+  EXPECT_EQ(done.late_signal, 0);
+  EXPECT_TRUE(done.warnings.empty());
   EXPECT_EQ(read_file(path("out.txt")), "new\n");
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "out.txt"}));  // no lock file, no backup
 }
 
 TEST_F(CommitInOrderTest, ASignalWhilePublishingIsReportedLateAndThePublishCompletes) {
-  stage("staged-1", "one\n");
-  stage("staged-2", "two\n");
-  const int late = commit_in_order(
-      destination("one.txt"), {}, [] {},
-      [&] {
-        rename("staged-1", "one.txt");
-        ::raise(SIGTERM);  // would end the process, were it not held
-        rename("staged-2", "two.txt");
-      });
-  EXPECT_EQ(late, SIGTERM);
-  EXPECT_EQ(read_file(path("one.txt")), "one\n");
-  EXPECT_EQ(read_file(path("two.txt")), "two\n");
-  EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "one.txt", "two.txt"}));
-  EXPECT_NE(late_signal_warning(late).find("SIGTERM"), std::string::npos);
-  sigset_t blocked;
-  ::pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
-  EXPECT_FALSE(sigismember(&blocked, SIGTERM));  // the hold ended with the commit
+  // Every signal whose default action ends the process, one commit each.
+  for (const int signal : io::terminating_signals()) {
+    SCOPED_TRACE(signal);
+    stage("staged-1", "one\n");
+    stage("staged-2", "two\n");
+    // Raised between the two renames: it would end the process, were it not held.
+    const auto done = commit_in_order(
+        destination("one.txt"), {}, steps([&] {
+          return CommitRenames{
+              {rename("staged-1", "one.txt"), rename("staged-2", "two.txt")}, [signal] { ::raise(signal); }, 1};
+        }),
+        {});
+    // One this process ignores (inherited from its parent) stays ignored.
+    struct sigaction current {};
+    ::sigaction(signal, nullptr, &current);
+    EXPECT_EQ(done.late_signal, current.sa_handler == SIG_IGN ? 0 : signal);
+    EXPECT_EQ(read_file(path("one.txt")), "one\n");
+    EXPECT_EQ(read_file(path("two.txt")), "two\n");
+    EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "one.txt", "two.txt"}));
+    sigset_t blocked;
+    ::pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
+    EXPECT_FALSE(sigismember(&blocked, signal));  // the hold ended with the commit
+  }
+  EXPECT_NE(late_signal_warning(SIGTERM).find("signal SIGTERM came"), std::string::npos);
+  EXPECT_NE(late_signal_warning(SIGRTMIN + 2).find("signal " + std::to_string(SIGRTMIN + 2) + " came"),
+            std::string::npos);
 }
 
-TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameDirectoryWaitsForTheFirst) {
+// A rename that fails after others undoes them: the replaced file's backup
+// renamed back, a new file removed; the message says what is in place.
+TEST_F(CommitInOrderTest, ARenameThatFailsUndoesThoseDone) {
+  write_file(path("one.txt"), "old one\n");
+  stage("staged-1", "new one\n");
+  stage("staged-2", "new two\n");
+  const std::set<std::string> before = listing(dir_);
+  bool published = false;
+  try {
+    commit_in_order(destination("one.txt"), {},
+                    steps(
+                        [&] {
+                          return CommitRenames{{rename("staged-1", "one.txt"), rename("staged-2", "two.txt"),
+                                                rename("missing", "three.txt")},
+                                               {},
+                                               3};
+                        },
+                        [&] { published = true; }),
+                    {});
+    ADD_FAILURE() << "the commit did not fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot rename output into place '" + path("three.txt") +
+                                         "': No such file or directory (the 2 files renamed before it were put back: "
+                                         "every destination holds what it held before the run)");
+  }
+  EXPECT_FALSE(published);
+  EXPECT_EQ(read_file(path("one.txt")), "old one\n");
+  EXPECT_FALSE(fs::exists(path("two.txt")));
+  std::set<std::string> after = before;
+  after.erase("staged-1");  // renamed, then undone: the new files are gone
+  after.erase("staged-2");
+  EXPECT_EQ(listing(dir_), after);
+  // The check before the last rename (--verify's) fails alike.
+  stage("staged-1", "new one\n");
+  EXPECT_THROW(commit_in_order(destination("one.txt"), {}, steps([&] {
+                                 return CommitRenames{{rename("staged-1", "one.txt")},
+                                                      [] { throw Error("verify failed: the manifest is wrong"); },
+                                                      1};
+                               }),
+                               {}),
+               Error);
+  EXPECT_EQ(read_file(path("one.txt")), "old one\n");
+}
+
+TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo) {
   write_file(path("out.txt"), "old\n");
   int held[2], go[2];
   ASSERT_EQ(::pipe(held), 0);
   ASSERT_EQ(::pipe(go), 0);
-  // The first commit runs in a child, which opens the directory (and so
-  // takes its lock) with a descriptor of its own: this process has none yet.
+  // The first commit runs in a child, which takes the lock and waits in
+  // its prepare for the test's word.
   const pid_t first = ::fork();
   ASSERT_GE(first, 0);
   if (first == 0) {
     int code = 1;
     try {
-      commit_in_order(
-          destination("out.txt"), {},
-          [&] {
-            (void)::write(held[1], "H", 1);
-            wait_for_byte(go[0], 10000);
-            stage("staged-first", "first\n");
-          },
-          [&] { rename("staged-first", "out.txt"); });
+      commit_in_order(destination("out.txt"), {}, steps([&] {
+                        (void)::write(held[1], "H", 1);
+                        wait_for_byte(go[0], 20000);
+                        stage("staged-first", "first\n");
+                        return CommitRenames{{rename("staged-first", "out.txt")}, {}, 1};
+                      }),
+                      {});
       code = 0;
     } catch (...) {
     }
     ::_exit(code);
   }
-  ASSERT_TRUE(wait_for_byte(held[0], 10000)) << "the first commit never reached its prepare";
+  ASSERT_TRUE(wait_for_byte(held[0], 20000)) << "the first commit never reached its prepare";
   std::atomic<bool> entered{false};
-  std::string seen;
+  std::atomic<bool> entered_when_told{true};
+  std::string seen, told;
+  int told_pipe[2];
+  ASSERT_EQ(::pipe(told_pipe), 0);
   std::thread second([&] {
-    commit_in_order(
-        destination("out.txt"), {},
-        [&] {
-          seen = read_file(path("out.txt"));
-          entered = true;
-          stage("staged-second", "second\n");
-        },
-        [&] { rename("staged-second", "out.txt"); });
+    commit_in_order(destination("out.txt"), {}, steps([&] {
+                      seen = read_file(path("out.txt"));
+                      entered = true;
+                      stage("staged-second", "second\n");
+                      return CommitRenames{{rename("staged-second", "out.txt")}, {}, 1};
+                    }),
+                    [&](const std::string& message) {
+                      told = message;
+                      entered_when_told = entered.load();
+                      (void)::write(told_pipe[1], "T", 1);
+                    });
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const bool entered_while_held = entered.load();
+  // The second commit says it waits (after a second): the event that it is blocked.
+  ASSERT_TRUE(wait_for_byte(told_pipe[0], 20000)) << "the second commit never said it waits";
   ASSERT_EQ(::write(go[1], "G", 1), 1);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!entered && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
   int status = 0;
   ASSERT_EQ(::waitpid(first, &status, 0), first);  // its exit lets go of its lock, whatever happened
   second.join();
-  EXPECT_FALSE(entered_while_held) << "the second commit prepared while the first held the lock";
+  EXPECT_FALSE(entered_when_told) << "the second commit prepared while the first held the lock";
+  EXPECT_EQ(told, "waiting for another run's commit into '" + path("out.txt") + "' to end (it holds the commit lock '" +
+                      dir_.string() + "/.out.txt.extshuffle-lock')");
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(seen, "first\n");  // it began once the first had published
   EXPECT_EQ(read_file(path("out.txt")), "second\n");
-  for (const int fd : {held[0], held[1], go[0], go[1]}) ::close(fd);
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "out.txt"}));
+  for (const int fd : {held[0], held[1], go[0], go[1], told_pipe[0], told_pipe[1]}) ::close(fd);
 }
 
 }  // namespace

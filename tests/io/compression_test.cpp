@@ -91,14 +91,14 @@ std::string compress(Codec codec, const std::string& data, int threads = 1, std:
 
 // Decompresses the file at `path` with reads of `piece` bytes.
 std::string decompress_file(const std::filesystem::path& path, Codec codec, std::size_t piece = 1 << 20,
-                            std::uint64_t* compressed_bytes = nullptr) {
+                            std::uint64_t* compressed_bytes = nullptr, std::uint64_t memory_bytes = 0) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open " + path.string());
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  DecompressingReader reader(fd, codec, path.filename().string());
+  DecompressingReader reader(fd, codec, path.filename().string(), memory_bytes);
   std::string out;
   std::vector<char> buffer(piece);
   for (;;) {
@@ -380,6 +380,34 @@ TEST(Compression, ZstdWindowsOver128MiBAreRefused) {
   EXPECT_EQ(decode_error(Codec::kZstd, read_file(dir / "w.zst"), "w.zst"),
             "input 'w.zst' is not valid zstd data: frame needs a window larger than 128 MiB (written with zstd "
             "--long?)");
+}
+
+// A zstd window is the decoder's largest buffer: held within the run's
+// budget (at -S 16M a --long=27 input's took 155 MB at its peak), or refused
+// naming the budget that reads it; a budget that holds a window over
+// libzstd's default 128 MiB reads it.
+TEST(Compression, ZstdWindowsAreHeldWithinTheBudget) {
+  if (!have_tool("zstd")) GTEST_SKIP() << "zstd command-line tool not installed (Debian package zstd)";
+  TempDir dir;
+  auto r = run_command("printf \"a\\nb\\n\" | zstd -q --long=27 -c > " + (dir / "w27.zst").string() +
+                       " && printf \"a\\nb\\n\" | zstd -q --long=28 -c > " + (dir / "w28.zst").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  constexpr std::uint64_t kMiB = 1 << 20;
+  try {
+    decompress_file(dir / "w27.zst", Codec::kZstd, 1 << 20, nullptr, 16 * kMiB);
+    ADD_FAILURE() << "a 128 MiB window read within 16 MiB";
+  } catch (const BudgetError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "input 'w27.zst': its zstd window of 128 MiB (written with zstd --long?) does not fit in the 16 MiB "
+              "the memory budget holds: --memory must be at least 128M to read it");
+  }
+  EXPECT_EQ(decompress_file(dir / "w27.zst", Codec::kZstd, 1 << 20, nullptr, 128 * kMiB), "a\nb\n");
+  EXPECT_EQ(decompress_file(dir / "w28.zst", Codec::kZstd, 1 << 20, nullptr, 256 * kMiB), "a\nb\n");
+  // A budget below zstd -19's 8 MiB still reads what zstd writes without
+  // --long (from a pipe, its frame keeps that window).
+  r = run_command("printf \"a\\nb\\n\" | zstd -q -19 -c > " + (dir / "w23.zst").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(decompress_file(dir / "w23.zst", Codec::kZstd, 1 << 20, nullptr, 1 * kMiB), "a\nb\n");
 }
 
 TEST(Compression, EmptyFilesAreNotCompressedStreams) {

@@ -232,9 +232,10 @@ TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
   const std::string out = (dir_ / "out").string();
   for (const std::string& arguments :
        {std::string("- ") + out, input("lines.txt") + " -", input("lines.txt") + " " + out + " --skip-empty",
-        input("lines.txt") + " " + out + " -n 3 --verify",
-        std::string("-e a b c"), input("lines.txt") + " " + out + " --no-such-option",
-        input("lines.txt") + " " + out + " --repeat"}) {
+        input("lines.txt") + " " + out + " -n 3 --verify", std::string("-e a b c"),
+        input("lines.txt") + " " + out + " --no-such-option", input("lines.txt") + " " + out + " --repeat",
+        // A pseudo file is made as it is read: each rank would read other bytes.
+        std::string("/proc/sys/kernel/random/uuid ") + out}) {
     const auto r = run_mpi(2, arguments + " </dev/null");
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << arguments << ": " << r.err;

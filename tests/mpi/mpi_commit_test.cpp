@@ -8,7 +8,8 @@
 // commit one after the other under the commit's lock, each its whole
 // dataset (case 5), a destination directory swapped for a symbolic link
 // mid-run redirects nothing (case 6), --stats prints extshuffle's RESULT
-// fields before its own, and rank 0 alone says each warning, once.
+// fields before its own, rank 0 alone says each warning, once, and a
+// publish that fails or is signalled leaves one whole dataset.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -164,11 +165,19 @@ TEST_F(MpiCommit, ASignalOnRankZeroInsideThePublishLetsItComplete) {
 // outputs of their own and publish one after the other under the commit's
 // lock, as extshuffle's runs do: the destination holds one job's whole
 // dataset, never a mix. Both reach the commit while the test holds the
-// directory's lock, so they contend for it; rank 0's renames are slowed
+// pattern's lock, so they contend for it; rank 0's renames are slowed
 // (strace: the first job's each by 0.3 s, the second job's first by
 // 0.1 s), so that publishes not ordered by the lock would interleave.
 TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
-  if (run_command("command -v strace && command -v flock").exit_code != 0) GTEST_SKIP() << "strace or flock missing";
+  if (run_command("command -v strace && command -v python3").exit_code != 0)
+    GTEST_SKIP() << "strace or python3 missing";
+  // The test's hold of the commit's lock (docs/cli.md "The commit"): a
+  // write lock on the pattern's lock file, for a few seconds.
+  write_file(dir_ / "hold.py",
+             "import fcntl, os, sys, time\n"
+             "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+             "fcntl.lockf(fd, fcntl.LOCK_EX)\n"
+             "time.sleep(float(sys.argv[2]))\n");
   for (const std::string seed : {"1", "2"}) {
     fs::create_directories(dir_ / ("ref" + seed));
     const auto r = run_command("cd " + dir_.path().string() + " && " + extshuffle_binary() + " in.txt -o ref" + seed +
@@ -185,7 +194,8 @@ TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
   };
   for (int round = 0; round < 2; ++round) {
     const auto both =
-        run_command("cd " + dir_.path().string() + " && (flock out sleep 3 &) && sleep 0.2 && { (" + job("1") +
+        run_command("cd " + dir_.path().string() +
+                    " && (python3 hold.py \"out/.p-{shard}.txt.extshuffle-lock\" 3 &) && sleep 0.2 && { (" + job("1") +
                     ") & a=$!; (" + job("2") + ") & b=$!; wait $a; ra=$?; wait $b; echo $ra $?; }");
     ASSERT_EQ(both.exit_code, 0) << both.err;
     EXPECT_EQ(both.out, "0 0\n") << both.err;
@@ -309,6 +319,79 @@ TEST_F(MpiCommit, EachWarningIsSaidOnceByRankZero) {
       mpi(3, arguments, "strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, expected);
+}
+
+// The publish is all or nothing under extshuffle-mpi too (rank 0 commits
+// through extshuffle's one commit; every case of it, swept call by call:
+// publish_sweep_test.cpp): rank 0's links (the replaced files' second
+// names, the manifest's hidden name) and renames counted, then a failing
+// rename at the first, the middle and the last, a failing link at the
+// first and the last, and each signal that would end the run at one rename
+// (strace's injection: the event). Each leaves the old dataset, or the new
+// one, whole.
+TEST_F(MpiCommit, APublishThatFailsOrIsSignalledIsAllOrNothing) {
+  if (run_command("command -v strace").exit_code != 0) GTEST_SKIP() << "strace is not installed";
+  const std::string job = "in.txt -o {split}-{shard}.txt --split train=0.9,val=rest --shards 3 --manifest m.json";
+  const std::vector<std::string> files = {"m.json",        "train-00000.txt", "train-00001.txt", "train-00002.txt",
+                                          "val-00000.txt", "val-00001.txt",   "val-00002.txt"};
+  const auto dataset = [&] {
+    std::vector<std::string> bytes;
+    for (const std::string& name : files) bytes.push_back(read_file(dir_ / name));
+    return bytes;
+  };
+  ASSERT_EQ(mpi(2, job + " --seed 2").exit_code, 0);
+  const auto fresh = dataset();
+  ASSERT_EQ(mpi(2, job + " --seed 1").exit_code, 0);
+  const auto old = dataset();
+  const std::string names = listing();
+  const auto restore = [&] {
+    for (std::size_t k = 0; k < files.size(); ++k) write_file(dir_ / files[k], old[k]);
+  };
+  const auto count = [&](const std::string& syscall) {
+    restore();
+    EXPECT_EQ(mpi(2, job + " --seed 2", "strace -f -qq -o trace -e trace=" + syscall).exit_code, 0);
+    const int calls = std::atoi(
+        run_command("cd " + dir_.path().string() + " && grep -c \" " + syscall + "(\" trace && rm trace").out.c_str());
+    EXPECT_GT(calls, 0) << syscall;
+    return calls;
+  };
+  const int links = count("linkat"), renames = count("renameat");
+  EXPECT_EQ(renames, 7);
+  const auto inject = [&](const std::string& syscall, const std::string& what, int at) {
+    restore();
+    return mpi(2, job + " --seed 2",
+               "strace -f -qq -o /dev/null -e trace=" + syscall + " -e inject=" + syscall + ":" + what +
+                   ":when=" + std::to_string(at));
+  };
+  for (const int at : {1, links}) {
+    SCOPED_TRACE("linkat " + std::to_string(at));
+    const auto r = inject("linkat", "error=ENOSPC", at);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+    EXPECT_TRUE(dataset() == old);
+    EXPECT_EQ(listing(), names);
+  }
+  for (const int at : {1, (renames + 1) / 2, renames}) {  // none done, some, all but the manifest's
+    SCOPED_TRACE("renameat " + std::to_string(at));
+    const auto r = inject("renameat", "error=EIO", at);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("Input/output error ("), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("every destination holds what it held before the run)"), std::string::npos) << r.err;
+    EXPECT_TRUE(dataset() == old);
+    EXPECT_EQ(listing(), names);
+  }
+  int at = 0;
+  for (const std::string signal : {"USR1", "USR2", "QUIT", "ALRM", "XCPU", "XFSZ", "PIPE", "VTALRM", "PROF"}) {
+    SCOPED_TRACE("SIG" + signal);
+    const auto r = inject("renameat", "signal=" + signal, at++ % renames + 1);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (signal != "PIPE") {  // ignored by the tool: a closed pipe is a write's EPIPE
+      EXPECT_NE(r.err.find("signal SIG" + signal + " came while the output was being published"), std::string::npos)
+          << r.err;
+    }
+    EXPECT_TRUE(dataset() == fresh);
+    EXPECT_EQ(listing(), names);
+  }
 }
 
 }  // namespace

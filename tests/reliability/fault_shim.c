@@ -16,6 +16,9 @@
 //                                             at the first write through an
 //                                             O_DIRECT descriptor (proof that
 //                                             the run wrote unbuffered)
+//                                 no-locks    fcntl's record locks fail with
+//                                             ENOLCK, as on a file system
+//                                             mounted without locks (NFS nolock)
 //   EXTSHUFFLE_FAULT_PATH         only descriptors whose path (readlink of
 //                                 /proc/self/fd/N) starts with this prefix;
 //                                 required: without it the shim does nothing
@@ -73,7 +76,8 @@ enum Fault {
   kPauseWrite,
   kDirectOpen,
   kDirectWrite,
-  kDirectNote
+  kDirectNote,
+  kNoLocks
 };
 
 static enum Fault g_fault = kNone;
@@ -190,6 +194,8 @@ __attribute__((constructor)) static void read_configuration(void) {
     g_fault = kDirectWrite;
   else if (strcmp(fault, "direct-note") == 0)
     g_fault = kDirectNote;
+  else if (strcmp(fault, "no-locks") == 0)
+    g_fault = kNoLocks;
   const char* after = getenv("EXTSHUFFLE_FAULT_AFTER_BYTES");
   g_after_bytes = after ? strtoull(after, NULL, 10) : 0;
   copy_env("EXTSHUFFLE_FAULT_MARKER", g_marker, sizeof g_marker);
@@ -207,6 +213,7 @@ static const char* fault_name(void) {
     case kDirectOpen: return "direct-open";
     case kDirectWrite: return "direct-write";
     case kDirectNote: return "direct-note";
+    case kNoLocks: return "no-locks";
     default: return "none";
   }
 }
@@ -421,3 +428,35 @@ static int shim_sync(sync_fn real, int fd) {
 
 int fsync(int fd) { return shim_sync(REAL(sync_fn, fsync), fd); }
 int fdatasync(int fd) { return shim_sync(REAL(sync_fn, fdatasync), fd); }
+
+// no-locks: fcntl's record locks (POSIX and open file description ones) on
+// a matching descriptor fail with ENOLCK; every other fcntl passes. Its
+// third argument is an int or a pointer: taken as a pointer, as glibc does.
+typedef int (*fcntl_fn)(int, int, ...);
+DEFINE_REAL(fcntl_fn, fcntl)
+DEFINE_REAL(fcntl_fn, fcntl64)
+
+static int refuse_lock(int fd, int command) {
+  char path[4096];
+  const int locking = command == F_SETLK || command == F_SETLKW || command == F_OFD_SETLK || command == F_OFD_SETLKW;
+  if (g_fault != kNoLocks || !locking || !matches(fd, path, sizeof path)) return 0;
+  fire(path);
+  errno = ENOLCK;
+  return 1;
+}
+
+static int shim_fcntl(fcntl_fn real, int fd, int command, void* argument) {
+  return refuse_lock(fd, command) ? -1 : real(fd, command, argument);
+}
+
+#define FCNTL_WRAPPER(name)                                              \
+  int name(int fd, int command, ...) {                                   \
+    va_list args;                                                        \
+    va_start(args, command);                                             \
+    void* argument = va_arg(args, void*);                                \
+    va_end(args);                                                        \
+    return shim_fcntl(REAL(fcntl_fn, name), fd, command, argument);      \
+  }
+
+FCNTL_WRAPPER(fcntl)
+FCNTL_WRAPPER(fcntl64)

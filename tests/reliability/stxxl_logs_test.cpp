@@ -18,7 +18,9 @@ bool strace_works() {
 }
 
 // The paths a traced run opened with O_CREAT (not O_TMPFILE: an unnamed
-// file creates no name).
+// file creates no name). A name relative to a directory's descriptor (the
+// commit's lock file, made through the destination's descriptor) is taken
+// from the descriptor's path, which strace -y shows: openat(3</dir>, "name", ...).
 std::vector<std::string> created_paths(const std::string& trace) {
   std::vector<std::string> paths;
   std::istringstream lines(trace);
@@ -28,7 +30,14 @@ std::vector<std::string> created_paths(const std::string& trace) {
     const auto open_quote = line.find('"');
     const auto close_quote = line.find('"', open_quote + 1);
     if (open_quote == std::string::npos || close_quote == std::string::npos) continue;
-    paths.push_back(line.substr(open_quote + 1, close_quote - open_quote - 1));
+    std::string path = line.substr(open_quote + 1, close_quote - open_quote - 1);
+    const auto at = line.find("openat(");
+    const auto directory_open = line.find('<', at), directory_close = line.find('>', directory_open);
+    const bool by_descriptor = at != std::string::npos && line.compare(at + 7, 8, "AT_FDCWD") != 0;
+    if (!path.empty() && !path.starts_with("/") && by_descriptor && directory_close < open_quote) {
+      path = line.substr(directory_open + 1, directory_close - directory_open - 1) + "/" + path;
+    }
+    paths.push_back(path);
   }
   return paths;
 }
@@ -45,7 +54,7 @@ TEST(StxxlLogs, NoRunCreatesAFileOutsideItsDirectories) {
   for (const std::string memory : {"512K", "64M"}) {
     SCOPED_TRACE("-S " + memory);
     const std::string trace = (w.capture_dir / "trace").string();
-    const auto r = run_command(environment + "strace -f -qq -e trace=open,openat,creat -o " + trace + " " + kBinary +
+    const auto r = run_command(environment + "strace -f -qq -y -e trace=open,openat,creat -o " + trace + " " + kBinary +
                                " -q --record-size 8 --leaf-records 65536 --fanout 4 -S " + memory + " -T " +
                                w.tmp_dir.string() + " " + w.input() + " -o " + w.output());
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -85,6 +85,11 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   if (comm.rank() == 0 && !command_line.quiet && (command_line.progress || ::isatty(2))) {
     options.progress = progress.callback();
   }
+  // Rank 0 commits: a wait for another job's commit, said once (not with -q).
+  options.waiting = [&progress](const std::string& message) {
+    progress.clear();
+    spdlog::warn("{}", message);
+  };
   const std::vector<mpi::DistributedResult> results = mpi::run_job(job, comm);
   progress.clear();
   for (const mpi::DistributedResult& result : results) {

@@ -36,6 +36,11 @@ int run_cli(int argc, char** argv) {
   cli::start_worker_threads(job.options.threads);
   cli::ProgressDisplay progress;
   if (!options.quiet && (options.progress || ::isatty(2))) job.options.progress = progress.callback();
+  // A wait for another run's commit, said once, at every level but -q's.
+  job.options.waiting = [&progress](const std::string& message) {
+    progress.clear();
+    spdlog::warn("{}", message);
+  };
   const JobResult result = driver::run_job(job);
   progress.clear();
   for (const RunResult& dataset : result.datasets) {

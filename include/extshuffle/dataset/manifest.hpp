@@ -6,11 +6,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/dataset/dataset_options.hpp"
+#include "extshuffle/io/publication.hpp"
 #include "extshuffle/run_result.hpp"
 
 namespace extshuffle::io {
@@ -62,15 +64,21 @@ class ManifestWriter {
   // failed: ...") unless each one's size and xxh64 are what the manifest
   // says. Throws IoError.
   void commit();
-  // commit() in two steps, so that a run commits its outputs and manifest
-  // as one: prepare() writes the text under the temporary name and syncs it
-  // (every destination still untouched); publish(), once every output is in
-  // place, checks them (options.verify) and renames the manifest into place.
+  // commit() in steps, so that a run commits its outputs and manifest as
+  // one (driver/commit_sequence.hpp): prepare() writes the text under a
+  // hidden name beside the manifest and syncs it (every destination still
+  // untouched); pending_rename() is the rename that publishes it, last of
+  // the commit's, check_outputs() runs just before it, once every output is
+  // in place, and published() follows it.
   void prepare();
-  void publish();
+  std::optional<io::PendingRename> pending_rename() const;
+  // With options.verify: parses the text back and reads every output file
+  // from the file system; throws Error ("verify failed: ...") unless each
+  // one's size and xxh64 are what the manifest says. Throws IoError.
+  void check_outputs() const;
+  void published();
 
  private:
-  void check_outputs() const;
   ManifestOptions options_;
   std::vector<ManifestEntry> runs_;
   std::string text_;  // after prepare()

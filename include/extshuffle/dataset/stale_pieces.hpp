@@ -43,8 +43,10 @@ void remove_stale_pieces(const std::vector<std::string>& paths, const std::vecto
 // stands for (empty: not a leftover's name). Pure.
 std::string leftover_of(const std::string& name);
 // The leftovers in `directories` (each "" or ending in '/', as the
-// pattern's expansions spell them) whose NAME `pattern` gives; regular
-// files only, sorted.
+// pattern's expansions spell them) whose NAME `pattern` gives, sorted: the
+// kind of file a run leaves (a regular file of one name, or a second name
+// of NAME's file) owned by this run's user or by NAME's owner; another
+// user's file that merely bears such a name is none.
 std::vector<std::string> find_leftovers(const std::string& pattern, const std::vector<std::string>& split_names,
                                         const std::vector<std::string>& directories);
 // Removes those of `paths` that no running process holds (its owner keeps

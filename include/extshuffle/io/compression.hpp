@@ -35,16 +35,20 @@ std::string_view codec_name(Codec codec);
 // header ("not in gzip format"), a checksum mismatch, corrupt blocks, and
 // non-zero trailing bytes after the last gzip member or zstd frame ("trailing
 // garbage after gzip data"; gzip -d only warns about those, with exit 2).
-// zstd frames whose window exceeds 128 MiB (zstd --long=28 and above) are
-// refused, as zstd -d refuses them without --memory. A failed read(2) throws
-// IoError "cannot read input '<display_name>': <errno text>".
+// A zstd frame's window (zstd --long) is the decoder's largest buffer: with
+// `memory_bytes` (the run's budget, -S) it may take what the budget holds
+// (at least 8 MiB, at most 2 GiB), and a frame asking for more is refused
+// with BudgetError naming the --memory that reads it; without, frames over
+// 128 MiB (zstd --long=28 and above) are refused, as zstd -d refuses them
+// without --memory. A failed read(2) throws IoError "cannot read input
+// '<display_name>': <errno text>".
 //
 // kNone reads the descriptor unchanged, so callers can use one code path.
 class DecompressingReader {
  public:
   static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 
-  DecompressingReader(int fd, Codec codec, std::string display_name);
+  DecompressingReader(int fd, Codec codec, std::string display_name, std::uint64_t memory_bytes = 0);
   ~DecompressingReader();
   DecompressingReader(DecompressingReader&&) noexcept;
   DecompressingReader& operator=(DecompressingReader&&) noexcept;

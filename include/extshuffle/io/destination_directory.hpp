@@ -2,9 +2,8 @@
 // commit"): each is opened once, when the Job's plan is made, and every
 // create, rename and unlink of the run happens relative to that descriptor
 // (openat, linkat, renameat, unlinkat), so a directory swapped for another
-// or for a symbolic link meanwhile redirects nothing. The commit takes a
-// lock on each (flock), so that two runs into the same files commit one
-// after the other, each its whole dataset, never interleaved.
+// or for a symbolic link meanwhile redirects nothing. The commit's lock
+// lies in them too (io/commit_lock.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -32,22 +31,6 @@ void forget_removed_directories();
 std::string directory_part(const std::string& path);
 // The last component of `path`.
 std::string name_part(const std::string& path);
-
-// The commit's lock: an exclusive flock on every directory opened so far,
-// taken in (device, inode) order and waited for, so that a second run into
-// the same directory publishes only once the first's commit has ended.
-// Released by the destructor. A file system without flock, or a directory
-// that cannot be opened for reading, is not locked.
-class CommitLock {
- public:
-  CommitLock();
-  ~CommitLock();
-  CommitLock(const CommitLock&) = delete;
-  CommitLock& operator=(const CommitLock&) = delete;
-
- private:
-  std::vector<int> held_;
-};
 
 // The commit's one rename: `from` over `to`, both in `directory`
 // (renameat). Throws IoError naming `destination`.

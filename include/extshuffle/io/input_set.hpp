@@ -34,11 +34,12 @@ class InputSet {
   // Opens `paths` (already expanded; "-", standard input, at most once) in
   // order with one scratch file in `scratch_directory` (at least one path): each is read in
   // place or spooled (io/input_source.hpp), its spool after the previous
-  // one. Throws like InputSource, and UsageError for "-" named twice.
-  InputSet(const std::vector<std::string>& paths, const std::string& scratch_directory);
+  // one; `memory_bytes`: the run's budget (InputSource). Throws like
+  // InputSource, and UsageError for "-" named twice.
+  InputSet(const std::vector<std::string>& paths, const std::string& scratch_directory, std::uint64_t memory_bytes = 0);
   // The same with the scratch file `scratch` (--checkpoint DIR's, kept
   // under a name: io/checkpoint_directory.hpp), which the set then owns.
-  InputSet(const std::vector<std::string>& paths, std::unique_ptr<BlockFile> scratch);
+  InputSet(const std::vector<std::string>& paths, std::unique_ptr<BlockFile> scratch, std::uint64_t memory_bytes = 0);
 
   std::size_t size() const { return sources_.size(); }
   InputSource& operator[](std::size_t k) { return *sources_[k]; }

@@ -19,15 +19,20 @@ class InputSource {
   // `scratch_directory` (see scratch_directory()). Standard input, inputs
   // that cannot be read at offsets (FIFOs, pipes such as /dev/stdin or
   // bash's <(...), character devices, sockets: anything but a regular file
-  // or a block device) and files named *.gz, *.zst or *.zstd are copied
-  // (decompressed) into the scratch file first: one sequential read of the input and one write of its bytes,
-  // in 16 MiB of buffers. Throws IoError (missing or unreadable input, a bad
-  // scratch directory) and InputError (corrupt compressed data).
-  InputSource(const std::string& path, const std::string& scratch_directory);
+  // or a block device), files whose size is not their length (the kernel's
+  // pseudo files: /proc, /sys) and files named *.gz, *.zst or *.zstd are
+  // copied (decompressed) into the scratch file first: one sequential read
+  // of the input and one write of its bytes, in 16 MiB of buffers, the
+  // decoder's window held within `memory_bytes` (the run's budget; 0: none
+  // given; io/compression.hpp). Throws IoError (missing or unreadable
+  // input, a bad scratch directory), InputError (corrupt compressed data)
+  // and BudgetError (a zstd window the budget cannot hold).
+  InputSource(const std::string& path, const std::string& scratch_directory, std::uint64_t memory_bytes = 0);
   // The same with a scratch file shared by several inputs (io/input_set.hpp):
   // a spool goes to `shared_scratch` from `spool_offset` (a multiple of 4096)
   // on; `shared_scratch` must outlive this source.
-  InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset);
+  InputSource(const std::string& path, BlockFile& shared_scratch, std::uint64_t spool_offset,
+              std::uint64_t memory_bytes = 0);
 
   // Where the records are read: the input file itself or its spool, whose
   // byte 0 lies at data_offset() of data().
@@ -68,6 +73,7 @@ class InputSource {
   std::uint64_t spool_offset_ = 0;
   std::uint64_t scratch_offset_ = 0;
   std::uint64_t file_bytes_ = 0;  // the input file's size when opened
+  std::uint64_t memory_bytes_ = 0;  // the run's budget, for a decoder's window
   bool spooled_ = false;
 };
 

@@ -17,6 +17,7 @@
 
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/publication.hpp"
 
 namespace extshuffle::io {
 
@@ -121,12 +122,18 @@ class OutputFile {
   // prepare_commit(), then publish().
   void commit();
   // Everything of commit() that can fail for want of space or rights: sync
-  // (every byte on disk) and the replaced file's mode and owner; the
-  // destination is untouched. A run writing many files prepares them all
-  // before it publishes the first.
+  // (every byte on disk), the replaced file's mode and owner, and the
+  // temporary's hidden name beside the destination (a link; the descriptor
+  // is then closed); the destination is untouched. A run writing many files
+  // prepares them all before it renames the first (io/publication.hpp).
+  // Later calls do nothing.
   void prepare_commit();
-  // A name beside the destination for the temporary, then the rename over
-  // the destination, after prepare_commit().
+  // After prepare_commit(): the rename that publishes this file (none for a
+  // file written in place), for the commit's io::Publication, and
+  // published() once it is done: the file is the destination's now.
+  std::optional<PendingRename> pending_rename() const;
+  void published();
+  // prepare_commit(), then the rename over the destination, alone.
   void publish();
 
   bool is_stdout() const { return destination_ == "-"; }

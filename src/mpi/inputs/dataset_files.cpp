@@ -150,7 +150,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
       DatasetFile& f = d.files[k];
       f.holder = holders[k];
       if (f.holder != comm.rank()) continue;
-      d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory);
+      d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory, options.memory_bytes);
       f.layout = dataset::read_input_layout(driver::dataset_options(options), *d.held[k]);
       f.bytes = d.held[k]->bytes();
       d.layout_bytes_read += f.bytes + (f.compressed ? f.stored_bytes : 0);

@@ -19,6 +19,7 @@
 #include "extshuffle/io/compression.hpp"
 #include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
+#include "extshuffle/io/pseudo_files.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
 #include "dataset_cuts.hpp"
 #include "input_agreement.hpp"
@@ -57,6 +58,12 @@ void check_files(const std::vector<std::string>& paths) {
     struct stat st {};
     if (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
       throw UsageError("input '" + input + "': a pipe or a device is read once, in order: it cannot be split across ranks");
+    }
+    // /proc, /sys: made as they are read, so each rank would read other bytes.
+    if (S_ISREG(st.st_mode) && !io::readable_in_place(input)) {
+      throw UsageError("input '" + input +
+                       "': a pseudo file (its size is not its length) is made as it is read: "
+                       "each rank would read other bytes (shuffle a copy of it)");
     }
   }
 }
@@ -187,7 +194,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   const std::string name = dataset::input_display_name(input);
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
-    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(options.tmpdir));
+    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(options.tmpdir), options.memory_bytes);
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
     detected = formats::detect_format(options.format, options.record_size, options.zero_terminated, input, head, name);
     in.format_name = dataset::format_name(detected);

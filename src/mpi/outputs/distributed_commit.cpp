@@ -102,13 +102,34 @@ void DistributedCommit::prepare(Dataset& d, std::size_t first_piece, const std::
   d.files->prepare_commit();
 }
 
-// Rank 0, signals held: the renames, the stale pieces (--clean), the manifest last.
-void DistributedCommit::publish() {
-  for (Dataset& d : datasets_) d.files->publish();
+// Rank 0, every rename done, signals held: the files are the
+// destinations' now; --clean's removals.
+void DistributedCommit::published() {
+  for (Dataset& d : datasets_) d.files->published();
+  if (manifest_) manifest_->published();
   if (options_.clean) {
     for (const Dataset& d : datasets_) dataset::remove_stale_pieces(d.result.stale_pieces, plan_.read_files);
   }
-  if (manifest_) manifest_->publish();
+}
+
+// Rank 0: every file and the manifest prepared; the renames, the manifest's
+// last, checked against the pieces in place just before it.
+driver::CommitRenames DistributedCommit::prepare_all(const std::vector<std::uint64_t>& digests) {
+  driver::CommitRenames prepared;
+  std::size_t first_piece = 0;
+  for (Dataset& d : datasets_) {
+    prepare(d, first_piece, digests);
+    first_piece += d.plan.pieces.size();
+    for (io::PendingRename& rename : d.files->pending_renames()) prepared.renames.push_back(std::move(rename));
+  }
+  prepared.check_before = prepared.renames.size();
+  if (manifest_) {
+    for (const Dataset& d : datasets_) manifest_->add(driver::manifest_entry(d.result));
+    manifest_->prepare();
+    if (auto rename = manifest_->pending_rename()) prepared.renames.push_back(std::move(*rename));
+    prepared.check = [this] { manifest_->check_outputs(); };
+  }
+  return prepared;
 }
 
 void DistributedCommit::commit() {
@@ -117,29 +138,23 @@ void DistributedCommit::commit() {
     for (Dataset& d : datasets_) d.files->sync();
   });
   const std::vector<std::uint64_t> digests = digest_pieces();
-  int late = 0;
+  driver::CommitOutcome outcome;
   checkpoint(comm_, [&] {
     if (comm_.rank() != 0) return;
-    const auto prepare_all = [&] {
-      std::size_t first_piece = 0;
-      for (Dataset& d : datasets_) {
-        prepare(d, first_piece, digests);
-        first_piece += d.plan.pieces.size();
-      }
-      if (manifest_) {
-        for (const Dataset& d : datasets_) manifest_->add(driver::manifest_entry(d.result));
-        manifest_->prepare();
-      }
-    };
-    late = driver::commit_in_order(plan_.destinations, plan_.read_files, prepare_all, [&] { publish(); });
+    driver::CommitSteps steps;
+    steps.prepare = [&] { return prepare_all(digests); };
+    steps.published = [&] { published(); };
+    outcome = driver::commit_in_order(plan_.destinations, plan_.read_files, steps, options_.waiting);
   });
   for (Dataset& d : datasets_) {
     if (comm_.rank() != 0 || d.result.stale_pieces.empty()) continue;
     const std::string line = dataset::stale_warning(d.pattern, options_.clean, d.result.stale_pieces);
     (options_.clean ? d.result.notes : d.result.warnings).push_back(line);
   }
-  // Said even with -q, as extshuffle says it: about the files on disk.
-  if (late != 0) datasets_.back().result.output_warnings.push_back(driver::late_signal_warning(late));
+  // Said even with -q, as extshuffle says them: about the files on disk.
+  auto& said = datasets_.back().result.output_warnings;
+  said.insert(said.end(), outcome.warnings.begin(), outcome.warnings.end());
+  if (outcome.late_signal != 0) said.push_back(driver::late_signal_warning(outcome.late_signal));
   for (Dataset& d : datasets_) d.files->forget();
 }
 

@@ -4,7 +4,7 @@
 // rank 0 publishes through extshuffle's one commit
 // (driver/commit_sequence.hpp: the destinations' lock, leftovers removed,
 // every file and the manifest prepared, then the renames with signals
-// held, the manifest last). With --manifest, each piece's bytes and xxh64
+// held, the manifest last, undone if one fails). With --manifest, each piece's bytes and xxh64
 // are read back from the finished file by one of the ranks in turn. A rank
 // that fails or is killed before that leaves no piece and no manifest: rank
 // 0 removes the hidden files (or the next run does, when every rank was
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "extshuffle/dataset/manifest.hpp"
+#include "extshuffle/driver/commit_sequence.hpp"
 #include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/mpi/communicator.hpp"
@@ -60,7 +61,8 @@ class DistributedCommit {
   // Rank 0: `dataset`'s files and manifest entries; its pieces are the
   // job's from `first_piece` on in `digests`.
   void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
-  void publish();
+  driver::CommitRenames prepare_all(const std::vector<std::uint64_t>& digests);
+  void published();
   const JobOptions& options_;
   const driver::JobFiles& plan_;
   Communicator& comm_;

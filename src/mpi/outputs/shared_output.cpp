@@ -118,11 +118,14 @@ void SharedOutput::prepare_commit() {
   }
 }
 
-void SharedOutput::publish() {
+io::PendingRename SharedOutput::pending_rename() const {
+  return {directory_, io::directory_part(target_) + "/", hidden_name_, io::name_part(target_), destination_};
+}
+
+void SharedOutput::published() {
+  committed_ = true;
   io::forget_cleanup_path(cleanup_slot_);
   cleanup_slot_ = -1;
-  io::rename_in(directory_, hidden_name_, io::name_part(target_), destination_);
-  committed_ = true;
 }
 
 void SharedOutput::forget() {

@@ -10,15 +10,15 @@
 // drawn by rank 0 and sent to the others (an anonymous O_TMPFILE cannot be
 // opened from other machines). A second job into the same destination
 // draws its own, so the two write side by side and commit one after the
-// other under the destination directories' lock (docs/cli.md "The
-// commit"), as two extshuffle runs do. A file left behind by a job whose
+// other under the commit's lock (docs/cli.md "The commit"), as two
+// extshuffle runs do. A file left behind by a job whose
 // every rank was killed (SIGKILL, a lost node) is removed by the next
 // commit into the same destination or pattern (dataset/stale_pieces.hpp's
 // leftovers); rank 0 holds an flock on it while the job runs, as
 // extshuffle holds its temporaries, so that no other run's sweep removes a
 // running job's file. It is created 0600, as it holds records of inputs
-// that may be private, and gets its final mode at the commit. SIGINT,
-// SIGTERM and SIGHUP remove it on every rank (io/cleanup_registry.hpp).
+// that may be private, and gets its final mode at the commit. A signal
+// that ends the process removes it on every rank (io/cleanup_registry.hpp).
 //
 // The boundary with extshuffle's output side. Shared, one definition each:
 // the temporary's name (io::temporary_name), the destination directory's
@@ -40,6 +40,7 @@
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/output_file.hpp"
+#include "extshuffle/io/publication.hpp"
 #include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::mpi {
@@ -69,12 +70,14 @@ class SharedOutput {
   // commit. Throws IoError.
   void sync();
   // Rank 0, once every rank has synced: the replaced file's mode (and, for
-  // root, its owner and group), then the rename over the destination.
-  // Throws IoError. prepare_commit() then publish(): a job of several files
-  // prepares every one before it renames the first (shared_pieces.hpp).
-  // What can fail for want of rights, every destination untouched.
+  // root, its owner and group), what can fail for want of rights, every
+  // destination untouched. Throws IoError. Then pending_rename(), the
+  // rename over the destination for the commit's io::Publication (a job of
+  // several files prepares every one before it renames the first), and
+  // published() once it is done.
   void prepare_commit();
-  void publish();
+  io::PendingRename pending_rename() const;
+  void published();
   // Every rank, once the commit is agreed: nothing is left to remove.
   void forget();
 

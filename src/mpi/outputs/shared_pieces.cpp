@@ -46,8 +46,14 @@ void SharedPieces::prepare_commit() {
   for (auto& file : files_) file->prepare_commit();
 }
 
-void SharedPieces::publish() {
-  for (auto& file : files_) file->publish();
+std::vector<io::PendingRename> SharedPieces::pending_renames() const {
+  std::vector<io::PendingRename> renames;
+  for (const auto& file : files_) renames.push_back(file->pending_rename());
+  return renames;
+}
+
+void SharedPieces::published() {
+  for (auto& file : files_) file->published();
 }
 
 void SharedPieces::forget() {

@@ -26,7 +26,9 @@ class SharedPieces {
   void sync();
   // Rank 0, once every rank has synced (shared_output.hpp).
   void prepare_commit();
-  void publish();
+  // The renames that publish the files, in order, then published().
+  std::vector<io::PendingRename> pending_renames() const;
+  void published();
   // Every rank, once the commit is agreed.
   void forget();
 

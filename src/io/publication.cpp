@@ -1,0 +1,142 @@
+// The commit's renames as one (io/publication.hpp).
+#include "extshuffle/io/publication.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/cleanup_registry.hpp"
+#include "extshuffle/io/destination_directory.hpp"
+#include "extshuffle/io/output_file.hpp"
+
+namespace extshuffle::io {
+namespace {
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
+  return text;
+}
+
+}  // namespace
+
+Publication::Publication(std::vector<PendingRename> renames) {
+  for (PendingRename& rename : renames) entries_.push_back({std::move(rename), "", false, -1});
+}
+
+Publication::~Publication() {
+  for (Entry& entry : entries_) {
+    if (entry.backup.empty()) continue;
+    // After the publish every backup is an old file's; before it, a second
+    // name of the file still in place. A backup that is the only name left
+    // of a replaced file (an undo that failed) stays.
+    const PendingRename& r = entry.rename;
+    if (published_ || file_key_in(r.directory, entry.backup) == file_key_in(r.directory, r.to)) {
+      (void)::unlinkat(r.directory, entry.backup.c_str(), 0);
+    }
+    forget_backup(entry);
+  }
+}
+
+void Publication::forget_backup(Entry& entry) {
+  forget_cleanup_path(entry.cleanup_slot);
+  entry.cleanup_slot = -1;
+  entry.backup.clear();
+}
+
+void Publication::prepare() {
+  install_cleanup_handlers();
+  for (Entry& entry : entries_) {
+    const PendingRename& r = entry.rename;
+    struct stat st {};
+    if (::fstatat(r.directory, r.to.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno != ENOENT) throw IoError("cannot write output", r.destination, errno);
+      continue;  // a new file: its undo removes it
+    }
+    entry.replaces = true;
+    for (int attempt = 0; attempt < 100 && entry.backup.empty(); ++attempt) {
+      const std::string name = temporary_name(r.directory, r.to);
+      entry.cleanup_slot = register_cleanup_path(r.directory_path + name);
+      if (::linkat(r.directory, r.to.c_str(), r.directory, name.c_str(), 0) == 0) {
+        entry.backup = name;
+        break;
+      }
+      const int error = errno;
+      forget_cleanup_path(entry.cleanup_slot);
+      entry.cleanup_slot = -1;
+      // No hard links here: this file's rename cannot be undone.
+      if (error == EPERM || error == EOPNOTSUPP || error == EMLINK) break;
+      if (error != EEXIST) throw IoError("cannot write output", r.destination, error);
+    }
+  }
+}
+
+void Publication::publish(const std::function<void()>& check, std::size_t check_before) {
+  std::size_t done = 0;
+  try {
+    for (; done < entries_.size(); ++done) {
+      if (done == check_before && check) check();
+      const PendingRename& r = entries_[done].rename;
+      rename_in(r.directory, r.from, r.to, r.destination);
+    }
+    if (check_before >= entries_.size() && check) check();
+    published_ = true;
+  } catch (const std::exception& e) {
+    const std::string in_place = undo(done);
+    throw Error(std::string(e.what()) + " (" + in_place + ")");
+  }
+}
+
+std::string Publication::undo(std::size_t done) {
+  if (done == 0) return "no file was renamed: every destination holds what it held before the run";
+  std::vector<std::string> left_new, failures;
+  for (std::size_t k = done; k-- > 0;) {
+    Entry& entry = entries_[k];
+    const PendingRename& r = entry.rename;
+    if (entry.replaces && entry.backup.empty()) {
+      left_new.push_back(r.destination);  // no backup: the old file is gone
+      continue;
+    }
+    // The old file back over the new one, or the new file removed where there was none.
+    const bool undone = entry.replaces ? ::renameat(r.directory, entry.backup.c_str(), r.directory, r.to.c_str()) == 0
+                                       : ::unlinkat(r.directory, r.to.c_str(), 0) == 0;
+    if (undone) {
+      if (entry.replaces) forget_backup(entry);
+      continue;
+    }
+    failures.push_back("'" + r.destination + "': " + std::strerror(errno));
+    left_new.push_back(r.destination);
+  }
+  if (left_new.empty()) {
+    return "the " + std::to_string(done) + (done == 1 ? " file" : " files") +
+           " renamed before it were put back: every destination holds what it held before the run";
+  }
+  std::string text;
+  if (!failures.empty()) {
+    text = "putting back failed for ";
+    for (std::size_t k = 0; k < failures.size(); ++k) text += (k > 0 ? ", " : "") + failures[k];
+    text += "; ";
+  }
+  return text + quoted_list(left_new) +
+         " now hold this run's files, every other destination what it held before the run";
+}
+
+std::vector<std::string> Publication::remove_backups() {
+  std::vector<std::string> warnings;
+  for (Entry& entry : entries_) {
+    if (entry.backup.empty()) continue;
+    const PendingRename& r = entry.rename;
+    if (::unlinkat(r.directory, entry.backup.c_str(), 0) != 0 && errno != ENOENT) {
+      warnings.push_back("cannot remove '" + r.directory_path + entry.backup + "', the replaced file's second name: " +
+                         std::strerror(errno) + " (the next run into '" + r.destination + "' removes it)");
+    }
+    forget_backup(entry);
+  }
+  return warnings;
+}
+
+}  // namespace extshuffle::io
