@@ -105,7 +105,9 @@ class OutputFile {
   // temporary is kept when the run fails (the checkpoint's journal names
   // it). The caller syncs descriptor() before it journals the state.
   ResumableOutput checkpoint();
-  // The descriptor of the temporary (or of the destination written in place).
+  // The descriptor of the temporary (or of the destination written in place),
+  // until the commit: the checkpoint syncs it; a piece's record index takes
+  // its size, time and fingerprint after finish() (dataset/piece_index.hpp).
   int descriptor() const { return fd_; }
   // After finish(): the write buffers, for the next OutputFile.
   AlignedBuffer take_buffers() { return std::move(buffers_); }
@@ -144,10 +146,6 @@ class OutputFile {
   bool is_unbuffered() const { return unbuffered_; }
   std::uint64_t bytes_written() const;
   const std::string& destination() const { return destination_; }
-  // Our descriptor of the file (a regular file's temporary), until the
-  // commit: for what reads it back after finish() (a piece's record index
-  // takes its size, time and fingerprint, dataset/piece_index.hpp).
-  int descriptor() const { return fd_; }
 
  private:
   // 1 MiB: the kernel copies each write into the page cache, and a buffer
