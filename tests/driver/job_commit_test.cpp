@@ -36,8 +36,9 @@
 #include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "support/command.hpp"
+#include "support/process_state.hpp"
 
-namespace extshuffle::driver {
+namespace extshuffle::driver::job_commit_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,6 +60,9 @@ std::set<std::string> listing(const fs::path& directory) {
   for (const auto& entry : fs::directory_iterator(directory)) names.insert(entry.path().filename().string());
   return names;
 }
+
+// A bound on waits for an event that only a hang would miss.
+constexpr int kHangMs = 300 * 1000;
 
 // Waits up to `timeout_ms` for one byte on `fd`; whether it came.
 bool wait_for_byte(int fd, int timeout_ms) {
@@ -130,8 +134,8 @@ TEST_F(JobCommitTest, EveryOutputIsInPlaceAndTheManifestIsRenamedLast) {
   }
   ::close(watch);
   EXPECT_EQ(renamed, (std::vector<std::string>{"xs.txt", "ys.txt", "m.json"}));
-  EXPECT_EQ(read_file(path("xs.txt")), "a2\na1\n");
-  EXPECT_EQ(read_file(path("ys.txt")), "b2\nb1\n");
+  EXPECT_SAME_BYTES(read_file(path("xs.txt")), "a2\na1\n");
+  EXPECT_SAME_BYTES(read_file(path("ys.txt")), "b2\nb1\n");
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "m.json", "xs.txt", "ys.txt"}));
   const auto manifest = nlohmann::json::parse(read_file(path("m.json")));
   ASSERT_EQ(manifest.at("outputs").size(), 2u);
@@ -178,9 +182,9 @@ TEST_F(JobCommitTest, AManifestThatCannotBeWrittenPublishesNothingAndLeavesEvery
     const FileSizeLimit limit(8);
     EXPECT_THROW(commit.commit(result), IoError);
   }
-  EXPECT_EQ(read_file(path("xs.txt")), "old xs\n");
-  EXPECT_EQ(read_file(path("ys.txt")), "old ys\n");
-  EXPECT_EQ(read_file(path("m.json")), "{}");
+  EXPECT_SAME_BYTES(read_file(path("xs.txt")), "old xs\n");
+  EXPECT_SAME_BYTES(read_file(path("ys.txt")), "old ys\n");
+  EXPECT_SAME_BYTES(read_file(path("m.json")), "{}");
   EXPECT_EQ(listing(dir_), before);  // no temporary left behind
 }
 
@@ -214,10 +218,10 @@ TEST_F(JobCommitTest, LeftoversOfAKilledRunAreSweptButNeverAnInputNorOneARunning
   ::close(held_fd);
 
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "out.txt", input_link, held, other}));
-  EXPECT_EQ(read_file(path(input_link)), "a1\na2\n");
-  EXPECT_EQ(read_file(path("a.txt")), "a1\na2\n");
-  EXPECT_EQ(read_file(path(held)), "a running job's\n");
-  EXPECT_EQ(read_file(path("out.txt")), "a2\na1\n");
+  EXPECT_SAME_BYTES(read_file(path(input_link)), "a1\na2\n");
+  EXPECT_SAME_BYTES(read_file(path("a.txt")), "a1\na2\n");
+  EXPECT_SAME_BYTES(read_file(path(held)), "a running job's\n");
+  EXPECT_SAME_BYTES(read_file(path("out.txt")), "a2\na1\n");
 }
 
 TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNothing) {
@@ -241,7 +245,7 @@ TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNo
   commit.commit(result);
   EXPECT_EQ(listing(path("elsewhere")), std::set<std::string>{bait});
   EXPECT_EQ(listing(path("moved")), (std::set<std::string>{"m.json", "xs.txt"}));
-  EXPECT_EQ(read_file(path("moved/xs.txt")), "a2\na1\n");
+  EXPECT_SAME_BYTES(read_file(path("moved/xs.txt")), "a2\na1\n");
   EXPECT_EQ(nlohmann::json::parse(read_file(path("moved/m.json")))["outputs"][0]["bytes"], 6);
 }
 
@@ -266,13 +270,13 @@ TEST_F(CommitInOrderTest, APrepareThatThrowsPublishesNothing) {
                    [&] { published = true; }),
                IoError);
   EXPECT_FALSE(published);
-  EXPECT_EQ(read_file(path("out.txt")), "old\n");
+  EXPECT_SAME_BYTES(read_file(path("out.txt")), "old\n");
   // The lock went with the failure: the next commit goes through.
   stage("staged", "new\n");
   EXPECT_EQ(commit_in_order(
                 destination("out.txt"), {}, [] {}, [&] { rename("staged", "out.txt"); }),
             0);
-  EXPECT_EQ(read_file(path("out.txt")), "new\n");
+  EXPECT_SAME_BYTES(read_file(path("out.txt")), "new\n");
 }
 
 TEST_F(CommitInOrderTest, ASignalWhilePublishingIsReportedLateAndThePublishCompletes) {
@@ -286,8 +290,8 @@ TEST_F(CommitInOrderTest, ASignalWhilePublishingIsReportedLateAndThePublishCompl
         rename("staged-2", "two.txt");
       });
   EXPECT_EQ(late, SIGTERM);
-  EXPECT_EQ(read_file(path("one.txt")), "one\n");
-  EXPECT_EQ(read_file(path("two.txt")), "two\n");
+  EXPECT_SAME_BYTES(read_file(path("one.txt")), "one\n");
+  EXPECT_SAME_BYTES(read_file(path("two.txt")), "two\n");
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "one.txt", "two.txt"}));
   EXPECT_NE(late_signal_warning(late).find("SIGTERM"), std::string::npos);
   sigset_t blocked;
@@ -311,7 +315,7 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameDirectoryWaitsForTheFirst) {
           destination("out.txt"), {},
           [&] {
             (void)::write(held[1], "H", 1);
-            wait_for_byte(go[0], 10000);
+            wait_for_byte(go[0], kHangMs);
             stage("staged-first", "first\n");
           },
           [&] { rename("staged-first", "out.txt"); });
@@ -320,7 +324,7 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameDirectoryWaitsForTheFirst) {
     }
     ::_exit(code);
   }
-  ASSERT_TRUE(wait_for_byte(held[0], 10000)) << "the first commit never reached its prepare";
+  ASSERT_TRUE(wait_for_byte(held[0], kHangMs)) << "the first commit never reached its prepare";
   std::atomic<bool> entered{false};
   std::string seen;
   std::thread second([&] {
@@ -333,22 +337,23 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameDirectoryWaitsForTheFirst) {
         },
         [&] { rename("staged-second", "out.txt"); });
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The second commit waits for the lock the first holds (an event, seen in
+  // /proc, not a head start on the clock); a broken lock would let it into
+  // its prepare instead.
+  const bool waited = testing::wait_for_event([&] { return testing::waits_for_lock(::getpid(), fs::canonical(dir_)); },
+                                              [&] { return !entered.load(); });
   const bool entered_while_held = entered.load();
   ASSERT_EQ(::write(go[1], "G", 1), 1);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!entered && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
   int status = 0;
   ASSERT_EQ(::waitpid(first, &status, 0), first);  // its exit lets go of its lock, whatever happened
   second.join();
+  EXPECT_TRUE(waited) << "the second commit never waited for the first's lock";
   EXPECT_FALSE(entered_while_held) << "the second commit prepared while the first held the lock";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(seen, "first\n");  // it began once the first had published
-  EXPECT_EQ(read_file(path("out.txt")), "second\n");
+  EXPECT_SAME_BYTES(read_file(path("out.txt")), "second\n");
   for (const int fd : {held[0], held[1], go[0], go[1]}) ::close(fd);
 }
 
 }  // namespace
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::driver::job_commit_test

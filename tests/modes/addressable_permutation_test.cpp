@@ -10,7 +10,7 @@
 #include "extshuffle/core/variable_philox_inverse.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::modes {
+namespace extshuffle::modes::addressable_permutation_test {
 namespace {
 
 void expect_matches_oracle(std::uint64_t n, std::uint64_t seed, const core::PlanConstants& c) {
@@ -96,4 +96,4 @@ TEST(VariablePhiloxInverse, InvertsEveryWidth) {
 }
 
 }  // namespace
-}  // namespace extshuffle::modes
+}  // namespace extshuffle::modes::addressable_permutation_test
