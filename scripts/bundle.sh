@@ -3,7 +3,8 @@
 #   bin/    extshuffle, permlab and the benchmark programs
 #   lib/    every shared library they need beyond glibc, libstdc++/libgcc and
 #           the NVIDIA driver, as the dynamic linker itself resolves them (ldd)
-#   tests/  the test executables, their manifest and run_tests.sh
+#   tests/  the rooms' test executables (<room>_tests), the manifest of their
+#           files (file, labels, executable) and run_tests.sh
 #   python/ the Python package extshuffle (when the build made it), whose
 #           tests (tests/python) run_tests.sh runs as python_package_tests
 #   share/extshuffle/  README.md and data/ (the README examples' inputs)
@@ -52,12 +53,16 @@ mkdir -p "$stage/bin" "$stage/lib" "$stage/tests" "$stage/share/extshuffle"
 while read -r path; do install -m 755 "$path" "$stage/bin/"; done < "$build/bundle/programs.manifest"
 while read -r path; do install -m 755 "$path" "$stage/lib/"; done < "$build/bundle/libraries.manifest"
 : > "$stage/tests/tests.manifest"
+test_executables=()
 while IFS=$'\t' read -r test labels path; do
-  install -m 755 "$path" "$stage/tests/$test"
-  printf '%s\t%s\n' "$test" "$labels" >> "$stage/tests/tests.manifest"
+  executable=$(basename "$path")
+  if [ ! -f "$stage/tests/$executable" ]; then
+    install -m 755 "$path" "$stage/tests/$executable"
+    test_executables+=("$stage/tests/$executable")
+  fi
+  printf '%s\t%s\t%s\n' "$test" "$labels" "$executable" >> "$stage/tests/tests.manifest"
 done < "$build/bundle/tests.manifest"
 install -m 755 scripts/bundle/run_tests.sh "$stage/tests/run_tests.sh"
-install -m 644 scripts/bundle/test_requirements.tsv "$stage/tests/test_requirements.tsv"
 # The Python package and its tests (docs/python.md), when the build made it.
 modules=("$build"/python/extshuffle/_native*.so)
 if [ -f "${modules[0]}" ]; then
@@ -66,13 +71,13 @@ if [ -f "${modules[0]}" ]; then
   install -m 755 "${modules[0]}" "$stage/python/extshuffle/"
   install -m 644 tests/python/*.py "$stage/tests/python/"
   install -m 755 scripts/bundle/python_package_tests "$stage/tests/python_package_tests"
-  printf 'python_package_tests\tpython\n' >> "$stage/tests/tests.manifest"
+  printf 'python_package_tests\tpython\tpython_package_tests\n' >> "$stage/tests/tests.manifest"
 fi
 shopt -s nullglob
 install -m 755 scripts/gpu_check.sh "$stage/gpu_check.sh"
 cp README.md "$stage/share/extshuffle/"
 cp -r data "$stage/share/extshuffle/"
-ours=("$stage"/bin/* "$stage"/lib/*.so "$stage"/tests/*_test "$stage"/python/extshuffle/*.so)
+ours=("$stage"/bin/* "$stage"/lib/*.so "${test_executables[@]}" "$stage"/python/extshuffle/*.so)
 strip --strip-unneeded "${ours[@]}"
 
 # 2. Their shared libraries, as the dynamic linker resolves them here. Left
@@ -98,12 +103,12 @@ for soname in "${!needed[@]}"; do
 done
 
 # 3. Run paths relative to each file, so that the bundle works from anywhere.
-for file in "$stage"/bin/* "$stage"/tests/*_test; do patchelf --set-rpath '$ORIGIN/../lib' "$file"; done
+for file in "$stage"/bin/* "${test_executables[@]}"; do patchelf --set-rpath '$ORIGIN/../lib' "$file"; done
 for file in "$stage"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$file"; done
 for file in "$stage"/python/extshuffle/*.so; do patchelf --set-rpath '$ORIGIN/../../lib' "$file"; done
 
 # 4. Every library of every file must now resolve inside the bundle.
-for file in "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so* "$stage"/python/extshuffle/*.so; do
+for file in "$stage"/bin/* "${test_executables[@]}" "$stage"/lib/*.so* "$stage"/python/extshuffle/*.so; do
   while read -r soname arrow path _; do
     [ "$arrow" = "=>" ] || continue
     [[ "$soname" =~ $system_libraries ]] && continue
@@ -115,7 +120,7 @@ for file in "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so* "$stage"/pyt
 done
 
 # 5. The newest glibc and libstdc++ symbol versions any file uses.
-newest() { objdump -T "$stage"/bin/* "$stage"/tests/*_test "$stage"/lib/*.so* "$stage"/python/extshuffle/*.so 2>/dev/null |
+newest() { objdump -T "$stage"/bin/* "${test_executables[@]}" "$stage"/lib/*.so* "$stage"/python/extshuffle/*.so 2>/dev/null |
              grep -o "$1_[0-9][0-9.]*" | sed "s/^$1_//" | sort -V | tail -n 1; }
 {
   echo "glibc $(newest GLIBC)"

@@ -34,10 +34,14 @@ system_copies() {
     done
   } | while read -r path; do realpath "$path"; done | sort -u
 }
+# The test executables: the third column of the manifest (scripts/bundle.sh),
+# but python_package_tests, a script.
+mapfile -t test_executables < <(awk -F'\t' '$3 != "python_package_tests" {print "'"$bundle"'/tests/" $3}' \
+                                   "$bundle/tests/tests.manifest" | sort -u)
 # Every library any file of the bundle names (DT_NEEDED), whether the bundle
 # carries it or not, except those every system has (bundle.sh leaves them out).
 system_libraries=$(cat "$source_dir/scripts/bundle/system_libraries.regex")
-mapfile -t named < <(for file in "$bundle"/bin/* "$bundle"/tests/*_test "$bundle"/lib/*.so*; do
+mapfile -t named < <(for file in "$bundle"/bin/* "${test_executables[@]}" "$bundle"/lib/*.so*; do
                        readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
                      done | sort -u | grep -Ev "$system_libraries")
 hidden=()
@@ -66,14 +70,14 @@ in_hidden_system() {
 in_hidden_system bash -c '
   set -euo pipefail
   failed=0
-  for file in "$1"/bin/* "$1"/tests/*_test "$1"/lib/*.so*; do
+  for file in "$1"/bin/* "${@:2}" "$1"/lib/*.so*; do
     out=$(ldd "$file" 2>&1) || true
     if grep -Eq "not found|file too short|error" <<<"$out"; then
       echo "bundle_test.sh: $file does not load:" >&2; grep -E "not found|file too short|error" <<<"$out" >&2
       failed=1
     fi
   done
-  exit $failed' bash "$bundle"
+  exit $failed' bash "$bundle" "${test_executables[@]}"
 echo "bundle_test.sh: every program, test and library loads from the bundle" >&2
 
 # 2. The relocated programs and the black-box tests, from another directory.

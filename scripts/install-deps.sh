@@ -30,6 +30,9 @@ packages=(
   python3-torchvision
   # The bundle's suite on a bare Debian 12 (scripts/bare_debian_test.sh).
   debootstrap
+  # The suite run with every core kept busy by another job
+  # (scripts/busy_machine_test.sh): the tests wait on events, not the clock.
+  stress-ng
   # The relocatable bundle (scripts/bundle.sh): run paths set with patchelf.
   patchelf
   # extshuffle-mpi (EXTSHUFFLE_MPI) and its tests: Open MPI and mpirun.

@@ -7,9 +7,9 @@
 #   - the library's own (core, io, formats, device, driver, ...) run from
 #     build-asan/ against the instrumented library; those of the rooms whose
 #     code lives mostly in headers (core, device) are compiled instrumented,
-#     the others link the Release build's object of their source (tests/
-#     CMakeLists.txt, EXTSHUFFLE_TEST_OBJECTS_FROM: compiling them again was
-#     most of this build's time);
+#     the others' rooms link the Release build's objects of their files
+#     (tests/CMakeLists.txt, EXTSHUFFLE_TEST_OBJECTS_FROM: compiling them
+#     again was most of this build's time);
 #   - the black-box tests of the program (label "binary": CLI, reliability)
 #     need no instrumented copy of themselves: the Release build's (build/,
 #     built here if missing) run against the instrumented program
@@ -42,21 +42,22 @@ if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 
-# Every test executable carries one set of labels (tests/CMakeLists.txt
-# writes them to <target>_labels.cmake): build the library's tests not
-# excluded, and the black-box tests' Release copies.
+# Each test file's labels and its room's executable (tests/CMakeLists.txt
+# writes them to tests/test_files.tsv): build the rooms that hold a library
+# test not excluded, and the Release rooms that hold a black-box one.
 targets=(extshuffle)
-binary_tests=()
-while IFS= read -r file; do
-  labels="$(sed -n 's/.*LABELS "\(.*\)")$/\1/p' "$file")"
-  case ";$labels;" in *";statistical;"* | *";lab;"* | *";mpi;"*) continue ;; esac
-  case ";$labels;" in
-    *";binary;"*) binary_tests+=("$(basename "$file" _labels.cmake)") ;;
-    *) targets+=("$(basename "$file" _labels.cmake)") ;;
+binary_rooms=()
+while IFS=$'\t' read -r _ labels target; do
+  case ",$labels," in *",statistical,"* | *",lab,"* | *",mpi,"*) continue ;; esac
+  case ",$labels," in
+    *",binary,"*) binary_rooms+=("$target") ;;
+    *) targets+=("$target") ;;
   esac
-done < <(find "$build/tests" -name '*_labels.cmake' | sort)
+done < "$build/tests/test_files.tsv"
+mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
+mapfile -t binary_rooms < <(printf '%s\n' "${binary_rooms[@]}" | sort -u)
 # The Release build first: its objects of the library's tests are linked here.
-cmake --build build -j "$(nproc)" --target "${targets[@]}" "${binary_tests[@]}" extshuffle_fault_shim
+cmake --build build -j "$(nproc)" --target "${targets[@]}" "${binary_rooms[@]}" extshuffle_fault_shim
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 
 rm -rf "$reports"

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Runs the bundle's test executables (GoogleTest, no ctest needed) from any
-# directory and reports each one's pass or failure; exit 1 if any failed.
+# Runs the bundle's tests (GoogleTest, no ctest needed) from any directory,
+# one test file at a time, and reports each one's pass or failure; exit 1 if
+# any failed. tests.manifest names each file with its labels and the room's
+# executable that holds its tests (tests/CMakeLists.txt); a file's tests are
+# run as EXTSHUFFLE_TEST_FILES=<file> <executable> (tests/support/test_main.cpp),
+# within GTEST_FILTER when it is set. A test that needs what the bundle does
+# not carry (python3, numpy, zstd, tar, ...) skips itself, saying why.
 # The CLI tests find bin/extshuffle, lib/'s fault shim and share/extshuffle
 # relative to themselves (tests/support/command.hpp) unless EXTSHUFFLE_BINARY,
 # EXTSHUFFLE_FAULT_SHIM or EXTSHUFFLE_SOURCE_DIR say otherwise. Each runs in a
 # fresh empty working directory; its output goes to LOG_DIR/<name>.log.
 # usage: tests/run_tests.sh [--label L]... [--exclude-label L]... [--jobs N]
 #          [--timeout SECONDS] [--log-dir DIR] [--wrap "COMMAND ..."] [--list]
-#   --label L          only executables carrying label L (any of those given)
+#   --label L          only the files carrying label L (any of those given)
 #   --exclude-label L  none carrying label L
 #   --wrap CMD         run each as CMD <executable> (e.g. a compute-sanitizer tool)
-#   --list             print the selected names and labels, run nothing
+#   --list             print the selected files and labels, run nothing
 # Labels: core device driver cli formats io lab reliability soak statistical gpu.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,7 +54,9 @@ has_label() {  # has_label "a,b,c" x
   [[ ",$1," == *",$2,"* ]]
 }
 selected=()
-while IFS=$'\t' read -r name test_labels; do
+declare -A executable_of=()
+while IFS=$'\t' read -r name test_labels executable; do
+  executable_of["$name"]="$executable"
   keep=1
   if [ ${#labels[@]} -gt 0 ]; then
     keep=0
@@ -62,24 +69,6 @@ done < "$here/tests.manifest"
 [ "$list" = 1 ] && exit 0
 [ ${#selected[@]} -gt 0 ] || { echo "run_tests.sh: no test carries the labels asked for" >&2; exit 2; }
 
-# A requirement of scripts/bundle/test_requirements.tsv that this machine
-# lacks: the reason, empty when present.
-missing_requirement() {
-  case "$1" in
-    python3-numpy) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || echo "/usr/bin/python3 with numpy is not installed" ;;
-    zstd) command -v zstd >/dev/null 2>&1 || echo "the zstd tool is not installed" ;;
-  esac
-}
-skip_reason() {  # skip_reason NAME: why NAME cannot run here, or nothing
-  local requirements reasons="" reason
-  requirements=$(awk -F'\t' -v name="$1" '$1 == name {print $2}' "$here/test_requirements.tsv" 2>/dev/null)
-  for requirement in ${requirements//,/ }; do
-    reason=$(missing_requirement "$requirement")
-    [ -z "$reason" ] || reasons="${reasons:+$reasons; }$reason"
-  done
-  echo "$reasons"
-}
-
 [ -n "$log_dir" ] || log_dir=$(mktemp -d "${TMPDIR:-/tmp}/extshuffle-tests-XXXXXX")
 mkdir -p "$log_dir"
 log_dir=$(cd "$log_dir" && pwd)
@@ -88,19 +77,13 @@ results="$log_dir/results.tsv"
 
 run_one() {
   local name="$1"
-  local reason
-  reason=$(skip_reason "$name")
-  if [ -n "$reason" ]; then
-    printf 'SKIP\t%s\t0\t0\n' "$name" >> "$results"
-    echo "SKIP $name ($reason)"
-    return
-  fi
   local cwd
   cwd=$(mktemp -d "${TMPDIR:-/tmp}/extshuffle-test-cwd-XXXXXX")
   local start=$SECONDS
   local rc=0
   # shellcheck disable=SC2086 # $wrap is a command line of its own
-  (cd "$cwd" && exec timeout "$timeout_s" $wrap "$here/$name") >"$log_dir/$name.log" 2>&1 || rc=$?
+  (cd "$cwd" && EXTSHUFFLE_TEST_FILES="$name" exec timeout "$timeout_s" $wrap "$here/${executable_of[$name]}") \
+    >"$log_dir/$name.log" 2>&1 || rc=$?
   rm -rf "$cwd"
   local skipped
   skipped=$(grep -c '^\[  SKIPPED \] .* ([0-9]* ms)$' "$log_dir/$name.log" || true)
@@ -129,6 +112,6 @@ wait || true
 
 passed=$(grep -c '^PASS' "$results" || true)
 failed=$(grep -c '^FAIL' "$results" || true)
-skipped=$(grep -c '^SKIP' "$results" || true)
-echo "run_tests.sh: $passed passed, $failed failed, $skipped skipped for want of a tool, of ${#selected[@]} test executables (logs: $log_dir)"
+skipped=$(awk -F'\t' '{n += $4} END {print n + 0}' "$results")
+echo "run_tests.sh: $passed passed, $failed failed of ${#selected[@]} test files; $skipped tests skipped (logs: $log_dir)"
 [ "$failed" = 0 ]

@@ -15,7 +15,7 @@
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::dataset_conveniences_cli_test {
 namespace {
 
 using dataset::parse_split_spec;
@@ -55,8 +55,8 @@ TEST(SplitRestCli, WritesEveryRecordAndWarnsOfRecordsLeftOut) {
   ASSERT_EQ(run_command(in_dir + "-o whole.txt").exit_code, 0);
   EXPECT_EQ(count_lines(read_file(dir / "val.txt")), 100u);
   EXPECT_EQ(count_lines(read_file(dir / "test.txt")), 100u);
-  EXPECT_EQ(read_file(dir / "val.txt") + read_file(dir / "test.txt") + read_file(dir / "train.txt"),
-            read_file(dir / "whole.txt"));
+  EXPECT_SAME_BYTES(read_file(dir / "val.txt") + read_file(dir / "test.txt") + read_file(dir / "train.txt"),
+                    read_file(dir / "whole.txt"));
   r = run_command(in_dir + "--split val=100,test=100,train=rest,x=rest -o '{split}.txt'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "extshuffle: invalid --split 'val=100,test=100,train=rest,x=rest': 'rest' may size one split only\n");
@@ -68,7 +68,7 @@ TEST(SplitRestCli, WritesEveryRecordAndWarnsOfRecordsLeftOut) {
   const std::string whole = read_file(dir / "whole.txt");
   std::size_t first_200 = 0;
   for (int k = 0; k < 200; ++k) first_200 = whole.find('\n', first_200) + 1;
-  EXPECT_EQ(read_file(dir / "x-val.txt") + read_file(dir / "x-test.txt"), whole.substr(0, first_200));
+  EXPECT_SAME_BYTES(read_file(dir / "x-val.txt") + read_file(dir / "x-test.txt"), whole.substr(0, first_200));
   EXPECT_EQ(run_command(in_dir + "-q --split val=0.1,test=0.1 -o 'x-{split}.txt'").err, "");
 }
 
@@ -142,9 +142,9 @@ TEST(PermutationRecipe, IndicesAreTheOrderARunApplies) {
       expected += "line " + indices.out.substr(at, end - at) + "\n";
       at = end + 1;
     }
-    EXPECT_EQ(shuffled.out, expected) << n;
+    EXPECT_SAME_BYTES(shuffled.out, expected) << n;
   }
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::dataset_conveniences_cli_test

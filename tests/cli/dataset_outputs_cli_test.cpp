@@ -12,8 +12,9 @@
 
 #include "support/command.hpp"
 #include "support/dataset_files.hpp"
+#include "support/tools.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::dataset_outputs_cli_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -89,6 +90,7 @@ std::string check_shards(const TempDir& dir, const std::string& kind, const std:
 }
 
 TEST(DatasetOutputsCli, JsonlShardsAreCompleteFilesThatConcatenateToTheWhole) {
+  SKIP_WITHOUT("python3-numpy", "gzip", "zstd");
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);
   EXPECT_EQ(check_shards(dir, "jsonl", inputs, " --shards 4", "part-{shard}-of-{shards}.jsonl.zst", "one.jsonl"),
@@ -97,6 +99,7 @@ TEST(DatasetOutputsCli, JsonlShardsAreCompleteFilesThatConcatenateToTheWhole) {
 }
 
 TEST(DatasetOutputsCli, ShardSizeCutsBetweenRecordsWithinTheSize) {
+  SKIP_WITHOUT("python3-numpy", "gzip", "zstd");
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);
   // Records of 12 and 13 bytes: 100 bytes hold 7 or 8 of them.
@@ -114,6 +117,7 @@ TEST(DatasetOutputsCli, ShardSizeCutsBetweenRecordsWithinTheSize) {
 }
 
 TEST(DatasetOutputsCli, CsvShardsEachHaveTheHeader) {
+  SKIP_WITHOUT("python3-numpy", "zstd");
   TempDir dir;
   std::string a = "id,text\n", b = "id,text\n";
   for (int i = 0; i < 300; ++i) (i % 2 ? a : b) += std::to_string(i) + ",\"line\nbreak, \"\"q\"\"\"\n";
@@ -125,6 +129,7 @@ TEST(DatasetOutputsCli, CsvShardsEachHaveTheHeader) {
 }
 
 TEST(DatasetOutputsCli, NpyShardsEachHaveTheShapeOfTheirRows) {
+  SKIP_WITHOUT("python3-numpy", "gzip");
   TempDir dir;
   ASSERT_EQ(run_python(dir, R"(
 import sys, numpy as np
@@ -140,6 +145,7 @@ np.save(sys.argv[1] + '/y.npy', np.arange(35 * 4, dtype='<i4').reshape(35, 4))
 
 // Split k ends at floor(N x (f_1 + ... + f_k)) + (c_1 + ... + c_k).
 TEST(DatasetOutputsCli, SplitCountsFollowTheRoundingRuleExactly) {
+  SKIP_WITHOUT("gzip");
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);  // N = 1001
   const auto count_lines = [&](const std::string& name) {
@@ -154,25 +160,29 @@ TEST(DatasetOutputsCli, SplitCountsFollowTheRoundingRuleExactly) {
   EXPECT_EQ(count_lines("train.jsonl"), 980);  // floor(980.98)
   EXPECT_EQ(count_lines("val.jsonl"), 10);     // floor(990.99) - 980
   EXPECT_EQ(count_lines("test.jsonl"), 11);    // 1001 - 990
-  EXPECT_EQ(read_file(dir / "train.jsonl") + read_file(dir / "val.jsonl") + read_file(dir / "test.jsonl"),
-            read_file(dir / "whole.jsonl"));
+  EXPECT_SAME_BYTES(read_file(dir / "train.jsonl") + read_file(dir / "val.jsonl") + read_file(dir / "test.jsonl"),
+                    read_file(dir / "whole.jsonl"));
   // A split is stable when only later sizes change; counts and fractions mix.
   const std::string train = read_file(dir / "train.jsonl");
   ASSERT_EQ(run_command(kBinary + " --seed 9" + inputs + " --split train=0.98,rest=0.02 -o '" + d + "/{split}.jsonl'")
                 .exit_code, 0);
-  EXPECT_EQ(read_file(dir / "train.jsonl"), train);
+  EXPECT_SAME_BYTES(read_file(dir / "train.jsonl"), train);
   ASSERT_EQ(run_command(kBinary + " --seed 9" + inputs + " --split val=7,test=5,train=0.5 -o '" + d + "/{split}.jsonl'")
                 .exit_code, 0);
   EXPECT_EQ(count_lines("val.jsonl"), 7);
   EXPECT_EQ(count_lines("test.jsonl"), 5);
   EXPECT_EQ(count_lines("train.jsonl"), 500);  // floor(1001 x 0.5) + 12 - 12
-  EXPECT_EQ(read_file(dir / "val.jsonl") + read_file(dir / "test.jsonl") + read_file(dir / "train.jsonl"),
-            read_file(dir / "whole.jsonl").substr(0, (read_file(dir / "val.jsonl") + read_file(dir / "test.jsonl") +
-                                                      read_file(dir / "train.jsonl")).size()));
+  EXPECT_SAME_BYTES(
+      read_file(dir / "val.jsonl") + read_file(dir / "test.jsonl") + read_file(dir / "train.jsonl"),
+      read_file(dir / "whole.jsonl")
+          .substr(
+              0,
+              (read_file(dir / "val.jsonl") + read_file(dir / "test.jsonl") + read_file(dir / "train.jsonl")).size()));
 }
 
 // Splits cut into shards, -n: the shards of the first K records.
 TEST(DatasetOutputsCli, SplitsOfShardsAndHeadCount) {
+  SKIP_WITHOUT("gzip");
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);
   const std::string d = dir.path().string();
@@ -190,10 +200,11 @@ TEST(DatasetOutputsCli, SplitsOfShardsAndHeadCount) {
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 150) << name;
     joined += text;
   }
-  EXPECT_EQ(joined, read_file(dir / "head.jsonl"));
+  EXPECT_SAME_BYTES(joined, read_file(dir / "head.jsonl"));
 }
 
 TEST(DatasetOutputsCli, ManifestDigestsMatchTheFiles) {
+  SKIP_WITHOUT("python3-numpy", "gzip");
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);
   const std::string d = dir.path().string();
@@ -222,6 +233,7 @@ print(' '.join(str(o['records']) for o in m['outputs']))
 
 // Features and labels sharded alike stay aligned shard by shard.
 TEST(DatasetOutputsCli, AlignedInputsShardAlike) {
+  SKIP_WITHOUT("python3-numpy");
   TempDir dir;
   const std::string d = dir.path().string();
   ASSERT_EQ(run_python(dir, R"(
@@ -246,6 +258,7 @@ print(len(json.load(open(d + '/m.json'))['outputs']))
 // A shard whose name cannot be created (a directory is in the way) is
 // refused by the Job's plan before any work: no shard and no manifest.
 TEST(DatasetOutputsCli, FailureLeavesNoShardNoSplitAndNoManifest) {
+  SKIP_WITHOUT("gzip");
   TempDir dir;
   const std::string inputs = jsonl_inputs(dir);
   const std::string d = dir.path().string();
@@ -273,4 +286,4 @@ TEST(DatasetOutputsCli, FailureLeavesNoShardNoSplitAndNoManifest) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::dataset_outputs_cli_test

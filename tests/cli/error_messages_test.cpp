@@ -13,7 +13,7 @@
 
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::error_messages_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -108,7 +108,7 @@ TEST(ErrorMessages, EveryErrorIsOneLineOfOurOwn) {
     EXPECT_EQ(r.exit_code, run.exit_code);
     EXPECT_TRUE(std::regex_match(r.err, ours)) << "not one line of the form extshuffle: <what>: <why>";
     for (const char* fragment : foreign) EXPECT_EQ(r.err.find(fragment), std::string::npos) << fragment;
-    EXPECT_EQ(read_file(in), records) << "input changed";
+    EXPECT_SAME_BYTES(read_file(in), records) << "input changed";
     EXPECT_FALSE(std::filesystem::exists(out)) << "output created";
     EXPECT_EQ(r.out, "");
   }
@@ -117,4 +117,4 @@ TEST(ErrorMessages, EveryErrorIsOneLineOfOurOwn) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::error_messages_test

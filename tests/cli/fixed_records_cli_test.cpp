@@ -11,7 +11,7 @@
 #include "support/command.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::fixed_records_cli_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -45,7 +45,7 @@ TEST(FixedRecordsCli, ShufflesAFileIntoAPermutation) {
   EXPECT_EQ(r.err, "");
   const auto out = read_file(dir / "out.bin");
   EXPECT_TRUE(is_permutation_of_iota(indices_of(out)));
-  EXPECT_NE(out, read_file(dir / "in.bin"));
+  EXPECT_DIFFERENT_BYTES(out, read_file(dir / "in.bin"));
   EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "out.bin"}));  // no temporary or scratch left
 }
 
@@ -66,7 +66,7 @@ TEST(FixedRecordsCli, SameSeedSameBytesAcrossMemoryThreadsAndStdio) {
   const auto expected = read_file(dir / "ram.bin");
   EXPECT_TRUE(is_permutation_of_iota(indices_of(expected)));
   for (const char* name : {"disk.bin", "disk2.bin", "pipe.bin", "dash.bin"}) {
-    EXPECT_EQ(read_file(dir / name), expected) << name;
+    EXPECT_SAME_BYTES(read_file(dir / name), expected) << name;
   }
   EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "ram.bin", "disk.bin", "disk2.bin", "pipe.bin", "dash.bin"}));
 }
@@ -84,10 +84,10 @@ TEST(FixedRecordsCli, HeadCountIsThePrefixOfTheFullShuffle) {
     const auto disk = run_command(base + "-S 12M -n " + k + " " + in + " " + (dir / "head.bin").string());
     ASSERT_EQ(disk.exit_code, 0) << disk.err;
     const std::size_t bytes = std::min<std::size_t>(std::stoull(k), (1 << 21) + 5) * 8;
-    EXPECT_EQ(read_file(dir / "head.bin"), full.substr(0, bytes)) << "k " << k;
+    EXPECT_SAME_BYTES(read_file(dir / "head.bin"), full.substr(0, bytes)) << "k " << k;
     const auto piped = run_command("cat " + in + " | " + base + "--head-count " + k + " > " + (dir / "pipe.bin").string());
     ASSERT_EQ(piped.exit_code, 0) << piped.err;
-    EXPECT_EQ(read_file(dir / "pipe.bin"), full.substr(0, bytes)) << "k " << k;
+    EXPECT_SAME_BYTES(read_file(dir / "pipe.bin"), full.substr(0, bytes)) << "k " << k;
   }
 }
 
@@ -106,13 +106,13 @@ TEST(FixedRecordsCli, GeneratedInputsAsShuf) {
   }
   const auto range = run_command(kBinary + " -i 101-110 --seed 5");
   EXPECT_EQ(range.exit_code, 0) << range.err;
-  EXPECT_EQ(range.out, expected_range);
+  EXPECT_SAME_BYTES(range.out, expected_range);
   const auto echo = run_command(kBinary + " --seed 5 -e w0 w1 w2 w3 w4 w5 w6 w7 w8 w9");
   EXPECT_EQ(echo.exit_code, 0) << echo.err;
-  EXPECT_EQ(echo.out, expected_echo);
+  EXPECT_SAME_BYTES(echo.out, expected_echo);
   const auto head = run_command(kBinary + " -i 101-110 --seed 5 -n 3 -o " + (dir / "head.txt").string());
   EXPECT_EQ(head.exit_code, 0) << head.err;
-  EXPECT_EQ(read_file(dir / "head.txt"), expected_range.substr(0, 12));
+  EXPECT_SAME_BYTES(read_file(dir / "head.txt"), expected_range.substr(0, 12));
   EXPECT_EQ(run_command(kBinary + " -i 5-4").out, "");
   EXPECT_EQ(run_command(kBinary + " -e").out, "");
   const auto big = run_command(kBinary + " -i 1-300000 --seed 2 -S 12M | sort -n | uniq | wc -l");
@@ -133,7 +133,7 @@ TEST(FixedRecordsCli, OutputMayNameTheInput) {
                         (dir / "expected.bin").string()).exit_code, 0);
   const auto r = run_command(kBinary + " --record-size 8 --seed 3 " + in + " -o " + in);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(in), read_file(dir / "expected.bin"));
+  EXPECT_SAME_BYTES(read_file(in), read_file(dir / "expected.bin"));
 }
 
 TEST(FixedRecordsCli, EmptyInputGivesEmptyOutput) {
@@ -143,7 +143,7 @@ TEST(FixedRecordsCli, EmptyInputGivesEmptyOutput) {
                              (dir / "out.bin").string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "out.bin"));
-  EXPECT_EQ(read_file(dir / "out.bin"), "");
+  EXPECT_SAME_BYTES(read_file(dir / "out.bin"), "");
 }
 
 struct BadCase {
@@ -191,22 +191,27 @@ TEST(FixedRecordsCli, BadInputIsAOneLineErrorAndLeavesNothing) {
         << c.name << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
     EXPECT_TRUE(directory_has_only(dir.path(), {"odd.bin", "text.txt"})) << c.name;
-    EXPECT_EQ(read_file(dir / "odd.bin"), odd) << c.name;  // the input is never modified
+    EXPECT_SAME_BYTES(read_file(dir / "odd.bin"), odd) << c.name;  // the input is never modified
   }
 }
 
 // SIGINT and SIGTERM in the middle of a run: the signal's exit status, the
 // old destination untouched, no temporary output and no scratch file left.
+// The run reads a pipe the test holds open, so it cannot publish before the
+// test closes it: the signal is sent once the test's write of 1 MiB, 16
+// times the pipe's buffer, has returned (the run is reading: an event, not a
+// head start on the clock), and the pipe is closed after it.
 TEST(FixedRecordsCli, InterruptLeavesTheDestinationAndNoScratch) {
   TempDir dir;
-  write_file(dir / "in.bin", records_u64(std::uint64_t{32} << 20));
+  write_file(dir / "in.bin", records_u64(std::uint64_t{1} << 17));
   write_file(dir / "out.bin", "old contents");
   for (const auto& [signal, status] : {std::pair{"INT", 130}, std::pair{"TERM", 143}}) {
-    const auto r = run_command(kBinary + " --record-size 8 --seed 1 -S 16M -T " + dir.path().string() + " " +
-                               (dir / "in.bin").string() + " " + (dir / "out.bin").string() +
-                               " & pid=$!; sleep 0.4; kill -" + signal + " $pid; wait $pid; echo status=$?");
+    const auto r = run_command("cd " + dir.path().string() + " && mkfifo in.fifo && { " + kBinary +
+                               " --record-size 8 --seed 1 -S 16M -T . - out.bin < in.fifo & } && pid=$! && "
+                               "exec 3> in.fifo && cat in.bin >&3 && kill -" +
+                               signal + " $pid; exec 3>&-; wait $pid; echo status=$?; rm -f in.fifo");
     EXPECT_NE(r.out.find("status=" + std::to_string(status)), std::string::npos) << signal << ": " << r.out << r.err;
-    EXPECT_EQ(read_file(dir / "out.bin"), "old contents") << signal;
+    EXPECT_SAME_BYTES(read_file(dir / "out.bin"), "old contents") << signal;
     EXPECT_TRUE(directory_has_only(dir.path(), {"in.bin", "out.bin"})) << signal;
   }
 }
@@ -253,7 +258,7 @@ TEST(FixedRecordsCli, RandomSeedIsShownWithVerbose) {
   ASSERT_TRUE(std::regex_search(r.err, m, std::regex("--seed ([0-9]+)"))) << r.err;
   ASSERT_EQ(run_command(kBinary + " --record-size 8 --seed " + m[1].str() + " " + (dir / "in.bin").string() + " " +
                         (dir / "again.bin").string()).exit_code, 0);
-  EXPECT_EQ(read_file(dir / "out.bin"), read_file(dir / "again.bin"));
+  EXPECT_SAME_BYTES(read_file(dir / "out.bin"), read_file(dir / "again.bin"));
 }
 
 // The memory budget is a hard cap: peak RSS (getrusage, reported by --stats)
@@ -320,4 +325,4 @@ TEST(FixedRecordsCli, StatsSayWhetherHugePagesWereUsed) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::fixed_records_cli_test

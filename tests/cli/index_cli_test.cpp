@@ -14,7 +14,7 @@
 #include "extshuffle/dataset/record_index.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::index_cli_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -156,4 +156,4 @@ TEST(IndexCli, WhatCannotBeIndexedIsRefusedWithOneLine) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::index_cli_test

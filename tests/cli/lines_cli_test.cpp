@@ -13,7 +13,7 @@
 #include "support/command.hpp"
 #include "support/text_records.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::lines_cli_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -71,7 +71,7 @@ TEST(LinesCli, ShufflesLinesIntoAPermutationLikeShuf) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "");
   const std::string out = read_file(dir / "out.txt");
-  EXPECT_NE(out, read_file(in));
+  EXPECT_DIFFERENT_BYTES(out, read_file(in));
   EXPECT_EQ(sorted_records(out), sorted_records(read_file(in)));
   // GNU shuf keeps the same multiset (its order is its own).
   const auto shuf = run_command("shuf " + in);
@@ -93,7 +93,7 @@ TEST(LinesCli, LinesTakeTheOrderOfFixedSizeRecords) {
   ASSERT_EQ(range.exit_code, 0) << range.err;
   std::string indices;
   for (const std::string& line : split_records(lines.out)) indices += line.substr(0, line.find(' ')) + "\n";
-  EXPECT_EQ(indices, range.out);
+  EXPECT_SAME_BYTES(indices, range.out);
 }
 
 // The same bytes with the whole input in RAM and with 1 or 2 further levels
@@ -113,11 +113,11 @@ TEST(LinesCli, SameBytesAcrossBudgetsAndStdin) {
       expected = out;
       EXPECT_EQ(sorted_records(expected), sorted_records(read_file(in)));
     }
-    EXPECT_EQ(out, expected) << memory;
+    EXPECT_SAME_BYTES(out, expected) << memory;
     // Standard input larger than the budget is spooled to scratch space first.
     const auto piped = run_command("cat " + in + " | " + base + " -S " + memory + " > " + (dir / "pipe.txt").string());
     ASSERT_EQ(piped.exit_code, 0) << memory << ": " << piped.err;
-    EXPECT_EQ(read_file(dir / "pipe.txt"), expected) << memory;
+    EXPECT_SAME_BYTES(read_file(dir / "pipe.txt"), expected) << memory;
   }
 }
 
@@ -132,8 +132,8 @@ TEST(LinesCli, ThreadsDoNotChangeTheOutput) {
     const auto two = run_command(base + "-j 2 -S " + memory + " " + in);
     const auto three = run_command(base + "-j 3 -S " + memory + " " + in);
     ASSERT_EQ(one.exit_code, 0) << one.err;
-    EXPECT_EQ(two.out, one.out) << memory;
-    EXPECT_EQ(three.out, one.out) << memory;
+    EXPECT_SAME_BYTES(two.out, one.out) << memory;
+    EXPECT_SAME_BYTES(three.out, one.out) << memory;
   }
 }
 
@@ -158,7 +158,7 @@ TEST(LinesCli, AlignedTextFilesStayAligned) {
   for (std::size_t k = 0; k < en.size(); ++k) {
     ASSERT_EQ(std::stoul(en[k].substr(3)), std::stoul(fr[k].substr(3))) << "line " << k;
   }
-  EXPECT_NE(read_file(dir / "en2.txt"), left);
+  EXPECT_DIFFERENT_BYTES(read_file(dir / "en2.txt"), left);
   write_file(dir / "short.txt", right.substr(0, right.size() - 8));  // one line fewer
   const auto mismatch = run_command(kBinary + " --seed 4 " + (dir / "en.txt").string() + " " +
                                     (dir / "short.txt").string() + " -o " + (dir / "a").string() + " -o " +
@@ -181,16 +181,16 @@ TEST(LinesCli, OutputOptionTakesOneWordInAnyOrder) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const auto last = run_command(kBinary + " " + in + " -o " + (dir / "last.txt").string() + " --seed 1");
   ASSERT_EQ(last.exit_code, 0) << last.err;
-  EXPECT_EQ(read_file(dir / "first.txt"), read_file(positional));
-  EXPECT_EQ(read_file(dir / "last.txt"), read_file(positional));
-  EXPECT_NE(read_file(positional), read_file(in));
+  EXPECT_SAME_BYTES(read_file(dir / "first.txt"), read_file(positional));
+  EXPECT_SAME_BYTES(read_file(dir / "last.txt"), read_file(positional));
+  EXPECT_DIFFERENT_BYTES(read_file(positional), read_file(in));
 
   write_file(dir / "copy.txt", numbered_lines(1000));
   const auto aligned = run_command(kBinary + " --seed 1 -o " + (dir / "a.txt").string() + " " + in + " -o " +
                                    (dir / "b.txt").string() + " " + (dir / "copy.txt").string());
   ASSERT_EQ(aligned.exit_code, 0) << aligned.err;
-  EXPECT_EQ(read_file(dir / "a.txt"), read_file(positional));
-  EXPECT_EQ(read_file(dir / "b.txt"), read_file(positional));
+  EXPECT_SAME_BYTES(read_file(dir / "a.txt"), read_file(positional));
+  EXPECT_SAME_BYTES(read_file(dir / "b.txt"), read_file(positional));
 }
 
 TEST(LinesCli, SameSeedSameOutputDifferentSeedDifferentOutput) {
@@ -201,8 +201,8 @@ TEST(LinesCli, SameSeedSameOutputDifferentSeedDifferentOutput) {
   const auto b = run_command(kBinary + " --seed 1 " + in);
   const auto c = run_command(kBinary + " --seed 2 " + in);
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  EXPECT_EQ(a.out, b.out);
-  EXPECT_NE(a.out, c.out);
+  EXPECT_SAME_BYTES(a.out, b.out);
+  EXPECT_DIFFERENT_BYTES(a.out, c.out);
   EXPECT_EQ(sorted_records(a.out), sorted_records(c.out));
 }
 
@@ -215,23 +215,23 @@ TEST(LinesCli, JsonlIsShuffledAsLines) {
   const auto by_extension = run_command(kBinary + " --seed 4 " + (dir / "in.jsonl").string());
   ASSERT_EQ(by_extension.exit_code, 0) << by_extension.err;
   EXPECT_EQ(sorted_records(by_extension.out), sorted_records(text));
-  EXPECT_NE(by_extension.out.substr(0, 20), text.substr(0, 20));  // the first line is not kept on top
+  EXPECT_DIFFERENT_BYTES(by_extension.out.substr(0, 20), text.substr(0, 20));  // the first line is not kept on top
   for (const std::string& command : {kBinary + " --seed 4 " + (dir / "in.ndjson").string(),
                                      "cat " + (dir / "in.jsonl").string() + " | " + kBinary + " --seed 4 --format jsonl",
                                      kBinary + " --seed 4 --format lines " + (dir / "in.jsonl").string()}) {
     const auto r = run_command(command);
     ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
-    EXPECT_EQ(r.out, by_extension.out) << command;
+    EXPECT_SAME_BYTES(r.out, by_extension.out) << command;
   }
   // Budgets forcing disk levels give the same bytes.
   const auto small = run_command(kBinary + kKnobs + "--seed 4 -S 700K " + (dir / "in.jsonl").string());
   const auto large = run_command(kBinary + kKnobs + "--seed 4 -S 64M " + (dir / "in.jsonl").string());
   ASSERT_EQ(small.exit_code, 0) << small.err;
-  EXPECT_EQ(small.out, large.out);
+  EXPECT_SAME_BYTES(small.out, large.out);
   // --header keeps the first line on top, for JSONL as for any lines.
   const auto header = run_command(kBinary + " --seed 4 --header=1 " + (dir / "in.jsonl").string());
   ASSERT_EQ(header.exit_code, 0) << header.err;
-  EXPECT_EQ(split_records(header.out)[0], split_records(text)[0]);
+  EXPECT_SAME_BYTES(split_records(header.out)[0], split_records(text)[0]);
   EXPECT_EQ(sorted_records(header.out), sorted_records(text));
 }
 
@@ -282,7 +282,7 @@ TEST(LinesCli, EmptyFileGivesEmptyOutput) {
     EXPECT_EQ(r.exit_code, 0) << format << r.err;
     EXPECT_EQ(r.err, "") << format;
     EXPECT_TRUE(std::filesystem::exists(dir / "out.txt")) << format;
-    EXPECT_EQ(read_file(dir / "out.txt"), "") << format;
+    EXPECT_SAME_BYTES(read_file(dir / "out.txt"), "") << format;
   }
   const auto piped = run_command("printf \"\" | " + kBinary + " --seed 1");
   EXPECT_EQ(piped.exit_code, 0) << piped.err;
@@ -309,7 +309,7 @@ TEST(LinesCli, LastLineWithoutNewlineGetsOne) {
   const auto whole = run_command(base + (dir / "big.txt").string());
   const auto cut = run_command(base + (dir / "big_cut.txt").string());
   ASSERT_EQ(cut.exit_code, 0) << cut.err;
-  EXPECT_EQ(cut.out, whole.out);
+  EXPECT_SAME_BYTES(cut.out, whole.out);
 }
 
 // Empty lines are records (as for shuf) unless --skip-empty drops the blank
@@ -332,7 +332,7 @@ TEST(LinesCli, EmptyLinesAreRecordsUnlessSkipped) {
     const auto skipped = run_command(kBinary + kKnobs + "--seed 9 --skip-empty -S " + memory + " " + (dir / "with.txt").string());
     const auto plain = run_command(kBinary + kKnobs + "--seed 9 -S " + memory + " " + (dir / "without.txt").string());
     ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
-    EXPECT_EQ(skipped.out, plain.out) << memory;
+    EXPECT_SAME_BYTES(skipped.out, plain.out) << memory;
   }
 }
 
@@ -358,8 +358,8 @@ TEST(LinesCli, PipelineIntoHeadEndsQuietly) {
     const auto r = run_command(producer + " 2> " + err + " | head -n 5; echo status=${PIPESTATUS[" +
                                (producer.starts_with("cat") ? "1" : "0") + "]} >&2");
     EXPECT_TRUE(std::regex_search(r.err, std::regex("status=(0|141)\n"))) << producer << ": " << r.err;
-    EXPECT_EQ(read_file(err), "") << producer << ": a closed pipe is not an error";
-    EXPECT_EQ(r.out, prefix_records(*expected, 5)) << producer;
+    EXPECT_SAME_BYTES(read_file(err), "") << producer << ": a closed pipe is not an error";
+    EXPECT_SAME_BYTES(r.out, prefix_records(*expected, 5)) << producer;
   }
 }
 
@@ -377,9 +377,9 @@ TEST(LinesCli, HeadCountIsThePrefixOfTheFullShuffle) {
     for (std::uint64_t k : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{777}, n - 1, n, n + 1, 10 * n}) {
       const auto head = run_command(base + "-n " + std::to_string(k) + " " + in);
       ASSERT_EQ(head.exit_code, 0) << head.err;
-      EXPECT_EQ(head.out, prefix_records(full.out, k)) << "k " << k << " memory " << memory;
+      EXPECT_SAME_BYTES(head.out, prefix_records(full.out, k)) << "k " << k << " memory " << memory;
       const auto piped = run_command("cat " + in + " | " + base + "--head-count " + std::to_string(k));
-      EXPECT_EQ(piped.out, head.out) << "k " << k << " memory " << memory;
+      EXPECT_SAME_BYTES(piped.out, head.out) << "k " << k << " memory " << memory;
     }
   }
   // A header stays on top and is not counted by -n.
@@ -398,15 +398,15 @@ TEST(LinesCli, EchoAndRangeAsShuf) {
   EXPECT_EQ(sorted_records(range.out), sorted_records(run_command("shuf -i 10-1009").out));
   EXPECT_EQ(split_records(range.out).size(), 1000u);
   const auto head = run_command(kBinary + " --seed 2 -i 10-1009 -n 7");
-  EXPECT_EQ(head.out, prefix_records(range.out, 7));
+  EXPECT_SAME_BYTES(head.out, prefix_records(range.out, 7));
   const auto beyond = run_command(kBinary + " --seed 2 -i 10-1009 -n 5000");
-  EXPECT_EQ(beyond.out, range.out);
+  EXPECT_SAME_BYTES(beyond.out, range.out);
   EXPECT_EQ(run_command(kBinary + " --seed 2 -i 7-7").out, "7\n");
   // The same seed gives -e the order it gives a file of the same lines.
   TempDir dir;
   write_file(dir / "words.txt", "alpha\ntwo words\ngamma\n\ndelta\n");
-  EXPECT_EQ(run_command(kBinary + " --seed 2 " + (dir / "words.txt").string()).out, echo.out);
+  EXPECT_SAME_BYTES(run_command(kBinary + " --seed 2 " + (dir / "words.txt").string()).out, echo.out);
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::lines_cli_test

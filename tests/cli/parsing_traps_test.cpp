@@ -14,7 +14,7 @@
 
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::parsing_traps_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -35,11 +35,11 @@ class Parsing : public ::testing::Test {
 TEST_F(Parsing, SeedIsDecimalOrHexNeverOctal) {
   const auto ten = run("--seed 10 in.txt");
   ASSERT_EQ(ten.exit_code, 0) << ten.err;
-  EXPECT_EQ(run("--seed 010 in.txt").out, ten.out) << "010 read as octal";
-  EXPECT_EQ(run("--seed 0xa in.txt").out, ten.out);
+  EXPECT_SAME_BYTES(run("--seed 010 in.txt").out, ten.out) << "010 read as octal";
+  EXPECT_SAME_BYTES(run("--seed 0xa in.txt").out, ten.out);
   const auto eight = run("--seed 08 in.txt");
   EXPECT_EQ(eight.exit_code, 0) << eight.err;
-  EXPECT_EQ(eight.out, run("--seed 8 in.txt").out);
+  EXPECT_SAME_BYTES(eight.out, run("--seed 8 in.txt").out);
   EXPECT_EQ(run("--seed 0x in.txt").exit_code, 2);
 }
 
@@ -58,7 +58,7 @@ TEST_F(Parsing, AnyHeadCountIsAccepted) {
   for (const std::string count : {"18446744073709551615", "18446744073709551616", "99999999999999999999999"}) {
     const auto r = run("--seed 3 -n " + count + " in.txt");
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, all.out);
+    EXPECT_SAME_BYTES(r.out, all.out);
   }
 }
 
@@ -142,4 +142,4 @@ TEST_F(Parsing, DryRunCountsTheSpoolAndStatesScratchAndDescriptors) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::parsing_traps_test

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "support/command.hpp"
+#include "support/tools.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::readme_examples_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -79,6 +80,7 @@ TEST(ReadmeExamples, SectionIsFoundAndCoversEveryFormat) {
 // is reported on a separate descriptor. A pipeline into `head` may end with
 // 141: the reader closed the pipe early, which is how such pipelines end.
 TEST(ReadmeExamples, EveryCommandRunsAndSucceeds) {
+  SKIP_WITHOUT("python3-numpy", "zstd", "tar", "gzip");
   const auto commands = section_commands(read_file(kSourceDir / "README.md"), "## Worked examples");
   ASSERT_FALSE(commands.empty());
   TempDir dir;
@@ -115,4 +117,4 @@ TEST(ReadmeExamples, EveryCommandRunsAndSucceeds) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::readme_examples_test

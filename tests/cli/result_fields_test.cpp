@@ -15,7 +15,7 @@
 #include "cli/run_report.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::result_fields_test {
 namespace {
 
 // The keys of the first line of `text` that starts with "RESULT ", in order.
@@ -61,4 +61,4 @@ TEST(ResultFields, TheProgramPrintsTheListedFieldsThenTheSeed) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::result_fields_test

@@ -14,8 +14,9 @@
 
 #include "support/command.hpp"
 #include "support/npy_files.hpp"
+#include "support/tools.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::shell_paths_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -41,6 +42,7 @@ struct Lines {
 };
 
 TEST(ShellPaths, InputsReadOnceAreSpooled) {
+  SKIP_WITHOUT("gzip");
   Lines l;
   const std::string b = kBinary, in = l.in, d = l.dir.path().string();
   const std::pair<const char*, std::string> cases[] = {
@@ -69,6 +71,7 @@ TEST(ShellPaths, InputsReadOnceAreSpooled) {
 // magic after the spool), CSV with its header and a quoted newline, JSONL,
 // and compressed FIFOs named .zst and .gz.
 TEST(ShellPaths, EveryFormatFromAPipeEqualsTheFile) {
+  SKIP_WITHOUT("gzip", "zstd");
   TempDir dir;
   const std::string d = dir.path().string(), b = kBinary;
   std::string records;
@@ -209,4 +212,4 @@ TEST(ShellPaths, BudgetsAboveTheMachineAreRefused) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::shell_paths_test

@@ -21,7 +21,7 @@
 // Purpose::kLab streams with fixed seeds, so a given build is deterministic:
 // a failure repeats until the code or the seed changes.
 
-namespace extshuffle::core {
+namespace extshuffle::core::hypergeometric_test {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x5eed'4e11'0c0f'fee5ull;
@@ -314,4 +314,4 @@ TEST(HypergeometricDistribution, MeanVarianceAndLowBitsAtSixtyFourBits) {
 }
 
 }  // namespace
-}  // namespace extshuffle::core
+}  // namespace extshuffle::core::hypergeometric_test

@@ -16,7 +16,7 @@
 // chi-square tests at p < 1e-6 each, so the file fails by chance with
 // probability < 3e-6. All samples come from fixed seeds.
 
-namespace extshuffle::core {
+namespace extshuffle::core::multivariate_hypergeometric_test {
 namespace {
 
 constexpr double kAlpha = 1e-6;
@@ -79,4 +79,4 @@ TEST(MultivariateHypergeometric, MarginalsAreHypergeometric) {
 }
 
 }  // namespace
-}  // namespace extshuffle::core
+}  // namespace extshuffle::core::multivariate_hypergeometric_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace extshuffle::core {
+namespace extshuffle::core::plan_test {
 namespace {
 
 TEST(Plan, BucketsPartitionTheNode) {
@@ -59,4 +59,4 @@ TEST(Plan, RejectsWhatVersionOneCannotAddress) {
 }
 
 }  // namespace
-}  // namespace extshuffle::core
+}  // namespace extshuffle::core::plan_test

@@ -22,7 +22,7 @@
 // 10 tests, so the file fails by chance with probability < 1e-5. All samples
 // come from fixed seeds, so a given build is deterministic.
 
-namespace extshuffle::core {
+namespace extshuffle::core::recursive_matrix_test {
 namespace {
 
 constexpr double kAlpha = 1e-6;
@@ -392,4 +392,4 @@ TEST(RecursiveMatrix, RejectsMisuse) {
 }
 
 }  // namespace
-}  // namespace extshuffle::core
+}  // namespace extshuffle::core::recursive_matrix_test

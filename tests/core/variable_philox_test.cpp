@@ -9,7 +9,7 @@
 #include "device/cpu/variable_philox_batch.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::core {
+namespace extshuffle::core::variable_philox_test {
 namespace {
 
 Stream lab_stream(std::uint64_t seed, std::uint64_t index) {
@@ -113,4 +113,4 @@ TEST(VariablePhilox, MinimumWidthReachesEveryOrderOfSmallN) {
 }
 
 }  // namespace
-}  // namespace extshuffle::core
+}  // namespace extshuffle::core::variable_philox_test

@@ -19,7 +19,7 @@
 #include "extshuffle/io/input_set.hpp"
 #include "support/npy_files.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::dataset_input_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -86,7 +86,7 @@ TEST_F(DatasetInputTest, NpyArraysSumTheirRowsAndMustShareTheirDtype) {
   EXPECT_EQ(d.layout.records, 5u);
   EXPECT_EQ(d.layout.record_size, 4u);
   EXPECT_NE(d.layout.header.find("'shape': (5,)"), std::string::npos) << d.layout.header;
-  EXPECT_EQ(records_of(d), std::string(8, '\x01') + std::string(12, '\x02'));
+  EXPECT_SAME_BYTES(records_of(d), std::string(8, '\x01') + std::string(12, '\x02'));
   EXPECT_THROW(read({file("c.npy", npy("<u4", 1, std::string(4, '\0'))),
                      file("d.npy", npy("<f4", 1, std::string(4, '\0')))}),
                InputError);
@@ -106,4 +106,4 @@ TEST_F(DatasetInputTest, TextAndBinaryInputsDoNotMix) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::dataset_input_test

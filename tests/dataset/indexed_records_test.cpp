@@ -25,7 +25,7 @@
 #include "support/indexed_files.hpp"
 #include "support/tar_archives.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::indexed_records_test {
 namespace {
 
 using testing::indexed;
@@ -192,4 +192,4 @@ TEST(IndexedRecords, RecordsPastTheEndAndInputsWithoutOffsetsAreRefused) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::indexed_records_test

@@ -17,7 +17,7 @@
 #include "extshuffle/errors.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::manifest_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -81,7 +81,7 @@ TEST_F(ManifestTest, SaysWhatWasReadHowAndWhatWasWritten) {
   const std::string text = manifest.text();
   manifest.commit();
   std::ifstream in(path("m.json"));
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+  EXPECT_SAME_BYTES(std::string(std::istreambuf_iterator<char>(in), {}), text);
 }
 
 TEST_F(ManifestTest, AlignedDatasetsAreNumbered) {
@@ -129,4 +129,4 @@ TEST_F(ManifestTest, AnUncommittedManifestLeavesNothing) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::manifest_test

@@ -10,7 +10,7 @@
 #include "extshuffle/dataset/record_cutter.hpp"
 #include "extshuffle/errors.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::output_parts_test {
 namespace {
 
 TEST(OutputParts, SplitEndsAreExactCumulativeFloors) {
@@ -104,4 +104,4 @@ TEST(RecordCutter, FixedRecordsByArithmetic) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::output_parts_test

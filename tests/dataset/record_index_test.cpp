@@ -21,7 +21,7 @@
 #include "support/indexed_files.hpp"
 #include "support/tar_archives.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::record_index_test {
 namespace {
 
 using testing::indexed;
@@ -187,4 +187,4 @@ TEST(RecordIndex, AnIndexReadsBackWithNumpysLayout) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::record_index_test

@@ -19,7 +19,7 @@
 #include "support/npy_files.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::sharded_output_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -72,9 +72,9 @@ TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) 
     out.prepare_commit();
     out.publish();
     // 10 records in 3 shards: the first 10 mod 3 shards get one more.
-    EXPECT_EQ(read(path("part-00000-of-00003.bin")), records.substr(0, 16)) << step;
-    EXPECT_EQ(read(path("part-00001-of-00003.bin")), records.substr(16, 12)) << step;
-    EXPECT_EQ(read(path("part-00002-of-00003.bin")), records.substr(28, 12)) << step;
+    EXPECT_SAME_BYTES(read(path("part-00000-of-00003.bin")), records.substr(0, 16)) << step;
+    EXPECT_SAME_BYTES(read(path("part-00001-of-00003.bin")), records.substr(16, 12)) << step;
+    EXPECT_SAME_BYTES(read(path("part-00002-of-00003.bin")), records.substr(28, 12)) << step;
     ASSERT_EQ(out.files().size(), 3u);
     EXPECT_EQ(out.files()[0].records, 4u);
     EXPECT_EQ(out.files()[1].shard, 1u);
@@ -180,4 +180,4 @@ TEST_F(ShardedOutputTest, PatternsThatCannotNameEveryPieceAreRefused) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::sharded_output_test

@@ -23,7 +23,7 @@
 #include "extshuffle/io/mapped_bytes.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::text_count_test {
 namespace {
 
 // An input and the records it holds, each as the output will carry it
@@ -273,4 +273,4 @@ TEST_F(TextCountTest, TfrecordFramesAreCountedWholeAndABrokenFrameIsRefused) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::text_count_test

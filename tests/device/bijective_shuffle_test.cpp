@@ -8,7 +8,7 @@
 #include "support/permutations.hpp"
 #include "support/statistics.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::bijective_shuffle_test {
 namespace {
 
 using core::NodeId;
@@ -103,4 +103,4 @@ TEST(BijectiveShuffle, CudaWithoutGpuIsAnError) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::bijective_shuffle_test

@@ -13,7 +13,7 @@
 #include "support/command.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::cuda_executor_test {
 namespace {
 
 std::vector<std::byte> run_on(device::Device device, const std::vector<std::byte>& input, std::size_t record_size,
@@ -53,7 +53,7 @@ TEST(CudaExecutor, CliDeviceCudaEqualsDeviceCpu) {
                            dir.path().string() + " " + (dir / "in.bin").string() + " ";
   ASSERT_EQ(testing::run_command(base + (dir / "cpu.bin").string() + " --device cpu").exit_code, 0);
   ASSERT_EQ(testing::run_command(base + (dir / "gpu.bin").string() + " --device cuda").exit_code, 0);
-  EXPECT_EQ(testing::read_file(dir / "cpu.bin"), testing::read_file(dir / "gpu.bin"));
+  EXPECT_SAME_BYTES(testing::read_file(dir / "cpu.bin"), testing::read_file(dir / "gpu.bin"));
 }
 
 // Without a usable GPU: --device cuda fails before reading anything, with
@@ -72,8 +72,8 @@ TEST(CudaExecutor, CliWithoutAGpuRefusesCudaAndAutoRunsOnTheCpu) {
   EXPECT_FALSE(std::filesystem::exists(dir / "gpu.bin"));
   ASSERT_EQ(testing::run_command(base + (dir / "auto.bin").string() + " --device auto").exit_code, 0);
   ASSERT_EQ(testing::run_command(base + (dir / "cpu.bin").string() + " --device cpu").exit_code, 0);
-  EXPECT_EQ(testing::read_file(dir / "auto.bin"), testing::read_file(dir / "cpu.bin"));
+  EXPECT_SAME_BYTES(testing::read_file(dir / "auto.bin"), testing::read_file(dir / "cpu.bin"));
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::cuda_executor_test

@@ -13,7 +13,7 @@
 #include "device/cuda/bijective_shuffle_kernels.cuh"
 #include "device/philox_cases.hpp"
 
-namespace extshuffle::device::cuda::kernels {
+namespace extshuffle::device::cuda::kernels::cuda_kernel_host_test {
 namespace {
 
 // The parameters a kernel receives hold core's keys, halves and rounds.
@@ -88,4 +88,4 @@ TEST(CudaKernelHost, EveryTileFindsItsJob) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device::cuda::kernels
+}  // namespace extshuffle::device::cuda::kernels::cuda_kernel_host_test

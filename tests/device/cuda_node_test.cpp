@@ -18,7 +18,7 @@
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::cuda_node_test {
 namespace {
 
 #define EXTSHUFFLE_SKIP_WITHOUT_CUDA() \
@@ -125,4 +125,4 @@ TEST(CudaNode, ErrorsOfTheCallbacksPassThrough) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::cuda_node_test

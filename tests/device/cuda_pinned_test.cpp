@@ -12,7 +12,7 @@
 #include "extshuffle/device/shuffle_records.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::cuda_pinned_test {
 namespace {
 
 class Pinned {
@@ -72,4 +72,4 @@ TEST(CudaPinned, PinnedAndPageableBuffersMatchCpu) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::cuda_pinned_test

@@ -18,7 +18,7 @@
 #include "support/permutations.hpp"
 #include "support/statistics.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::cuda_shuffle_test {
 namespace {
 
 using core::NodeId;
@@ -260,4 +260,4 @@ TEST(CudaShuffle, MoreThanTwoToThe32Records) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::cuda_shuffle_test

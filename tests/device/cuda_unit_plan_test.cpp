@@ -11,7 +11,7 @@
 #include "device/cuda/unit_plan.hpp"
 #include "extshuffle/device/device_error.hpp"
 
-namespace extshuffle::device::cuda {
+namespace extshuffle::device::cuda::cuda_unit_plan_test {
 namespace {
 
 core::VariablePhilox bijection(std::uint64_t n) {
@@ -90,4 +90,4 @@ TEST(CudaUnitPlan, BadJobsAreRefused) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device::cuda
+}  // namespace extshuffle::device::cuda::cuda_unit_plan_test

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace extshuffle::device {
+namespace extshuffle::device::host_memory_test {
 namespace {
 
 // Feature bits as the kernel spells them, one character a bit; bit 5 is
@@ -28,4 +28,4 @@ TEST(HostMemory, IsAlignedToHugePagesAndWritableToItsEnd) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::host_memory_test

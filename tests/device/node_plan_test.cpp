@@ -17,7 +17,7 @@
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::node_plan_test {
 namespace {
 
 // A and B in host memory; shuffles on the CPU back end.
@@ -169,4 +169,4 @@ TEST(NodeOnDevice, WithoutAGpuNothingFitsAndRunsFail) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::node_plan_test

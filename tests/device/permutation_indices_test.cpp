@@ -10,7 +10,7 @@
 
 #include "extshuffle/device/shuffle_records.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::permutation_indices_test {
 namespace {
 
 TEST(PermutationIndices, EqualTheShuffleOfTheIdentityAndItsInverse) {
@@ -35,4 +35,4 @@ TEST(PermutationIndices, EqualTheShuffleOfTheIdentityAndItsInverse) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::permutation_indices_test

@@ -13,7 +13,7 @@
 #include "extshuffle/device/shuffle_records.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::device {
+namespace extshuffle::device::record_gather_test {
 namespace {
 
 std::vector<std::byte> random_bytes(std::size_t bytes, std::uint64_t seed) {
@@ -152,4 +152,4 @@ TEST(RecordGather, ShuffleEqualsItsDefinitionForEveryWorkSplit) {
 }
 
 }  // namespace
-}  // namespace extshuffle::device
+}  // namespace extshuffle::device::record_gather_test

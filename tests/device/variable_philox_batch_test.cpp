@@ -18,7 +18,7 @@
 
 #include "device/philox_cases.hpp"
 
-namespace extshuffle::device::cpu {
+namespace extshuffle::device::cpu::variable_philox_batch_test {
 namespace {
 
 // Compares the batch entry point with core on every case; stops at the
@@ -62,4 +62,4 @@ TEST(VariablePhiloxBatch, EveryTargetMatchesCore) {
 TEST(VariablePhiloxBatch, RunTimeChoiceMatchesCore) { expect_matches_core("run-time choice"); }
 
 }  // namespace
-}  // namespace extshuffle::device::cpu
+}  // namespace extshuffle::device::cpu::variable_philox_batch_test

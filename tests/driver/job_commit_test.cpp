@@ -38,8 +38,9 @@
 #include "extshuffle/io/destination_directory.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "support/command.hpp"
+#include "support/process_state.hpp"
 
-namespace extshuffle::driver {
+namespace extshuffle::driver::job_commit_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -61,6 +62,9 @@ std::set<std::string> listing(const fs::path& directory) {
   for (const auto& entry : fs::directory_iterator(directory)) names.insert(entry.path().filename().string());
   return names;
 }
+
+// A bound on waits for an event that only a hang would miss.
+constexpr int kHangMs = 300 * 1000;
 
 // Waits up to `timeout_ms` for one byte on `fd`; whether it came.
 bool wait_for_byte(int fd, int timeout_ms) {
@@ -132,8 +136,8 @@ TEST_F(JobCommitTest, EveryOutputIsInPlaceAndTheManifestIsRenamedLast) {
   }
   ::close(watch);
   EXPECT_EQ(renamed, (std::vector<std::string>{"xs.txt", "ys.txt", "m.json"}));
-  EXPECT_EQ(read_file(path("xs.txt")), "a2\na1\n");
-  EXPECT_EQ(read_file(path("ys.txt")), "b2\nb1\n");
+  EXPECT_SAME_BYTES(read_file(path("xs.txt")), "a2\na1\n");
+  EXPECT_SAME_BYTES(read_file(path("ys.txt")), "b2\nb1\n");
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "m.json", "xs.txt", "ys.txt"}));
   const auto manifest = nlohmann::json::parse(read_file(path("m.json")));
   ASSERT_EQ(manifest.at("outputs").size(), 2u);
@@ -180,9 +184,9 @@ TEST_F(JobCommitTest, AManifestThatCannotBeWrittenPublishesNothingAndLeavesEvery
     const FileSizeLimit limit(8);
     EXPECT_THROW(commit.commit(result), IoError);
   }
-  EXPECT_EQ(read_file(path("xs.txt")), "old xs\n");
-  EXPECT_EQ(read_file(path("ys.txt")), "old ys\n");
-  EXPECT_EQ(read_file(path("m.json")), "{}");
+  EXPECT_SAME_BYTES(read_file(path("xs.txt")), "old xs\n");
+  EXPECT_SAME_BYTES(read_file(path("ys.txt")), "old ys\n");
+  EXPECT_SAME_BYTES(read_file(path("m.json")), "{}");
   EXPECT_EQ(listing(dir_), before);  // no temporary left behind
 }
 
@@ -216,10 +220,10 @@ TEST_F(JobCommitTest, LeftoversOfAKilledRunAreSweptButNeverAnInputNorOneARunning
   ::close(held_fd);
 
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "out.txt", input_link, held, other}));
-  EXPECT_EQ(read_file(path(input_link)), "a1\na2\n");
-  EXPECT_EQ(read_file(path("a.txt")), "a1\na2\n");
-  EXPECT_EQ(read_file(path(held)), "a running job's\n");
-  EXPECT_EQ(read_file(path("out.txt")), "a2\na1\n");
+  EXPECT_SAME_BYTES(read_file(path(input_link)), "a1\na2\n");
+  EXPECT_SAME_BYTES(read_file(path("a.txt")), "a1\na2\n");
+  EXPECT_SAME_BYTES(read_file(path(held)), "a running job's\n");
+  EXPECT_SAME_BYTES(read_file(path("out.txt")), "a2\na1\n");
 }
 
 TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNothing) {
@@ -243,7 +247,7 @@ TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNo
   commit.commit(result);
   EXPECT_EQ(listing(path("elsewhere")), std::set<std::string>{bait});
   EXPECT_EQ(listing(path("moved")), (std::set<std::string>{"m.json", "xs.txt"}));
-  EXPECT_EQ(read_file(path("moved/xs.txt")), "a2\na1\n");
+  EXPECT_SAME_BYTES(read_file(path("moved/xs.txt")), "a2\na1\n");
   EXPECT_EQ(nlohmann::json::parse(read_file(path("moved/m.json")))["outputs"][0]["bytes"], 6);
 }
 
@@ -274,7 +278,7 @@ TEST_F(CommitInOrderTest, APrepareThatThrowsPublishesNothing) {
                       {}),
       IoError);
   EXPECT_FALSE(published);
-  EXPECT_EQ(read_file(path("out.txt")), "old\n");
+  EXPECT_SAME_BYTES(read_file(path("out.txt")), "old\n");
   // The lock went with the failure: the next commit goes through.
   stage("staged", "new\n");
   const auto done = commit_in_order(destination("out.txt"), {}, steps([&] {
@@ -374,7 +378,7 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo
     try {
       commit_in_order(destination("out.txt"), {}, steps([&] {
                         (void)::write(held[1], "H", 1);
-                        wait_for_byte(go[0], 20000);
+                        wait_for_byte(go[0], kHangMs);
                         stage("staged-first", "first\n");
                         return CommitRenames{{rename("staged-first", "out.txt")}, {}, 1};
                       }),
@@ -384,7 +388,7 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo
     }
     ::_exit(code);
   }
-  ASSERT_TRUE(wait_for_byte(held[0], 20000)) << "the first commit never reached its prepare";
+  ASSERT_TRUE(wait_for_byte(held[0], kHangMs)) << "the first commit never reached its prepare";
   std::atomic<bool> entered{false};
   std::atomic<bool> entered_when_told{true};
   std::string seen, told;
@@ -404,7 +408,7 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo
                     });
   });
   // The second commit says it waits (after a second): the event that it is blocked.
-  ASSERT_TRUE(wait_for_byte(told_pipe[0], 20000)) << "the second commit never said it waits";
+  ASSERT_TRUE(wait_for_byte(told_pipe[0], kHangMs)) << "the second commit never said it waits";
   ASSERT_EQ(::write(go[1], "G", 1), 1);
   int status = 0;
   ASSERT_EQ(::waitpid(first, &status, 0), first);  // its exit lets go of its lock, whatever happened
@@ -420,4 +424,4 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo
 }
 
 }  // namespace
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::driver::job_commit_test

@@ -21,7 +21,7 @@
 #include "extshuffle/errors.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::driver {
+namespace extshuffle::driver::job_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -185,4 +185,4 @@ TEST_F(JobFilesTest, ANameThatCannotBeCreatedIsRefusedBeforeAnyWork) {
 }
 
 }  // namespace
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::driver::job_files_test

@@ -10,7 +10,7 @@
 #include "driver/mode_options.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
 
-namespace extshuffle::driver {
+namespace extshuffle::driver::job_slices_test {
 namespace {
 
 // A Job's options with no field at its default.
@@ -124,4 +124,4 @@ TEST(JobSlicesTest, TheManifestEntryHoldsWhatTheRunReadAndWrote) {
 }
 
 }  // namespace
-}  // namespace extshuffle::driver
+}  // namespace extshuffle::driver::job_slices_test

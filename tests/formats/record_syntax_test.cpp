@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace extshuffle::formats {
+namespace extshuffle::formats::record_syntax_test {
 namespace {
 
 const RecordSyntax kLines{'\n', false, ','};
@@ -249,4 +249,4 @@ TEST(Framing, EachFormatHasOneAndTheSyntaxCarriesIt) {
 }
 
 }  // namespace
-}  // namespace extshuffle::formats
+}  // namespace extshuffle::formats::record_syntax_test

@@ -22,7 +22,9 @@
 #include "extshuffle/io/byte_extents.hpp"
 #include "support/tar_archives.hpp"
 
-namespace extshuffle::formats {
+#include "support/same_bytes.hpp"
+
+namespace extshuffle::formats::tar_test {
 namespace {
 
 using testing::header;
@@ -112,9 +114,9 @@ TEST(TarScanner, GroupsConsecutiveMembersByKeyAndKeepsTheirBytes) {
     std::vector<std::string> frames;
     const TarIndex index = scan(archive, true, piece, &frames);
     ASSERT_EQ(index.samples(), 3u) << piece;
-    EXPECT_EQ(sample_bytes(archive, index, 0), a);
-    EXPECT_EQ(sample_bytes(archive, index, 1), b);
-    EXPECT_EQ(sample_bytes(archive, index, 2), c);
+    EXPECT_SAME_BYTES(sample_bytes(archive, index, 0), a);
+    EXPECT_SAME_BYTES(sample_bytes(archive, index, 1), b);
+    EXPECT_SAME_BYTES(sample_bytes(archive, index, 2), c);
     EXPECT_EQ(index.frame_lengths, (std::vector<std::uint64_t>{a.size(), b.size(), c.size()}));
     EXPECT_EQ(index.members, 5u);
     EXPECT_EQ(index.archive_end, a.size() + b.size() + c.size());
@@ -125,7 +127,7 @@ TEST(TarScanner, GroupsConsecutiveMembersByKeyAndKeepsTheirBytes) {
     ASSERT_EQ(frames.size(), 3u);
     std::string framed;
     append_tar_frame(framed, a);
-    EXPECT_EQ(frames[0], framed);
+    EXPECT_SAME_BYTES(frames[0], framed);
   }
 }
 
@@ -159,10 +161,10 @@ TEST(TarScanner, ReadsPaxPathsAndSizesGnuLongNamesAndBase256Sizes) {
   const TarIndex index = scan(archive, true, 100);
   expect_same_index(index, scan_skipping(archive));
   ASSERT_EQ(index.samples(), 4u);
-  EXPECT_EQ(sample_bytes(archive, index, 0), pax_sample + gnu_sample);  // one key: two members
-  EXPECT_EQ(sample_bytes(archive, index, 1), pax_size);
-  EXPECT_EQ(sample_bytes(archive, index, 2), base256);
-  EXPECT_EQ(sample_bytes(archive, index, 3), with_prefix);
+  EXPECT_SAME_BYTES(sample_bytes(archive, index, 0), pax_sample + gnu_sample);  // one key: two members
+  EXPECT_SAME_BYTES(sample_bytes(archive, index, 1), pax_size);
+  EXPECT_SAME_BYTES(sample_bytes(archive, index, 2), base256);
+  EXPECT_SAME_BYTES(sample_bytes(archive, index, 3), with_prefix);
   EXPECT_EQ(index.first_key, std::string(200, 'd') + "/" + std::string(95, 'k'));
   EXPECT_EQ(index.last_key, "some/dir/q");
 }
@@ -178,12 +180,12 @@ TEST(TarScanner, SkipsDirectoriesAndLinksAndCountsThem) {
   ASSERT_EQ(index.samples(), 2u);
   EXPECT_EQ(index.skipped_members, 3u);
   EXPECT_EQ(index.hard_links, 1u);
-  EXPECT_EQ(sample_bytes(archive, index, 0), a1 + a2);  // two ranges around the directory
+  EXPECT_SAME_BYTES(sample_bytes(archive, index, 0), a1 + a2);  // two ranges around the directory
   EXPECT_EQ(index.first_range[1] - index.first_range[0], 2u);
-  EXPECT_EQ(sample_bytes(archive, index, 1), b);
+  EXPECT_SAME_BYTES(sample_bytes(archive, index, 1), b);
   std::string framed;
   append_tar_frame(framed, a1 + a2);
-  EXPECT_EQ(frames[0], framed);
+  EXPECT_SAME_BYTES(frames[0], framed);
 }
 
 TEST(TarScanner, EmptyInputsAndArchivesWithoutTrailer) {
@@ -214,10 +216,10 @@ TEST(TarScanner, DataAfterTheEndIsRefusedUnlessZeroBlocksAreReadThrough) {
     }
     const TarIndex index = scanner.finish();
     ASSERT_EQ(index.samples(), 2u) << piece;
-    EXPECT_EQ(sample_bytes(archive, index, 0), a);
-    EXPECT_EQ(sample_bytes(archive, index, 1), b);
+    EXPECT_SAME_BYTES(sample_bytes(archive, index, 0), a);
+    EXPECT_SAME_BYTES(sample_bytes(archive, index, 1), b);
     ASSERT_EQ(frames.size(), 2u);
-    EXPECT_EQ(frames[1].substr(kTarFrameBytes), b);
+    EXPECT_SAME_BYTES(frames[1].substr(kTarFrameBytes), b);
   }
 }
 
@@ -295,7 +297,7 @@ TEST(TarFrames, EndWhereTheirLengthSaysAndStripInAnyPieces) {
       stripper.write(reinterpret_cast<const std::byte*>(frames.data() + k), std::min(piece, frames.size() - k),
                      [&](const std::byte* data, std::size_t n) { out.append(reinterpret_cast<const char*>(data), n); });
     }
-    EXPECT_EQ(out, "first sample" + std::string(3000, 's')) << piece;
+    EXPECT_SAME_BYTES(out, "first sample" + std::string(3000, 's')) << piece;
     EXPECT_TRUE(stripper.at_frame_boundary());
   }
 }
@@ -310,9 +312,9 @@ TEST(TarFormat, IsChosenByTheExtensionAlsoCompressed) {
 }
 
 }  // namespace
-}  // namespace extshuffle::formats
+}  // namespace extshuffle::formats::tar_test
 
-namespace extshuffle::io {
+namespace extshuffle::io::tar_test {
 namespace {
 
 // Frames over an input: 8 bytes in memory, then a range of a file, as the
@@ -354,7 +356,7 @@ TEST(TarFrameExtents, ReadBackWhateverTheStartAndLength) {
         got.append(piece, 0, n);
       }
       const std::string want = expected.substr(start, got.size());
-      ASSERT_EQ(got, want) << start << " " << length;
+      ASSERT_SAME_BYTES(got, want) << start << " " << length;
       EXPECT_EQ(got.size(), std::min<std::uint64_t>(expected.size() - start, 3 * length))
           << start << " " << length;
     }
@@ -362,4 +364,4 @@ TEST(TarFrameExtents, ReadBackWhateverTheStartAndLength) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::tar_test

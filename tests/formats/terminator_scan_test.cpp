@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace extshuffle::formats {
+namespace extshuffle::formats::terminator_scan_test {
 namespace {
 
 std::vector<std::uint64_t> reference_ends(const std::string& text, std::size_t from, char terminator,
@@ -104,4 +104,4 @@ TEST(TerminatorScan, TheDefaultOverloadsAgreeWithTheKernels) {
 }
 
 }  // namespace
-}  // namespace extshuffle::formats
+}  // namespace extshuffle::formats::terminator_scan_test

@@ -14,7 +14,9 @@
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 
-namespace extshuffle::formats {
+#include "support/same_bytes.hpp"
+
+namespace extshuffle::formats::tfrecord_test {
 namespace {
 
 RecordSyntax framed() {
@@ -75,7 +77,7 @@ TEST(TfrecordFrame, FrameHoldsLengthItsCrcDataAndDataCrc) {
   EXPECT_EQ(tfrecord_data_length(f.data()), 3u);
   EXPECT_EQ(f.substr(12, 3), "abc");
   const std::uint32_t data_crc = mask_tfrecord_crc(crc32c("abc", 3));
-  EXPECT_EQ(f.substr(15), std::string(reinterpret_cast<const char*>(&data_crc), 4));
+  EXPECT_SAME_BYTES(f.substr(15), std::string(reinterpret_cast<const char*>(&data_crc), 4));
   EXPECT_NO_THROW(check_whole(f));
 }
 
@@ -154,4 +156,4 @@ TEST(TfrecordFormat, ChosenByNameAndByFormat) {
 }
 
 }  // namespace
-}  // namespace extshuffle::formats
+}  // namespace extshuffle::formats::tfrecord_test

@@ -16,7 +16,7 @@
 
 #include "extshuffle/io/aligned_buffer.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::block_file_test {
 namespace {
 
 // In a fresh child: `threads` threads released together each write one 4 KiB
@@ -76,4 +76,4 @@ TEST(BlockFile, ConcurrentFirstRequestsOfAProcess) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::block_file_test

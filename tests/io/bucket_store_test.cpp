@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace extshuffle::io {
+#include "support/same_bytes.hpp"
+
+namespace extshuffle::io::bucket_store_test {
 namespace {
 
 std::string read_all(const ByteExtents& extents) {
@@ -46,10 +48,10 @@ TEST(BucketStore, ExactRegionsAreAdjacentAndReadBackInOrder) {
     }
   }
   EXPECT_EQ(split.finish(), 5000u + 7 + 12000);
-  for (int j = 0; j < 3; ++j) EXPECT_EQ(read_all(split.bucket(j)), texts[j]) << "bucket " << j;
+  for (int j = 0; j < 3; ++j) EXPECT_SAME_BYTES(read_all(split.bucket(j)), texts[j]) << "bucket " << j;
   const ByteExtents all = split.buckets(0, 3);
   EXPECT_EQ(all.extents.size(), 1u);  // adjacent: one request
-  EXPECT_EQ(read_all(all), texts[0] + texts[1] + texts[2]);
+  EXPECT_SAME_BYTES(read_all(all), texts[0] + texts[1] + texts[2]);
 }
 
 TEST(BucketStore, OverflowExtentsHoldWhatOutgrowsARegion) {
@@ -65,11 +67,11 @@ TEST(BucketStore, OverflowExtentsHoldWhatOutgrowsARegion) {
   append(split.writer(1), small);
   split.finish();
   EXPECT_GT(split.bucket(0).extents.size(), 1u);
-  EXPECT_EQ(read_all(split.bucket(0)), big);
-  EXPECT_EQ(read_all(split.bucket(1)), small);
+  EXPECT_SAME_BYTES(read_all(split.bucket(0)), big);
+  EXPECT_SAME_BYTES(read_all(split.bucket(1)), small);
   std::string below(8192, '\0');
   scratch->read_now(below.data(), 0, below.size());
-  EXPECT_EQ(below, pattern('x', 8192));  // untouched
+  EXPECT_SAME_BYTES(below, pattern('x', 8192));  // untouched
 }
 
 // An exact region holds the records the plan sends: more can only come
@@ -100,7 +102,7 @@ TEST(BucketStore, BucketsNotKeptStoreNothing) {
   append(split.writer(0), pattern('a', 100));
   append(split.writer(1), pattern('b', 100));
   EXPECT_EQ(split.finish(), 100u);
-  EXPECT_EQ(read_all(split.bucket(0)), pattern('a', 100));
+  EXPECT_SAME_BYTES(read_all(split.bucket(0)), pattern('a', 100));
   EXPECT_EQ(split.bucket(1).bytes, 0u);
 }
 
@@ -121,7 +123,7 @@ TEST(BucketStore, SplitsStackAndGiveTheirSpaceBack) {
       child.finish();
       child_offset = child.bucket(0).extents.front().offset;
       EXPECT_GE(child_offset, 5000u);  // above the parent's space
-      EXPECT_EQ(read_all(parent.bucket(0)), pattern('p', 5000));
+      EXPECT_SAME_BYTES(read_all(parent.bucket(0)), pattern('p', 5000));
     }
     BucketStore::Split sibling(store, regions, kept, true, buffers.data() + 1024, 512);
     append(sibling.writer(0), pattern('s', 10));
@@ -135,4 +137,4 @@ TEST(BucketStore, SplitsStackAndGiveTheirSpaceBack) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::bucket_store_test

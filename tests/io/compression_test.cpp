@@ -17,7 +17,7 @@
 #include "../support/command.hpp"
 #include "extshuffle/errors.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::compression_test {
 namespace {
 
 using testing::read_file;
@@ -172,7 +172,7 @@ TEST(Compression, RoundTripsSmallEmptyAndLargeInputs) {
       SCOPED_TRACE(std::string(codec_name(codec)) + " input " + std::to_string(i));
       const std::string packed = compress(codec, inputs[i], 2);
       if (codec != Codec::kNone && inputs[i].size() > 1000) {
-        EXPECT_NE(packed, inputs[i]);
+        EXPECT_DIFFERENT_BYTES(packed, inputs[i]);
       }
       write_file(dir / "f", packed);
       std::uint64_t compressed = 0;
@@ -229,10 +229,10 @@ TEST(Compression, HeadersAreDeterministicAndCarryChecksums) {
   const std::string gz = compress(Codec::kGzip, "x\n");
   ASSERT_GE(gz.size(), 18u);
   // Magic, deflate, no flags, mtime 0, no extra flags, OS 3 (Unix).
-  EXPECT_EQ(gz.substr(0, 10), std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10));
+  EXPECT_SAME_BYTES(gz.substr(0, 10), std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10));
   const std::string zst = compress(Codec::kZstd, "x\n");
   ASSERT_GE(zst.size(), 5u);
-  EXPECT_EQ(zst.substr(0, 4), std::string("\x28\xb5\x2f\xfd", 4));
+  EXPECT_SAME_BYTES(zst.substr(0, 4), std::string("\x28\xb5\x2f\xfd", 4));
   EXPECT_NE(static_cast<unsigned char>(zst[4]) & 0x04, 0) << "content checksum flag";
 }
 
@@ -245,7 +245,7 @@ TEST(Compression, WriterLifecycle) {
     writer.finish();
     const std::string once = out;
     writer.finish();  // a second call does nothing
-    EXPECT_EQ(out, once);
+    EXPECT_SAME_BYTES(out, once);
     EXPECT_THROW(writer.write("d", 1), std::logic_error);
     EXPECT_GT(writer.memory_bytes() + (codec == Codec::kNone ? 1 : 0), 0u);
   }
@@ -439,11 +439,11 @@ TEST(Compression, TruncatedStreamsThrow) {
                              packed.size() - 9, packed.size() - 4, packed.size() - 1}) {
       SCOPED_TRACE(std::string(codec_name(codec)) + " keeps " + std::to_string(keep) + " of " +
                    std::to_string(packed.size()));
-      EXPECT_EQ(decode_error(codec, packed.substr(0, keep), "cut"), prefix + "unexpected end of stream");
+      EXPECT_SAME_BYTES(decode_error(codec, packed.substr(0, keep), "cut"), prefix + "unexpected end of stream");
     }
     // A whole first member/frame followed by a cut second one.
-    EXPECT_EQ(decode_error(codec, packed + packed.substr(0, packed.size() / 2), "cut"),
-              prefix + "unexpected end of stream");
+    EXPECT_SAME_BYTES(decode_error(codec, packed + packed.substr(0, packed.size() / 2), "cut"),
+                      prefix + "unexpected end of stream");
   }
 }
 
@@ -459,7 +459,7 @@ TEST(Compression, CorruptStreamsThrow) {
       std::string bad = packed;
       bad[at] = static_cast<char>(bad[at] ^ 0x10);
       const std::string message = decode_error(codec, bad, "bad");
-      EXPECT_EQ(message.substr(0, prefix.size()), prefix) << message;
+      EXPECT_SAME_BYTES(message.substr(0, prefix.size()), prefix) << message;
       EXPECT_GT(message.size(), prefix.size() + 5) << message;
       EXPECT_EQ(message.find('\n'), std::string::npos);
     }
@@ -467,8 +467,8 @@ TEST(Compression, CorruptStreamsThrow) {
     std::string bad = packed;
     const std::size_t checksum_at = packed.size() - (codec == Codec::kGzip ? 8 : 4);
     bad[checksum_at] = static_cast<char>(bad[checksum_at] ^ 0x01);
-    EXPECT_EQ(decode_error(codec, bad, "bad"),
-              prefix + (codec == Codec::kGzip ? "incorrect data check" : "checksum mismatch"));
+    EXPECT_SAME_BYTES(decode_error(codec, bad, "bad"),
+                      prefix + (codec == Codec::kGzip ? "incorrect data check" : "checksum mismatch"));
   }
 }
 
@@ -528,4 +528,4 @@ TEST(Compression, MemoryIsBounded) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::compression_test

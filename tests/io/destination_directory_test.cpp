@@ -16,7 +16,7 @@
 #include "extshuffle/errors.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::destination_directory_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -92,4 +92,4 @@ TEST(DestinationDirectory, AMissingDirectoryIsAnIoErrorNamingTheOutput) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::destination_directory_test

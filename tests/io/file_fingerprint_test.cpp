@@ -12,7 +12,7 @@
 #include "../support/command.hpp"
 #include "extshuffle/errors.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::file_fingerprint_test {
 namespace {
 
 using testing::TempDir;
@@ -94,4 +94,4 @@ TEST(FileFingerprint, AFileShorterThanItsSizeIsAnInputError) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::file_fingerprint_test

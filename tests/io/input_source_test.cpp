@@ -12,7 +12,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/compression.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::input_source_test {
 namespace {
 
 using testing::TempDir;
@@ -32,8 +32,8 @@ TEST(InputSource, PlainFileIsReadInPlace) {
   EXPECT_FALSE(source.spooled());
   EXPECT_EQ(source.bytes(), text.size());
   EXPECT_EQ(source.scratch_offset(), 0u);
-  EXPECT_EQ(source.read_head(10), text.substr(0, 10));
-  EXPECT_EQ(source.read_head(1 << 20), text);  // never past the end
+  EXPECT_SAME_BYTES(source.read_head(10), text.substr(0, 10));
+  EXPECT_SAME_BYTES(source.read_head(1 << 20), text);  // never past the end
   EXPECT_NO_THROW(source.check_unchanged());
 }
 
@@ -52,7 +52,7 @@ TEST(InputSource, CompressedFileIsSpooledWithItsDecompressedBytes) {
   ASSERT_EQ(source.bytes(), text.size());
   EXPECT_EQ(source.scratch_offset() % 4096, 0u);
   EXPECT_GE(source.scratch_offset(), text.size());
-  EXPECT_EQ(source.read_head(text.size()), text);
+  EXPECT_SAME_BYTES(source.read_head(text.size()), text);
   EXPECT_NO_THROW(source.check_unchanged());  // read whole at the start
 }
 
@@ -73,4 +73,4 @@ TEST(InputSource, MissingInputAndScratchDirectoryAreIoErrors) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::input_source_test

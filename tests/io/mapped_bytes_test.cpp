@@ -15,7 +15,7 @@
 #include "../support/command.hpp"
 #include "extshuffle/io/block_file.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::mapped_bytes_test {
 namespace {
 
 std::string pattern(std::size_t bytes) {
@@ -51,7 +51,7 @@ TEST(MappedBytes, AnyOffsetAndLengthAroundPagesWithAWritableByteAfter) {
       MappedBytes moved = std::move(*mapped);
       EXPECT_EQ(std::memcmp(moved.data(), text.data() + offset, size - offset), 0);
     }
-    EXPECT_EQ(read_file(path), text) << "the input was written";
+    EXPECT_SAME_BYTES(read_file(path), text) << "the input was written";
   }
 }
 
@@ -63,4 +63,4 @@ TEST(MappedBytes, AMemoryFileIsNotMapped) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::mapped_bytes_test

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-namespace extshuffle::io {
+namespace extshuffle::io::memory_limit_test {
 namespace {
 
 FileReader files(const std::map<std::string, std::string>& contents) {
@@ -51,4 +51,4 @@ TEST(MemoryLimit, UsableMemoryIsPositiveAndAtMostPhysical) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::memory_limit_test

@@ -17,7 +17,7 @@
 #include "support/command.hpp"
 #include "support/test_values.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::output_file_test {
 namespace {
 
 using testing::random_bytes;
@@ -71,9 +71,9 @@ TEST(OutputFile, TheDestinationIsUntouchedUntilCommitAndAfterAnAbandonedRun) {
   {
     OutputFile out(destination);
     out.write(bytes.data(), bytes.size());
-    EXPECT_EQ(read_file(destination), "old contents");
+    EXPECT_SAME_BYTES(read_file(destination), "old contents");
   }  // never committed
-  EXPECT_EQ(read_file(destination), "old contents");
+  EXPECT_SAME_BYTES(read_file(destination), "old contents");
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++entries;
   EXPECT_EQ(entries, 1u) << "an abandoned output left a file behind";
@@ -128,4 +128,4 @@ TEST(OutputFile, StaysBufferedOnceWrittenAndOnStandardOutput) {
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::output_file_test

@@ -22,7 +22,7 @@
 #include "support/command.hpp"
 #include "support/test_values.hpp"
 
-namespace extshuffle::io {
+namespace extshuffle::io::write_behind_test {
 namespace {
 
 using testing::random_bytes;
@@ -137,7 +137,7 @@ TEST(WriteBehind, BytesPastTheRangeGoWhereTheOverflowPlacesThem) {
   EXPECT_EQ(stored.extents[0].offset, 500u);
   EXPECT_EQ(stored.extents[0].bytes, 250u);
   EXPECT_EQ(stored.extents[1].offset, 10000u);
-  EXPECT_EQ(read_all(stored), bytes);
+  EXPECT_SAME_BYTES(read_all(stored), bytes);
 }
 
 TEST(WriteBehind, AStreamPastItsRangeWithoutOverflowIsRefused) {
@@ -188,8 +188,8 @@ TEST(WriteBehind, AFileSizeLimitReachedPartwaySurfacesAsIoError) {
   ::setrlimit(RLIMIT_FSIZE, &saved);
   std::signal(SIGXFSZ, old_handler);
   EXPECT_EQ(error, EFBIG);
-  EXPECT_EQ(read_file(path), random_bytes(100 * kPage, 6).substr(0, 25 * kPage));  // what fit, intact
+  EXPECT_SAME_BYTES(read_file(path), random_bytes(100 * kPage, 6).substr(0, 25 * kPage));  // what fit, intact
 }
 
 }  // namespace
-}  // namespace extshuffle::io
+}  // namespace extshuffle::io::write_behind_test

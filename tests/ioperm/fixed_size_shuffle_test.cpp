@@ -12,7 +12,7 @@
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::fixed_size_shuffle_test {
 namespace {
 
 using core::PlanConstants;
@@ -207,4 +207,4 @@ TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::fixed_size_shuffle_test

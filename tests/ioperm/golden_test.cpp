@@ -11,7 +11,7 @@
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::golden_test {
 namespace {
 
 struct Golden {
@@ -59,4 +59,4 @@ TEST(Golden, TheOracleGivesThePinnedHashes) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::golden_test

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::matrix_rows_test {
 namespace {
 
 std::vector<std::uint64_t> whole_matrix(std::uint64_t seed, const core::Node& node, const core::PlanConstants& c) {
@@ -44,4 +44,4 @@ TEST(MatrixRows, ChunkGroupsOfAnySizeGiveTheWholeMatrix) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::matrix_rows_test

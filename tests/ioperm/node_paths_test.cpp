@@ -18,8 +18,9 @@
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
+#include "support/same_bytes.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::node_paths_test {
 namespace {
 
 using core::PlanConstants;
@@ -75,7 +76,7 @@ TEST(NodePaths, FixedRecordsOnEveryPathMatchTheOracleAndTheSchedule) {
         const auto memory = static_cast<std::uint64_t>(factor * static_cast<double>(minimum));
         const std::string what = "r " + std::to_string(r) + " n " + std::to_string(n) + " memory " + std::to_string(memory);
         const Outcome out = run_fixed(input, r, c, memory);
-        ASSERT_EQ(out.output, expected) << what;
+        ASSERT_SAME_BYTES(out.output, expected) << what;
         expect_schedule_is_what_ran(plan_schedule(n, WalkOptions{{r, 17, c, device::Device::kCpu, 1}, memory}),
                                     out.stats, what);
         if (out.stats.nodes_in_memory > 0) seen.insert("in RAM");
@@ -102,7 +103,7 @@ TEST(NodePaths, ManyRoutedLevels) {
   const Outcome out = run_fixed(input, 16384, c, minimum_memory_bytes(c, 16384, n));
   EXPECT_GE(out.stats.nodes_routed, 40u);
   EXPECT_GE(out.stats.passes, 6u);
-  EXPECT_EQ(out.output, as_string(testing::oracle_shuffle(input, 16384, 17, c)));
+  EXPECT_SAME_BYTES(out.output, as_string(testing::oracle_shuffle(input, 16384, 17, c)));
 }
 
 // -n K through routed splits and windows: the first K records of the full
@@ -116,7 +117,7 @@ TEST(NodePaths, HeadCountThroughRoutedSplitsAndWindows) {
   ASSERT_GT(whole.stats.nodes_routed, 0u);
   for (const std::uint64_t k : std::initializer_list<std::uint64_t>{0, 1, 70, 1000, n - 1, n + 5}) {
     const Outcome head = run_fixed(input, 4096, c, memory, k);
-    ASSERT_EQ(head.output, whole.output.substr(0, std::min(k, n) * 4096)) << "k " << k;
+    ASSERT_SAME_BYTES(head.output, whole.output.substr(0, std::min(k, n) * 4096)) << "k " << k;
     if (k < n / 8) {
       EXPECT_LT(head.stats.bytes_written, whole.stats.bytes_written / 2) << "k " << k;
     }
@@ -129,7 +130,7 @@ TEST(NodePaths, RoutedSplitsAreTheSameOnOneAndTwoThreads) {
   const std::uint64_t memory = minimum_memory_bytes(c, 4096, 3000);
   const Outcome one = run_fixed(input, 4096, c, memory, UINT64_MAX, 1);
   EXPECT_GT(one.stats.nodes_routed, 0u);
-  EXPECT_EQ(one.output, run_fixed(input, 4096, c, memory, UINT64_MAX, 2).output);
+  EXPECT_SAME_BYTES(one.output, run_fixed(input, 4096, c, memory, UINT64_MAX, 2).output);
 }
 
 TextOptions text_options(const PlanConstants& c, std::uint64_t memory) {
@@ -220,7 +221,7 @@ TEST(NodePaths, LargeRecordsReadAndWriteTheirBytesTwice) {
   std::set<std::string> seen;
   for (const std::uint64_t memory : {minimum, leaf_bytes / 2, leaf_bytes, 2 * leaf_bytes, 3 * leaf_bytes, 8 * leaf_bytes}) {
     const Outcome out = run_fixed(input, 4096, c, std::max(memory, minimum));
-    ASSERT_EQ(out.output, expected) << memory;
+    ASSERT_SAME_BYTES(out.output, expected) << memory;
     const double bound = memory == minimum ? 3.05 : 2.05;
     if (memory > minimum) {
       EXPECT_EQ(out.stats.passes, 2u) << memory;
@@ -248,7 +249,7 @@ TEST(NodePaths, LeafOrdersThroughScratchSpace) {
   for (std::uint64_t memory = minimum_memory_bytes(c, r, n); memory < n * r; memory += memory / 2) {
     const std::string what = "memory " + std::to_string(memory);
     const Outcome out = run_fixed(input, r, c, memory);
-    ASSERT_EQ(out.output, expected) << what;
+    ASSERT_SAME_BYTES(out.output, expected) << what;
     expect_schedule_is_what_ran(plan_schedule(n, WalkOptions{{r, 17, c, device::Device::kCpu, 1}, memory}),
                                 out.stats, what);
     if (out.stats.leaf_orders_on_disk > 0) {
@@ -302,4 +303,4 @@ TEST(NodePaths, HeavyTailedTextRoutedIntoLeafWindows) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::node_paths_test

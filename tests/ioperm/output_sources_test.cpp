@@ -13,7 +13,7 @@
 
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::output_sources_test {
 namespace {
 
 // L = 256: a full chunk's domain is exactly L (one evaluation a position);
@@ -97,4 +97,4 @@ TEST(OutputSources, MoreThanTwoLevelsAreRefused) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::output_sources_test

@@ -9,7 +9,7 @@
 #include "support/plan_oracle.hpp"
 #include "support/statistics.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::reference_shuffle_test {
 namespace {
 
 using core::PlanConstants;
@@ -123,4 +123,4 @@ TEST(ReferenceExecutor, PositionMatrixIsUniformForThousandRecords) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::reference_shuffle_test

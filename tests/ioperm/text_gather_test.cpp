@@ -20,7 +20,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::text_gather_test {
 namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
@@ -124,4 +124,4 @@ TEST(TextGatherInRam, HeavyTailedRecordsComeOutInTheOraclesOrderAtEveryStagingSi
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::text_gather_test

@@ -17,9 +17,10 @@
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
+#include "support/same_bytes.hpp"
 #include "support/text_records.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::text_shuffle_test {
 namespace {
 
 using core::PlanConstants;
@@ -121,7 +122,7 @@ TEST(VariableExecutor, OutputIsAPermutationOfTheInputRecords) {
   for (std::uint64_t memory : {minimum_memory_bytes_text(c, kManyRecords, kLongest), 64 * kMiB}) {
     const Outcome out = run_variable(text, 5000, options_for(c, memory, 3));
     EXPECT_EQ(sorted(split_records(out.output)), sorted(split_records(text))) << "memory " << memory;
-    EXPECT_NE(out.output, text);
+    EXPECT_DIFFERENT_BYTES(out.output, text);
   }
 }
 
@@ -141,7 +142,7 @@ TEST(VariableExecutor, SameBytesAtOneTwoAndThreeLevelsAsFixedSizeRecords) {
     EXPECT_EQ(out.stats.nodes_on_disk > 0, passes > 1) << "memory " << memory;
     ASSERT_EQ(record_indices(out.output), expected_order) << "memory " << memory;
     if (first_output.empty()) first_output = out.output;
-    EXPECT_EQ(out.output, first_output) << "memory " << memory;
+    EXPECT_SAME_BYTES(out.output, first_output) << "memory " << memory;
   }
 }
 
@@ -162,8 +163,8 @@ TEST(VariableExecutor, SameBytesAtThreeDiskLevels) {
 TEST(VariableExecutor, SameBytesForOneAndTwoThreads) {
   const PlanConstants c{256, 8};
   const std::string text = numbered_text(60000, 30);
-  EXPECT_EQ(run_variable(text, 60000, options_for(c, 700 * kKiB, 5, kLines, 1)).output,
-            run_variable(text, 60000, options_for(c, 700 * kKiB, 5, kLines, 2)).output);
+  EXPECT_SAME_BYTES(run_variable(text, 60000, options_for(c, 700 * kKiB, 5, kLines, 1)).output,
+                    run_variable(text, 60000, options_for(c, 700 * kKiB, 5, kLines, 2)).output);
 }
 
 // Lines of up to ~24 KiB: a chunk of 64 of them (~0.8 MB) exceeds the chunk
@@ -181,7 +182,7 @@ TEST(VariableExecutor, LongLinesAreGatheredInWindows) {
     ASSERT_EQ(record_indices(in_ram.output), expected_order);
     const Outcome windows = run_variable(text, n, options_for(c, minimum_memory_bytes_text(c, kManyRecords, kLongest), 9));
     EXPECT_GT(windows.stats.nodes_on_disk, 0u);
-    EXPECT_EQ(windows.output, in_ram.output);
+    EXPECT_SAME_BYTES(windows.output, in_ram.output);
   }
   {
     const PlanConstants c{256, 8};
@@ -193,7 +194,7 @@ TEST(VariableExecutor, LongLinesAreGatheredInWindows) {
     const Outcome leaf = run_variable(text, n, options_for(c, minimum_memory_bytes_text(c, kManyRecords, kLongest), 4));
     EXPECT_EQ(leaf.stats.nodes_on_disk, 0u);  // one leaf: nothing to scatter, only windows
     EXPECT_EQ(leaf.stats.nodes_in_windows, 1u);
-    EXPECT_EQ(leaf.output, in_ram.output);
+    EXPECT_SAME_BYTES(leaf.output, in_ram.output);
   }
 }
 
@@ -209,7 +210,7 @@ TEST(VariableExecutor, LeafOfFewRecordsLargerThanMemory) {
     for (std::uint64_t i = 0; i < n; ++i) text += std::to_string(i) + ":" + std::string(30000, 'a' + i % 26) + "\n";
     const Outcome in_ram = run_variable(text, n, options_for(c, 64 * kMiB, 1));
     ASSERT_EQ(record_indices(in_ram.output), fixed_size_order(n, 1, c)) << "n " << n;
-    ASSERT_EQ(run_variable(text, n, options_for(c, memory, 1)).output, in_ram.output) << "n " << n;
+    ASSERT_SAME_BYTES(run_variable(text, n, options_for(c, memory, 1)).output, in_ram.output) << "n " << n;
   }
 }
 
@@ -234,7 +235,7 @@ TEST(VariableExecutor, CsvRecordsWithQuotedNewlinesMoveWhole) {
     const Outcome out = run_variable(text, n, options_for(c, memory, 11, kCsv));
     std::string expected;
     for (std::uint64_t index : expected_order) expected += records[index];
-    ASSERT_EQ(out.output, expected) << "memory " << memory;
+    ASSERT_SAME_BYTES(out.output, expected) << "memory " << memory;
   }
 }
 
@@ -267,7 +268,7 @@ TEST(VariableExecutor, HeadCountIsThePrefixOfTheFullOutput) {
       const Outcome head = run_variable(text, n, options);
       std::string expected;
       for (std::uint64_t r = 0; r < std::min(k, n); ++r) expected += full_records[r];
-      ASSERT_EQ(head.output, expected) << "k " << k << " memory " << memory;
+      ASSERT_SAME_BYTES(head.output, expected) << "k " << k << " memory " << memory;
     }
   }
 }
@@ -294,7 +295,7 @@ TEST(VariableExecutor, SkipBlankShufflesTheOtherRecords) {
       skipping.skip_blank = true;
       const Outcome skipped = run_variable(with_blanks, n, skipping);
       const Outcome plain = run_variable(without_blanks, n, options_for(c, memory, 8));
-      ASSERT_EQ(skipped.output, plain.output) << "memory " << memory << " max_filler " << max_filler;
+      ASSERT_SAME_BYTES(skipped.output, plain.output) << "memory " << memory << " max_filler " << max_filler;
     }
   }
 }
@@ -310,7 +311,7 @@ TEST(VariableExecutor, AddTerminatorCompletesTheLastRecord) {
     for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_text(c, kManyRecords, kLongest)}) {
       const Outcome whole = run_variable(text, 30000, options_for(c, memory, 6, syntax));
       const Outcome added = run_variable(cut, 30000, options_for(c, memory, 6, syntax), true);
-      ASSERT_EQ(added.output, whole.output) << "memory " << memory;
+      ASSERT_SAME_BYTES(added.output, whole.output) << "memory " << memory;
     }
   }
   EXPECT_EQ(run_variable("only", 1, options_for(c, 64 * kMiB, 1), true).output, "only\n");
@@ -324,7 +325,7 @@ TEST(VariableExecutor, RecordsStartAtTheInputOffset) {
   for (std::uint64_t memory : {64 * kMiB, minimum_memory_bytes_text(c, kManyRecords, kLongest)}) {
     const Outcome plain = run_variable(text, 20000, options_for(c, memory, 12));
     const Outcome after_header = run_variable(text, 20000, options_for(c, memory, 12), false, "header,line\n");
-    ASSERT_EQ(after_header.output, plain.output) << "memory " << memory;
+    ASSERT_SAME_BYTES(after_header.output, plain.output) << "memory " << memory;
   }
 }
 
@@ -424,4 +425,4 @@ TEST(VariableExecutor, ScheduleMatchesWhatRuns) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::text_shuffle_test

@@ -22,7 +22,7 @@
 #include "support/permutations.hpp"
 #include "support/text_records.hpp"
 
-namespace extshuffle::ioperm {
+namespace extshuffle::ioperm::walk_checkpoint_test {
 namespace {
 
 using core::PlanConstants;
@@ -211,4 +211,4 @@ TEST(WalkCheckpoint, DamagedBucketIsFoundByItsChecksum) {
 }
 
 }  // namespace
-}  // namespace extshuffle::ioperm
+}  // namespace extshuffle::ioperm::walk_checkpoint_test

@@ -9,7 +9,7 @@
 
 #include "generators.hpp"
 
-namespace permlab {
+namespace permlab::tests::adjacency_test {
 namespace {
 
 // Mean (n-1)/n and variance (n^2 - n - 1)/n^2 of the successions of a
@@ -39,16 +39,16 @@ TEST(Adjacency, MomentsMatchEnumeration) {
 TEST(Adjacency, ShufflesPassAndLcgFails) {
   GeneratorOptions o;
   o.seed = 9;
-  EXPECT_TRUE(adjacency_test(o, 100, 20000, 2, 1e-4).pass);
+  EXPECT_TRUE(permlab::adjacency_test(o, 100, 20000, 2, 1e-4).pass);
   o.kind = "plan";
   o.leaf_records = 16;
   o.fanout = 4;
-  EXPECT_TRUE(adjacency_test(o, 100, 20000, 2, 1e-4).pass);
+  EXPECT_TRUE(permlab::adjacency_test(o, 100, 20000, 2, 1e-4).pass);
   o.kind = "lcg";
-  const AdjacencyResult lcg = adjacency_test(o, 100, 20000, 2, 1e-4);
+  const AdjacencyResult lcg = permlab::adjacency_test(o, 100, 20000, 2, 1e-4);
   EXPECT_FALSE(lcg.pass);
   EXPECT_GT(lcg.z_successions, 10);
 }
 
 }  // namespace
-}  // namespace permlab
+}  // namespace permlab::tests::adjacency_test

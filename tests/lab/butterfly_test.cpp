@@ -12,7 +12,7 @@
 #include "labstats/statistics.hpp"
 #include "position_matrix.hpp"
 
-namespace permlab {
+namespace permlab::tests::butterfly_test {
 namespace {
 
 void expect_matrix(const SquareMatrix& m, const std::vector<std::vector<double>>& expected) {
@@ -130,4 +130,4 @@ TEST(Butterfly, SampledNetworkMatchesExactMatrix) {
 }
 
 }  // namespace
-}  // namespace permlab
+}  // namespace permlab::tests::butterfly_test

@@ -12,7 +12,7 @@
 #include "generators.hpp"
 #include "variable_philox_inverse.hpp"
 
-namespace permlab {
+namespace permlab::tests::chi_square_test {
 namespace {
 
 namespace core = extshuffle::core;
@@ -60,13 +60,13 @@ TEST(ChiSquare, FourRoundsFailAndTwentyFourPassAtFiveRecords) {
   GeneratorOptions o;
   o.seed = 5;
   o.rounds = 24;
-  const ChiSquareResult good = chi_square_test(o, 5, 120000, 2, 1e-4);
+  const ChiSquareResult good = permlab::chi_square_test(o, 5, 120000, 2, 1e-4);
   EXPECT_TRUE(good.pass) << "chi2 " << good.statistic << " p " << good.p_value;
   EXPECT_EQ(good.orders_seen, 120u);
   o.rounds = 4;
-  EXPECT_FALSE(chi_square_test(o, 5, 120000, 2, 1e-4).pass);
+  EXPECT_FALSE(permlab::chi_square_test(o, 5, 120000, 2, 1e-4).pass);
   o.domain_bits = 4;
-  const ChiSquareResult old_domain = chi_square_test(o, 5, 120000, 2, 1e-4);
+  const ChiSquareResult old_domain = permlab::chi_square_test(o, 5, 120000, 2, 1e-4);
   EXPECT_FALSE(old_domain.pass);
   EXPECT_EQ(old_domain.orders_seen, 24u);
 }
@@ -81,10 +81,10 @@ TEST(ChiSquare, PlanWithThreeLevelsPassesAndLcgFails) {
   o.fanout = 2;
   o.seed = 6;
   ASSERT_EQ(core::plan_levels(5, core::PlanConstants{2, 2}), 3u);
-  const ChiSquareResult plan = chi_square_test(o, 5, 24000, 2, 1e-4);
+  const ChiSquareResult plan = permlab::chi_square_test(o, 5, 24000, 2, 1e-4);
   EXPECT_TRUE(plan.pass) << "chi2 " << plan.statistic << " p " << plan.p_value;
   o.kind = "lcg";
-  EXPECT_FALSE(chi_square_test(o, 5, 24000, 2, 1e-4).pass);
+  EXPECT_FALSE(permlab::chi_square_test(o, 5, 24000, 2, 1e-4).pass);
 }
 
 // The relative order of 4 records out of 200 through a 3-level plan
@@ -99,17 +99,17 @@ TEST(ChiSquare, PatternOfFourRecordsThroughTheWholePlanIsUniform) {
   o.seed = 7;
   ASSERT_EQ(core::plan_levels(200, core::PlanConstants{16, 4}), 3u);
   for (std::uint64_t stride : {1, 60}) {
-    const ChiSquareResult r = chi_square_test(o, 200, 10000, 2, 1e-4, 4, stride);
+    const ChiSquareResult r = permlab::chi_square_test(o, 200, 10000, 2, 1e-4, 4, stride);
     EXPECT_TRUE(r.pass) << "stride " << stride << " chi2 " << r.statistic << " p " << r.p_value;
   }
 }
 
 TEST(ChiSquare, RejectsTestsItCannotDo) {
   GeneratorOptions o;
-  EXPECT_THROW(chi_square_test(o, 7, 100000, 1, 0.01), std::invalid_argument);         // 7! cells
-  EXPECT_THROW(chi_square_test(o, 5, 500, 1, 0.01), std::invalid_argument);            // < 5 per order
-  EXPECT_THROW(chi_square_test(o, 10, 100000, 1, 0.01, 4, 4), std::invalid_argument);  // record 12 of 10
+  EXPECT_THROW(permlab::chi_square_test(o, 7, 100000, 1, 0.01), std::invalid_argument);         // 7! cells
+  EXPECT_THROW(permlab::chi_square_test(o, 5, 500, 1, 0.01), std::invalid_argument);            // < 5 per order
+  EXPECT_THROW(permlab::chi_square_test(o, 10, 100000, 1, 0.01, 4, 4), std::invalid_argument);  // record 12 of 10
 }
 
 }  // namespace
-}  // namespace permlab
+}  // namespace permlab::tests::chi_square_test

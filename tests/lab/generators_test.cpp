@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace permlab {
+namespace permlab::tests::generators_test {
 namespace {
 
 bool is_permutation(std::vector<std::uint32_t> v) {
@@ -116,4 +116,4 @@ TEST(Generators, RejectsBadOptionsWithOneLineMessages) {
 }
 
 }  // namespace
-}  // namespace permlab
+}  // namespace permlab::tests::generators_test

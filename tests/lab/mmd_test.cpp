@@ -13,7 +13,7 @@
 #include "extshuffle/core/stream.hpp"
 #include "generators.hpp"
 
-namespace permlab {
+namespace permlab::tests::mmd_test {
 namespace {
 
 std::uint64_t inversions_brute_force(const std::vector<std::uint32_t>& v) {
@@ -96,11 +96,11 @@ TEST(Mmd, ThresholdsUseTheRevisedVariance) {
 TEST(Mmd, TwentyFourRoundsPassAndLcgFailsAtHundredRecords) {
   GeneratorOptions o;
   o.seed = 3;
-  const MmdResult good = mmd_test(o, 100, 20000, 2, 1e-4);
+  const MmdResult good = permlab::mmd_test(o, 100, 20000, 2, 1e-4);
   EXPECT_TRUE(good.pass_clt) << "MMD^2 " << good.statistic << " z " << good.z;
   EXPECT_TRUE(good.pass_hoeffding);
   o.kind = "lcg";
-  const MmdResult lcg = mmd_test(o, 100, 20000, 2, 1e-4);
+  const MmdResult lcg = permlab::mmd_test(o, 100, 20000, 2, 1e-4);
   EXPECT_FALSE(lcg.pass_clt) << "MMD^2 " << lcg.statistic << " z " << lcg.z;
 }
 
@@ -108,10 +108,10 @@ TEST(Mmd, TwentyFourRoundsPassAndLcgFailsAtHundredRecords) {
 TEST(Mmd, IndependentOfThreadCount) {
   GeneratorOptions o;
   o.rounds = 8;
-  const MmdResult one = mmd_test(o, 50, 5000, 1, 0.01), two = mmd_test(o, 50, 5000, 2, 0.01);
+  const MmdResult one = permlab::mmd_test(o, 50, 5000, 1, 0.01), two = permlab::mmd_test(o, 50, 5000, 2, 0.01);
   EXPECT_EQ(one.statistic, two.statistic);
   EXPECT_EQ(one.identity_statistic, two.identity_statistic);
 }
 
 }  // namespace
-}  // namespace permlab
+}  // namespace permlab::tests::mmd_test

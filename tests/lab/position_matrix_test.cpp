@@ -11,7 +11,7 @@
 #include "generators.hpp"
 #include "labstats/statistics.hpp"
 
-namespace permlab {
+namespace permlab::tests::position_matrix_test {
 namespace {
 
 // E[B] and sd(B) under uniformity against a direct sum over the binomial for
@@ -60,4 +60,4 @@ TEST(PositionMatrix, RejectsBiasedGenerators) {
 }
 
 }  // namespace
-}  // namespace permlab
+}  // namespace permlab::tests::position_matrix_test

@@ -15,7 +15,7 @@
 #include "modes/shuffle_compaction.hpp"
 #include "support/plan_oracle.hpp"
 
-namespace extshuffle::modes {
+namespace extshuffle::modes::addressable_permutation_test {
 namespace {
 
 void expect_matches_oracle(std::uint64_t n, std::uint64_t seed, const core::PlanConstants& c) {
@@ -223,4 +223,4 @@ TEST(VariablePhiloxInverse, InvertsEveryWidth) {
 }
 
 }  // namespace
-}  // namespace extshuffle::modes
+}  // namespace extshuffle::modes::addressable_permutation_test

@@ -13,7 +13,7 @@
 #include "modes/repeat_run.hpp"
 #include "support/statistics.hpp"
 
-namespace extshuffle::modes {
+namespace extshuffle::modes::repeat_draw_test {
 namespace {
 
 constexpr double kAlpha = 1e-6;
@@ -88,4 +88,4 @@ TEST(RepeatDraw, IsAFunctionOfSeedDrawAndCount) {
 }
 
 }  // namespace
-}  // namespace extshuffle::modes
+}  // namespace extshuffle::modes::repeat_draw_test

@@ -22,7 +22,7 @@
 #include "mpi/inputs/archive_windows.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::mpi {
+namespace extshuffle::mpi::mpi_archive_windows_test {
 namespace {
 
 const char* const kWriteArchive = R"(
@@ -83,9 +83,9 @@ TEST(ArchiveWindows, EveryWindowReadsTheFramesTheHoldersReaderReads) {
     const std::vector<std::uint64_t> window = encode_frame_window(index, begin, from, from + length);
     std::string got(length, '\0');
     read_frame_window(window, *file, 0, reinterpret_cast<std::byte*>(got.data()), length);
-    ASSERT_EQ(got, frames.substr(from, length)) << "window [" << from << ", " << from + length << ")";
+    ASSERT_SAME_BYTES(got, frames.substr(from, length)) << "window [" << from << ", " << from + length << ")";
   }
 }
 
 }  // namespace
-}  // namespace extshuffle::mpi
+}  // namespace extshuffle::mpi::mpi_archive_windows_test

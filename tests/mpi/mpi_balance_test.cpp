@@ -70,7 +70,7 @@
 
 #include "mpi_suite.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::mpi_balance_test {
 namespace {
 
 // Every identity test runs its root as one leaf of at most 4096 records.
@@ -350,4 +350,4 @@ TEST_F(MpiBalance, DryRunScratchCoversWhatEachRankWritesOnOneHeavyChunk) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::mpi_balance_test

@@ -14,16 +14,19 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/result_fields.hpp"
 #include "extshuffle-mpi/rank_fields.hpp"
 #include "mpi_support.hpp"
+#include "support/process_state.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::mpi_commit_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,12 +73,12 @@ TEST_F(MpiCommit, CleanNeverRemovesAnInput) {
   write_file(dir_ / "out" / "p-00009.txt", lines(1, 1000));
   const auto r = mpi(2, "-n 10 out/p-00009.txt -o out/p-{shard}.txt --shards 2 --clean");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
   EXPECT_FALSE(fs::exists(dir_ / "out" / "p-00000.txt"));
   // Variant: without --clean too (the name is the pattern's).
   const auto kept = mpi(2, "out/p-00009.txt -o out/p-{shard}.txt --shard-size 1K");
   EXPECT_EQ(kept.exit_code, 2) << kept.err;
-  EXPECT_EQ(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
   // Variant: {shard} in a directory with --shard-size is refused, one line.
   fs::create_directories(dir_ / "s-00001");
   write_file(dir_ / "s-00001" / "p.txt", lines(1, 1000));
@@ -83,25 +86,25 @@ TEST_F(MpiCommit, CleanNeverRemovesAnInput) {
   EXPECT_EQ(directory.exit_code, 2) << directory.err;
   EXPECT_NE(directory.err.find("{shard} and {shards} cannot name a directory"), std::string::npos) << directory.err;
   EXPECT_EQ(std::count(directory.err.begin(), directory.err.end(), '\n'), 1) << directory.err;
-  EXPECT_EQ(read_file(dir_ / "s-00001" / "p.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "s-00001" / "p.txt"), lines(1, 1000));
 }
 
 TEST_F(MpiCommit, AnInputNamedLikeAPartialOutputIsRefused) {
   write_file(dir_ / ".o.txt.extshuffle-mpi-partial", lines(1, 100));
   const auto r = mpi(2, ".o.txt.extshuffle-mpi-partial -o o.txt");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(read_file(dir_ / ".o.txt.extshuffle-mpi-partial"), lines(1, 100));
+  EXPECT_SAME_BYTES(read_file(dir_ / ".o.txt.extshuffle-mpi-partial"), lines(1, 100));
   EXPECT_FALSE(fs::exists(dir_ / "o.txt"));
   // Variant: a piece's partial name under a pattern.
   write_file(dir_ / ".p-00005.txt.extshuffle-mpi-partial", lines(1, 100));
   const auto piece = mpi(2, ".p-00005.txt.extshuffle-mpi-partial -o p-{shard}.txt --shards 2");
   EXPECT_EQ(piece.exit_code, 2) << piece.err;
-  EXPECT_EQ(read_file(dir_ / ".p-00005.txt.extshuffle-mpi-partial"), lines(1, 100));
+  EXPECT_SAME_BYTES(read_file(dir_ / ".p-00005.txt.extshuffle-mpi-partial"), lines(1, 100));
   // Variant: the name partial outputs have now, a temporary's.
   write_file(dir_ / ".o.txt.extshuffle-00000000deadbeef", lines(1, 100));
   const auto temporary = mpi(2, ".o.txt.extshuffle-00000000deadbeef -o o.txt");
   EXPECT_EQ(temporary.exit_code, 2) << temporary.err;
-  EXPECT_EQ(read_file(dir_ / ".o.txt.extshuffle-00000000deadbeef"), lines(1, 100));
+  EXPECT_SAME_BYTES(read_file(dir_ / ".o.txt.extshuffle-00000000deadbeef"), lines(1, 100));
   EXPECT_FALSE(fs::exists(dir_ / "o.txt"));
 }
 
@@ -146,7 +149,7 @@ TEST_F(MpiCommit, ASignalOnRankZeroInsideThePublishLetsItComplete) {
     EXPECT_NE(r.err.find("signal SIG" + signal + " came while the output was being published"), std::string::npos)
         << r.err;
     for (const std::string piece : {"p-00000.txt", "p-00001.txt", "p-00002.txt"}) {
-      EXPECT_EQ(read_file(dir_ / piece), read_file(dir_ / "new" / piece)) << signal << " " << piece;
+      EXPECT_SAME_BYTES(read_file(dir_ / piece), read_file(dir_ / "new" / piece)) << signal << " " << piece;
     }
     EXPECT_NE(read_file(dir_ / "m.json").find("\"seed\": 2"), std::string::npos);
     ASSERT_EQ(mpi(2, "in.txt -o p-{shard}.txt --shards 3 --manifest m.json --seed 1").exit_code, 0);
@@ -172,12 +175,14 @@ TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
   if (run_command("command -v strace && command -v python3").exit_code != 0)
     GTEST_SKIP() << "strace or python3 missing";
   // The test's hold of the commit's lock (docs/cli.md "The commit"): a
-  // write lock on the pattern's lock file, for a few seconds.
+  // write lock on the pattern's lock file, said by the file "held", let go
+  // once the file "release" is there.
   write_file(dir_ / "hold.py",
              "import fcntl, os, sys, time\n"
              "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
              "fcntl.lockf(fd, fcntl.LOCK_EX)\n"
-             "time.sleep(float(sys.argv[2]))\n");
+             "open('held', 'w').close()\n"
+             "while not os.path.exists('release'): time.sleep(0.01)\n");
   for (const std::string seed : {"1", "2"}) {
     fs::create_directories(dir_ / ("ref" + seed));
     const auto r = run_command("cd " + dir_.path().string() + " && " + extshuffle_binary() + " in.txt -o ref" + seed +
@@ -192,11 +197,27 @@ TEST_F(MpiCommit, TwoJobsIntoOneDestinationLeaveOneWholeDataset) {
     return mpi_command(2, "in.txt -o out/p-{shard}.txt --shards 3 --manifest out/m.json --seed " + seed,
                        trace + (seed == "1" ? "delay_exit=300000" : "delay_enter=100000:when=1"));
   };
+  const fs::path out = fs::canonical(dir_ / "out");
   for (int round = 0; round < 2; ++round) {
-    const auto both =
-        run_command("cd " + dir_.path().string() +
-                    " && (python3 hold.py \"out/.p-{shard}.txt.extshuffle-lock\" 3 &) && sleep 0.2 && { (" + job("1") +
-                    ") & a=$!; (" + job("2") + ") & b=$!; wait $a; ra=$?; wait $b; echo $ra $?; }");
+    // The test's hold of the lock ends once both jobs' rank 0 wait for it
+    // (events: the holder's file, and the waits seen in /proc), never after
+    // a time.
+    fs::remove(dir_ / "held");
+    fs::remove(dir_ / "release");
+    std::atomic<bool> done{false};
+    CommandResult both;
+    std::thread jobs([&] {
+      both = run_command("cd " + dir_.path().string() +
+                         " && (python3 hold.py \"out/.p-{shard}.txt.extshuffle-lock\" &) &&"
+                         " until [ -e held ]; do sleep 0.01; done && { (" +
+                         job("1") + ") & a=$!; (" + job("2") + ") & b=$!; wait $a; ra=$?; wait $b; echo $ra $?; }");
+      done = true;
+    });
+    const bool contended = wait_for_event([&] { return processes_waiting_for_lock(out) >= 2; }, [&] { return !done; },
+                                          std::chrono::milliseconds(20));
+    write_file(dir_ / "release", "");
+    jobs.join();
+    EXPECT_TRUE(contended) << "the two jobs never waited for the lock together";
     ASSERT_EQ(both.exit_code, 0) << both.err;
     EXPECT_EQ(both.out, "0 0\n") << both.err;
     const std::string seed = read_file(dir_ / "out" / "m.json").find("\"seed\": 1,") != std::string::npos ? "1" : "2";
@@ -245,7 +266,7 @@ TEST_F(MpiCommit, ADirectorySwappedMidRunRedirectsNothing) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(base / "marker")) << "rank 1 never paused";
   for (const std::string piece : {"p-00000.txt", "p-00001.txt"}) {
-    EXPECT_EQ(read_file(base / "moved" / piece), read_file(base / "ref" / piece)) << piece;
+    EXPECT_SAME_BYTES(read_file(base / "moved" / piece), read_file(base / "ref" / piece)) << piece;
   }
   EXPECT_TRUE(fs::exists(base / "moved" / "m.json"));
   EXPECT_FALSE(fs::exists(base / "moved" / "p-00007.txt"));  // --clean, in the directory it listed
@@ -395,4 +416,4 @@ TEST_F(MpiCommit, APublishThatFailsOrIsSignalledIsAllOrNothing) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::mpi_commit_test

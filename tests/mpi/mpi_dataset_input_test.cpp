@@ -22,7 +22,7 @@
 #include "mpi/inputs/dataset_files.hpp"
 #include "mpi_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::mpi_dataset_input_test {
 namespace {
 
 const std::string kKnobs = " --leaf-records 64 --fanout 8 ";
@@ -319,4 +319,4 @@ TEST(MpiDatasetFiles, AssignsLargestFirstToTheLeastLoadedRank) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::mpi_dataset_input_test

@@ -22,7 +22,7 @@
 
 #include "mpi_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::mpi_failure_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -75,7 +75,7 @@ class MpiFailure : public ::testing::Test {
   std::string marker() const { return (dir_ / "marker").string(); }
   std::string pid_file() const { return (dir_ / "rank.pid").string(); }
   void expect_nothing_left() const {
-    EXPECT_EQ(read_file(destination()), kOld);
+    EXPECT_SAME_BYTES(read_file(destination()), kOld);
     EXPECT_TRUE(partials().empty()) << partials().front();
     EXPECT_TRUE(fs::is_empty(dir_ / "scratch")) << "scratch files left";
   }
@@ -107,7 +107,7 @@ TEST_F(MpiFailure, ARankKilledMidRunLeavesNothingAndTheNextRunSucceeds) {
   const auto r = job.get();
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("rank 2"), std::string::npos) << "mpirun names the killed rank: " << r.err;
-  EXPECT_EQ(read_file(destination()), kOld);
+  EXPECT_SAME_BYTES(read_file(destination()), kOld);
   EXPECT_TRUE(fs::is_empty(dir_ / "scratch")) << "scratch files left";
   // The others were stopped by SIGTERM and removed the partial output; had
   // they been killed too, the next run would remove it.
@@ -140,7 +140,7 @@ TEST_F(MpiFailure, APartialOutputALiveJobHoldsIsLeftAlone) {
   const auto r = run_mpi(2, arguments());
   ::close(held);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(held_path), "a running job's");
+  EXPECT_SAME_BYTES(read_file(held_path), "a running job's");
   EXPECT_EQ(partials(), std::vector<std::string>{held_path.filename().string()});
   const std::string reference = (dir_ / "reference").string();
   ASSERT_EQ(run_single(input() + " " + reference + options()).exit_code, 0);
@@ -156,9 +156,9 @@ TEST_F(MpiFailure, BadInputIsTheSingleMachineMessageNamingTheRank) {
   EXPECT_EQ(r.exit_code, 1);
   const std::string cause = single.err.substr(std::string("extshuffle: ").size());
   EXPECT_EQ(r.err, "extshuffle-mpi: rank 0: " + cause);
-  EXPECT_EQ(read_file(destination()), kOld);
+  EXPECT_SAME_BYTES(read_file(destination()), kOld);
   EXPECT_TRUE(partials().empty());
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::mpi_failure_test

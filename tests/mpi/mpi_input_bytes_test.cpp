@@ -20,7 +20,7 @@
 #include "extshuffle/io/file_fingerprint.hpp"
 #include "mpi_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::mpi_input_bytes_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -137,4 +137,4 @@ TEST_F(MpiInputBytes, VerifyFindsWhatTheSampledFingerprintMisses) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::mpi_input_bytes_test

@@ -22,7 +22,7 @@
 #include "mpi/outputs/piece_plan.hpp"
 #include "mpi/outputs/rank_range.hpp"
 
-namespace extshuffle::mpi {
+namespace extshuffle::mpi::mpi_outputs_test {
 namespace {
 
 std::vector<std::uint64_t> piece_records(const PiecePlan& plan) {
@@ -228,4 +228,4 @@ TEST(MpiDryRunShares, OneLinePerRankOfItsHeldRecordsAndBytes) {
 }
 
 }  // namespace
-}  // namespace extshuffle::mpi
+}  // namespace extshuffle::mpi::mpi_outputs_test

@@ -18,7 +18,7 @@
 #include "extshuffle/core/recursive_matrix.hpp"
 #include "mpi/distribution.hpp"
 
-namespace extshuffle::mpi {
+namespace extshuffle::mpi::mpi_rows_test {
 namespace {
 
 // Splits drawn for rows [first, end) in groups of `group` rows on a fresh
@@ -139,4 +139,4 @@ TEST(MpiRows, SpreadRootsAreLeavesAndTwoLevelRootsOfFewChunks) {
 }
 
 }  // namespace
-}  // namespace extshuffle::mpi
+}  // namespace extshuffle::mpi::mpi_rows_test

@@ -32,7 +32,7 @@
 #include "mpi/inputs/text_split.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::mpi {
+namespace extshuffle::mpi::mpi_staged_input_test {
 namespace {
 
 // The k-th file's lines (a few to a few hundred, of 0 to 60 bytes).
@@ -188,7 +188,7 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
     for (int r = 0; r <= comm.size(); ++r) EXPECT_EQ(bytes[r], starts[held[r]]) << "leaf " << leaf << " rank " << r;
     const StagedInput staged = stage_input(files, bytes, false, scratch, comm);
     const std::uint64_t first = bytes[comm.rank()], end = bytes[comm.rank() + 1];
-    EXPECT_EQ(read_all(staged.data), expected.substr(first, end - first)) << "leaf " << leaf;
+    EXPECT_SAME_BYTES(read_all(staged.data), expected.substr(first, end - first)) << "leaf " << leaf;
   }
   // Held by bytes: rank r the records that start in bytes [B r / P, B (r + 1) / P)
   // of the data, wherever in the files those bytes lie; then staged as above.
@@ -201,7 +201,7 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
   }
   const StagedInput staged = stage_input(files, by_bytes.bytes, false, scratch, comm);
   const std::uint64_t first = by_bytes.bytes[comm.rank()], end = by_bytes.bytes[comm.rank() + 1];
-  EXPECT_EQ(read_all(staged.data), expected.substr(first, end - first)) << "held by bytes";
+  EXPECT_SAME_BYTES(read_all(staged.data), expected.substr(first, end - first)) << "held by bytes";
   // Chunks shared by bytes: rank r's from the chunk of the first record
   // that starts at or after byte B r / P (none when no record does),
   // wherever that chunk began (in an earlier file too, for small files).
@@ -226,12 +226,12 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
     }
     const StagedInput chunked = stage_input(files, split.bytes, false, scratch, comm);
     const std::uint64_t from = split.bytes[comm.rank()], to = split.bytes[comm.rank() + 1];
-    EXPECT_EQ(read_all(chunked.data), expected.substr(from, to - from)) << "chunks by bytes, leaf " << leaf;
+    EXPECT_SAME_BYTES(read_all(chunked.data), expected.substr(from, to - from)) << "chunks by bytes, leaf " << leaf;
   }
   std::vector<std::uint64_t> all_on_first(comm.size() + 1, expected.size());
   all_on_first[0] = 0;
   const StagedInput whole = stage_input(files, all_on_first, true, scratch, comm);
-  EXPECT_EQ(read_all(whole.data), comm.rank() == 0 ? expected : std::string());
+  EXPECT_SAME_BYTES(read_all(whole.data), comm.rank() == 0 ? expected : std::string());
   EXPECT_EQ(whole.file_bytes, comm.rank() == 0 ? expected.size() : 0u);
   if (comm.rank() == 0) {
     ASSERT_EQ(whole.data.extents.size(), 1u) << "one range of one file";
@@ -241,4 +241,4 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
 }
 
 }  // namespace
-}  // namespace extshuffle::mpi
+}  // namespace extshuffle::mpi::mpi_staged_input_test

@@ -16,7 +16,7 @@
 
 #include "mpi_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::mpi_tar_test {
 namespace {
 
 const std::string kKnobs = " --leaf-records 64 --fanout 8 ";
@@ -202,4 +202,4 @@ TEST_F(MpiTar, TarEdgesOnTwoRanks) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::mpi_tar_test

@@ -26,7 +26,7 @@
 #include "mpi/inputs/text_split.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::mpi {
+namespace extshuffle::mpi::mpi_text_split_test {
 namespace {
 
 std::string random_text(std::uint64_t trial) {
@@ -143,4 +143,4 @@ TEST(TextSplit, FindsWhatTheSingleMachineCountFinds) {
 }
 
 }  // namespace
-}  // namespace extshuffle::mpi
+}  // namespace extshuffle::mpi::mpi_text_split_test

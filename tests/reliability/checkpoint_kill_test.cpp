@@ -26,7 +26,7 @@
 #include "reliability_support.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::checkpoint_kill_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -305,4 +305,4 @@ TEST(CheckpointKill, KillNineWhileAWriteIsHeld) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::checkpoint_kill_test

@@ -20,7 +20,7 @@
 #include "reliability_support.hpp"
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::checkpoint_safety_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -244,4 +244,4 @@ TEST(CheckpointSafety, DryRunSaysWhatDirectoryHoldsAndWhatAResumeDoes) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::checkpoint_safety_test

@@ -20,7 +20,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::commit_lock_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -198,4 +198,4 @@ TEST_F(CommitLockCli, AnotherUserWhoCanOnlyReadTheDirectoryStopsNoRun) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::commit_lock_test

@@ -9,7 +9,7 @@
 #include "extshuffle/device/shuffle_records.hpp"
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::device_check_test {
 namespace {
 
 const std::string kDeviceLine = "CUDA device requested: ";
@@ -65,4 +65,4 @@ TEST(DeviceCheck, CudaWithoutAGpuReadsNoByteOfTheInputInAnyMode) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::device_check_test

@@ -12,7 +12,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::fault_injection_test {
 namespace {
 
 // 16 MiB of 8-byte records with -S 16M: two passes through scratch space
@@ -109,11 +109,11 @@ TEST_P(FaultTest, FailsLoudlyAndLeavesNothing) {
     EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{"out.bin"});  // the redirection's file, nothing else
   } else if (old_destination) {
     EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{"out.bin"});
-    EXPECT_EQ(read_file(w.output()), old) << "the previous destination was changed";
+    EXPECT_SAME_BYTES(read_file(w.output()), old) << "the previous destination was changed";
   } else {
     EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{}) << "partial or temporary output left";
   }
-  EXPECT_EQ(read_file(w.input()), input) << "the input was modified";
+  EXPECT_SAME_BYTES(read_file(w.input()), input) << "the input was modified";
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<std::size_t, bool>>& info) {
@@ -129,4 +129,4 @@ INSTANTIATE_TEST_SUITE_P(Faults, FaultTest,
                          case_name);
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::fault_injection_test

@@ -22,7 +22,7 @@
 #include "support/npy_files.hpp"
 #include "support/permutations.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::in_ram_rss_test {
 namespace {
 
 const std::string kBinary = extshuffle_binary();
@@ -82,4 +82,4 @@ TEST(InRamRss, NpyRowsHeldOnce) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::in_ram_rss_test

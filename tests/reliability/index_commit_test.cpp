@@ -14,7 +14,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::index_commit_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -66,4 +66,4 @@ TEST(IndexCommit, AnInputChangedWhileIndexedGetsNoIndex) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::index_commit_test

@@ -14,7 +14,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::input_change_test {
 namespace {
 
 constexpr std::uint64_t kRecords = std::uint64_t{2} << 20;  // 16 MiB, two passes at -S 16M
@@ -123,4 +123,4 @@ INSTANTIATE_TEST_SUITE_P(Memory, InputChange, ::testing::Values("16M", "1G"),
                          [](const auto& info) { return info.param == "1G" ? "InRam" : "ThroughDisk"; });
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::input_change_test

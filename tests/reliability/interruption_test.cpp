@@ -14,7 +14,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::interruption_test {
 namespace {
 
 // 16 MiB of 8-byte records with -S 16M: two passes through scratch space.
@@ -75,11 +75,11 @@ class Interruption : public ::testing::Test {
     }
     EXPECT_TRUE(child.running()) << "the run ended at the pause point: " << child.err();
     child.send(signal_number);
-    // Give the handler time to act before the paused call goes on: a run that
-    // ignored the signal would then complete and be caught by the checks.
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // The signal ends the run while its call is paused: the pause is released
+    // only after the exit. A run that ignored the signal would go on when the
+    // shim's pause gives up (120 s), complete, and be caught by the checks.
+    o.exit_code = child.wait(std::chrono::seconds(600));
     write_file(w_.release(), "");
-    o.exit_code = child.wait();
     o.out = child.out();
     o.err = child.err();
     return o;
@@ -88,7 +88,7 @@ class Interruption : public ::testing::Test {
   void expect_rerun_matches_reference() {
     const auto r = run_binary(shuffle_arguments(w_, w_.output()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(read_file(w_.output()), reference_) << "a rerun after the interruption differs";
+    EXPECT_SAME_BYTES(read_file(w_.output()), reference_) << "a rerun after the interruption differs";
     EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{});
   }
 
@@ -105,10 +105,10 @@ TEST_F(Interruption, HandledSignalsLeaveTheDestinationAndNoScratch) {
       const Outcome o = interrupt_at(point, signal_number);
       EXPECT_EQ(o.exit_code, 128 + signal_number) << o.err;
       EXPECT_EQ(o.err, "") << "an interrupted run says nothing";
-      EXPECT_EQ(read_file(w_.output()), kOld) << "the destination changed";
+      EXPECT_SAME_BYTES(read_file(w_.output()), kOld) << "the destination changed";
       EXPECT_EQ(entries(w_.out_dir), std::vector<std::string>{"out.bin"}) << "temporary output left";
       EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{}) << "scratch left";
-      EXPECT_EQ(read_file(w_.input()), input_);
+      EXPECT_SAME_BYTES(read_file(w_.input()), input_);
     }
     SCOPED_TRACE("rerun after interruptions while " + point.name);
     expect_rerun_matches_reference();
@@ -133,7 +133,7 @@ TEST_F(Interruption, KillLeavesNothing) {
     write_file(w_.output(), kOld);
     const Outcome o = interrupt_at(point, SIGKILL);
     EXPECT_EQ(o.exit_code, 128 + SIGKILL);
-    EXPECT_EQ(read_file(w_.output()), kOld) << "the destination changed";
+    EXPECT_SAME_BYTES(read_file(w_.output()), kOld) << "the destination changed";
     EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{}) << "scratch survived SIGKILL";
     std::vector<std::string> left;
     for (const std::string& name : entries(w_.out_dir)) {
@@ -162,10 +162,10 @@ TEST(BrokenPipe, EndsQuietlyAndLeavesNoScratch) {
     const bool quiet_status = r.out.find("status=141") != std::string::npos ||
                               r.out.find("status=0\n") != std::string::npos;
     EXPECT_TRUE(quiet_status) << r.out;
-    EXPECT_EQ(read_file(err), "") << "a closed pipe is not an error";
+    EXPECT_SAME_BYTES(read_file(err), "") << "a closed pipe is not an error";
     EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
   }
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::interruption_test

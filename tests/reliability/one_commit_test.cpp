@@ -14,9 +14,12 @@
 #include <filesystem>
 #include <string>
 
+#include "reliability_support.hpp"
 #include "support/command.hpp"
+#include "support/process_state.hpp"
+#include "support/tools.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::one_commit_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -45,10 +48,11 @@ class OneCommit : public ::testing::Test {
   // The names in the directory, hidden ones included, sorted.
   std::string listing() { return run_command("ls -A " + dir_.path().string()).out; }
   // Runs `script` with Python in the directory (the command line is quoted
-  // by run_command: the script goes through a file).
+  // by run_command: the script goes through a file). The test skips without
+  // it (SKIP_WITHOUT("python3")).
   CommandResult python(const std::string& script) {
     write_file(dir_ / "check.py", script);
-    const auto r = run_command("cd " + dir_.path().string() + " && python3 check.py");
+    const auto r = run_command("cd " + dir_.path().string() + " && /usr/bin/python3 check.py");
     fs::remove(dir_ / "check.py");
     return r;
   }
@@ -63,13 +67,13 @@ TEST_F(OneCommit, CleanRefusesAnInputNamedLikeAPiece) {
   const auto r = run("-n 10 out/p-00009.txt -o \"out/p-{shard}.txt\" --shards 2 --clean");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("the input 'out/p-00009.txt'"), std::string::npos) << r.err;
-  EXPECT_EQ(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "out" / "p-00009.txt"), lines(1, 1000));
   EXPECT_FALSE(fs::exists(dir_ / "out" / "p-00000.txt"));
   // Variant: the input is a hard link to a stale piece, under another name.
   fs::create_hard_link(dir_ / "out" / "p-00009.txt", dir_ / "data.txt");
   const auto linked = run("data.txt -o \"out/p-{shard}.txt\" --shards 2 --clean");
   EXPECT_EQ(linked.exit_code, 2) << linked.err;
-  EXPECT_EQ(read_file(dir_ / "data.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "data.txt"), lines(1, 1000));
 }
 
 // Case 2: --shard-size's piece count is known only at the end: every name
@@ -87,7 +91,7 @@ TEST_F(OneCommit, ShardSizeNamesAreCheckedBeforeAnyWork) {
   write_file(dir_ / "p-00003.txt", lines(5, 100));
   const auto input = run("p-00003.txt -o \"p-{shard}.txt\" --shard-size 100");
   EXPECT_EQ(input.exit_code, 2) << input.err;
-  EXPECT_EQ(read_file(dir_ / "p-00003.txt"), lines(5, 100));
+  EXPECT_SAME_BYTES(read_file(dir_ / "p-00003.txt"), lines(5, 100));
   EXPECT_FALSE(fs::exists(dir_ / "p-00000.txt"));
 }
 
@@ -104,7 +108,7 @@ TEST_F(OneCommit, ShardInADirectoryWithShardSizeIsRefused) {
     EXPECT_EQ(r.err, "extshuffle: -o '" + pattern +
                          "': with --shard-size the shard count is known only at the end: "
                          "{shard} and {shards} cannot name a directory (put them in the file's name)\n");
-    EXPECT_EQ(read_file(dir_ / "s-00003" / "part.txt"), lines(1, 1000));
+    EXPECT_SAME_BYTES(read_file(dir_ / "s-00003" / "part.txt"), lines(1, 1000));
     EXPECT_TRUE(fs::is_empty(dir_ / "s-00000"));
   }
   // Variant: with --shards K the names are known up front: it works.
@@ -118,6 +122,7 @@ TEST_F(OneCommit, ShardInADirectoryWithShardSizeIsRefused) {
 // warning; a signal before it: every old file as it was, exit 128 + n.
 TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   if (!has_strace()) GTEST_SKIP() << "strace is not installed";
+  SKIP_WITHOUT("python3");
   const std::string job = "in.txt -o \"p-{shard}.txt\" --shards 4 --manifest m.json --seed ";
   ASSERT_EQ(run(job + "1").exit_code, 0);
   const std::string names = "p-00000.txt p-00001.txt p-00002.txt p-00003.txt m.json";
@@ -189,7 +194,7 @@ TEST_F(OneCommit, LeftoversOfAKilledCommitAreRemovedByTheNextRun) {
   write_file(dir_ / ".o.txt.extshuffle-00000000deadbeef", lines(1, 10));
   const auto input = run(".o.txt.extshuffle-00000000deadbeef -o o.txt");
   EXPECT_EQ(input.exit_code, 2) << input.err;
-  EXPECT_EQ(read_file(dir_ / ".o.txt.extshuffle-00000000deadbeef"), lines(1, 10));
+  EXPECT_SAME_BYTES(read_file(dir_ / ".o.txt.extshuffle-00000000deadbeef"), lines(1, 10));
 }
 
 // Case 4, another user: a file of another user that merely bears a
@@ -219,12 +224,39 @@ TEST_F(OneCommit, AnotherUsersFileNamedLikeALeftoverStays) {
   EXPECT_FALSE(fs::exists(sticky / theirs));
 }
 
-// Case 5: the commit takes the destinations' lock and waits for it (the
-// wait itself, said after a second: commit_lock_test.cpp); two runs at once
-// leave one whole dataset.
+// Case 5: the commit takes the destinations' lock (a write lock on
+// ".NAME.extshuffle-lock" beside them; the wait itself, said after a second:
+// commit_lock_test.cpp) and waits for it; two runs at once leave one whole
+// dataset. The run is seen waiting for the lock (in /proc,
+// support/process_state.hpp) while another process holds it, with nothing
+// published, before the holder lets go: events, no head start on the clock.
 TEST_F(OneCommit, TheCommitWaitsForTheDestinationsLock) {
+  const fs::path dir = fs::canonical(dir_.path());
+  TempDir holder_capture, run_capture;
+  SKIP_WITHOUT("python3");  // the holder of the lock (fcntl's, as the run takes it)
+  write_file(dir / "hold.py",
+             "import fcntl, os, time\n"
+             "fd = os.open('.out.txt.extshuffle-lock', os.O_RDWR | os.O_CREAT, 0o600)\n"
+             "fcntl.lockf(fd, fcntl.LOCK_EX)\n"
+             "open('held', 'w').close()\n"
+             "while not os.path.exists('release'): time.sleep(0.01)\n");
+  Child holder({"-c", "cd " + dir.string() + " && exec python3 hold.py"}, {}, holder_capture.path(), "/dev/null", "",
+               "/bin/bash");
+  ASSERT_TRUE(wait_for_file(dir / "held")) << "python3 never took the lock";
+  Child run({(dir / "in.txt").string(), "-o", (dir / "out.txt").string()}, {}, run_capture.path());
+  const bool waited = wait_for_event([&] { return waits_for_lock(run.pid(), dir); }, [&] { return run.running(); });
+  const bool published_while_held = fs::exists(dir / "out.txt");
+  write_file(dir / "release", "");
+  EXPECT_EQ(run.wait(), 0) << run.err();
+  EXPECT_EQ(holder.wait(), 0);
+  EXPECT_TRUE(waited) << "the run never waited for the lock";
+  EXPECT_FALSE(published_while_held) << "the run published while another held the lock";
+  EXPECT_EQ(read_file(dir / "out.txt").size(), lines(1, 1000).size());
+  fs::remove(dir / "held");
+  fs::remove(dir / "release");
   // Two runs into one pattern at once, with other seeds and shard counts:
-  // the manifest names exactly the pieces there, holding every record once.
+  // the manifest names exactly the pieces there, holding every record once
+  // (read back by Python).
   const auto both = run_command("cd " + dir_.path().string() + " && for s in 1 2 3 4; do " + kBinary +
                                 " in.txt -o \"q-{shard}.txt\" --shards $((s + 1)) --clean --manifest q.json --seed $s -q & "
                                 "done; wait");
@@ -241,14 +273,27 @@ TEST_F(OneCommit, TheCommitWaitsForTheDestinationsLock) {
 
 // Case 6: a destination directory swapped for a symbolic link mid-run
 // redirects nothing: every piece lands in the directory the plan opened.
+// The swap comes once the run holds the directory open (seen in /proc) and
+// while it still reads its standard input, a pipe the test closes after.
 TEST_F(OneCommit, ADirectorySwappedMidRunRedirectsNothing) {
-  fs::create_directories(dir_ / "out");
-  fs::create_directories(dir_ / "elsewhere");
-  write_file(dir_ / "out" / "p-00007.txt", "stale\n");
-  const auto r = run_command("cd " + dir_.path().string() + " && (cat in.txt; sleep 1) | " + kBinary +
-                             " -o \"out/p-{shard}.txt\" --shards 2 --clean & cd " + dir_.path().string() +
-                             " && sleep 0.5 && mv out moved && ln -s elsewhere out && wait");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const fs::path dir = fs::canonical(dir_.path());
+  fs::create_directories(dir / "out");
+  fs::create_directories(dir / "elsewhere");
+  write_file(dir / "out" / "p-00007.txt", "stale\n");
+  ASSERT_EQ(::mkfifo((dir / "in.fifo").c_str(), 0600), 0);
+  TempDir capture;
+  Child run({"-o", (dir / "out" / "p-{shard}.txt").string(), "--shards", "2", "--clean"}, {}, capture.path(),
+            (dir / "in.fifo").string());
+  const int input = ::open((dir / "in.fifo").c_str(), O_RDWR);  // never blocks; the run sees EOF at its close
+  ASSERT_GE(input, 0);
+  const std::string records = lines(1, 1000);
+  ASSERT_EQ(::write(input, records.data(), records.size()), static_cast<ssize_t>(records.size()));
+  const bool opened = wait_for_event([&] { return holds_open(run.pid(), dir / "out"); }, [&] { return run.running(); });
+  fs::rename(dir / "out", dir / "moved");
+  fs::create_directory_symlink("elsewhere", dir / "out");
+  ::close(input);
+  EXPECT_EQ(run.wait(), 0) << run.err();
+  EXPECT_TRUE(opened) << "the run never opened its destination's directory";
   EXPECT_TRUE(fs::exists(dir_ / "moved" / "p-00000.txt"));
   EXPECT_TRUE(fs::exists(dir_ / "moved" / "p-00001.txt"));
   EXPECT_FALSE(fs::exists(dir_ / "moved" / "p-00007.txt"));  // --clean, in the directory it listed
@@ -266,7 +311,7 @@ TEST_F(OneCommit, NamedDescriptorsAreWrittenIntoNeverReplaced) {
                               " in.txt --seed 5 -o /dev/fd/7 7>>g.txt && b=$(stat -c %i g.txt) && test $a = $b && ls -A");
   EXPECT_EQ(fd.exit_code, 0) << fd.err;
   EXPECT_EQ(fd.out, "f.txt\ng.txt\nin.txt\n");
-  EXPECT_EQ(read_file(dir_ / "g.txt"), read_file(dir_ / "f.txt"));  // the same run, into the same kind of file
+  EXPECT_SAME_BYTES(read_file(dir_ / "g.txt"), read_file(dir_ / "f.txt"));  // the same run, into the same kind of file
 }
 
 // Case 11: standard output appended to an input is refused before any write.
@@ -274,16 +319,17 @@ TEST_F(OneCommit, StandardOutputOntoAnInputIsRefused) {
   const auto r = run_command("cd " + dir_.path().string() + " && " + kBinary + " in.txt >> in.txt");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("input file is output file"), std::string::npos) << r.err;
-  EXPECT_EQ(read_file(dir_ / "in.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "in.txt"), lines(1, 1000));
   const auto named = run_command("cd " + dir_.path().string() + " && ln in.txt twin.txt && " + kBinary +
                                  " twin.txt -o /dev/stdout >> in.txt");
   EXPECT_EQ(named.exit_code, 2) << named.err;
-  EXPECT_EQ(read_file(dir_ / "in.txt"), lines(1, 1000));
+  EXPECT_SAME_BYTES(read_file(dir_ / "in.txt"), lines(1, 1000));
   EXPECT_EQ(run("in.txt -o in.txt").exit_code, 0);  // the documented in-place form stays
 }
 
 // Case 13: shuf's modes commit through the Job: the manifest has their file.
 TEST_F(OneCommit, ModesCommitWithTheManifest) {
+  SKIP_WITHOUT("python3");
   const auto manifest = [&](const std::string& arguments, const std::string& expect) {
     const auto r = run(arguments + " --manifest m.json -o out.txt --seed 4");
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -324,4 +370,4 @@ TEST_F(OneCommit, ModesCommitWithTheManifest) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::one_commit_test

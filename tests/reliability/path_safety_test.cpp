@@ -12,7 +12,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::path_safety_test {
 namespace {
 
 constexpr std::uint64_t kRecords = 100000;
@@ -126,7 +126,7 @@ TEST(PathSafety, BadPathsFailBeforeAnyWorkAndLeaveNothing) {
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(entries(w.out_dir), after_setup_out) << "something was left beside the destination";
     EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{}) << "scratch left";
-    EXPECT_EQ(read_file(w.input()), input);
+    EXPECT_SAME_BYTES(read_file(w.input()), input);
   }
 }
 
@@ -150,7 +150,7 @@ TEST(PathSafety, UnwritableDirectoriesFailWithTheReason) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(is_one_line_error(r.err, "cannot write output '.*locked/out\\.bin': " + why)) << r.err;
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
-  EXPECT_EQ(read_file(w.input()), input);
+  EXPECT_SAME_BYTES(read_file(w.input()), input);
 }
 
 // A crafted .npy header nested a million levels deep (found by
@@ -209,8 +209,8 @@ TEST_F(InputAlias, OutputIsAHardLinkOfTheInput) {
   std::filesystem::create_hard_link(w_.input(), w_.in_dir / "twin.bin");
   const auto r = shuffle(w_.input(), (w_.in_dir / "twin.bin").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(w_.input()), input_) << "the input was modified through the hard link";
-  EXPECT_EQ(read_file(w_.in_dir / "twin.bin"), expected_);
+  EXPECT_SAME_BYTES(read_file(w_.input()), input_) << "the input was modified through the hard link";
+  EXPECT_SAME_BYTES(read_file(w_.in_dir / "twin.bin"), expected_);
   EXPECT_EQ(std::filesystem::hard_link_count(w_.input()), 1u);
   EXPECT_EQ(entries(w_.in_dir), (std::vector<std::string>{"in.bin", "twin.bin"}));
   EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{});
@@ -222,7 +222,7 @@ TEST_F(InputAlias, InputIsASymlinkToTheOutput) {
   std::filesystem::create_symlink(w_.input(), w_.out_dir / "alias.bin");
   const auto r = shuffle((w_.out_dir / "alias.bin").string(), w_.input());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(w_.input()), expected_);
+  EXPECT_SAME_BYTES(read_file(w_.input()), expected_);
   EXPECT_EQ(entries(w_.in_dir), std::vector<std::string>{"in.bin"}) << "temporary output left";
   EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{});
 }
@@ -233,10 +233,10 @@ TEST_F(InputAlias, OutputIsTheInputThroughALinkedDirectory) {
   std::filesystem::create_directory_symlink(w_.in_dir, w_.out_dir / "linked");
   const auto r = shuffle(w_.input(), (w_.out_dir / "linked" / "in.bin").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(w_.input()), expected_);
+  EXPECT_SAME_BYTES(read_file(w_.input()), expected_);
   EXPECT_EQ(entries(w_.in_dir), std::vector<std::string>{"in.bin"});
   EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{});
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::path_safety_test

@@ -16,7 +16,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::pseudo_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -114,4 +114,4 @@ TEST(StxxlErrors, ReachTheUserInTheOneLineForm) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::pseudo_files_test

@@ -19,7 +19,7 @@
 
 #include "support/command.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::publish_sweep_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -160,4 +160,4 @@ TEST_F(PublishSweep, EverySignalThatWouldEndTheRunAtEveryRenameLetsThePublishCom
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::publish_sweep_test

@@ -18,7 +18,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-namespace extshuffle::dataset {
+namespace extshuffle::dataset::record_digest_test {
 namespace {
 
 using testing::numbered_records;
@@ -177,4 +177,4 @@ TEST(RecordDigest, RandomPermutationsKeepTheDigestAndRandomDamageChangesIt) {
 }
 
 }  // namespace
-}  // namespace extshuffle::dataset
+}  // namespace extshuffle::dataset::record_digest_test

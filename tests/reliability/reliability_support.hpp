@@ -36,13 +36,14 @@ inline const std::string kFaultShim =
 
 using Environment = std::map<std::string, std::string>;
 
-// A child process running the binary with `arguments`; its standard output
-// and error go to files in `capture` (standard input is /dev/null and
-// standard output capture/stdout unless given).
+// A child process running the binary (or `program`) with `arguments`; its
+// standard output and error go to files in `capture` (standard input is
+// /dev/null and standard output capture/stdout unless given).
 class Child {
  public:
   Child(const std::vector<std::string>& arguments, const Environment& extra, const std::filesystem::path& capture,
-        const std::string& stdin_path = "/dev/null", const std::string& stdout_path = "")
+        const std::string& stdin_path = "/dev/null", const std::string& stdout_path = "",
+        const std::string& program = kBinary)
       : out_path_(stdout_path.empty() ? capture / "stdout" : std::filesystem::path(stdout_path)),
         err_path_(capture / "stderr") {
     std::vector<std::string> env_strings;
@@ -52,7 +53,7 @@ class Child {
       if (!extra.count(key)) env_strings.push_back(entry);
     }
     for (const auto& [key, value] : extra) env_strings.push_back(key + "=" + value);
-    std::vector<std::string> argv_strings{kBinary};
+    std::vector<std::string> argv_strings{program};
     argv_strings.insert(argv_strings.end(), arguments.begin(), arguments.end());
     std::vector<char*> argv, envp;
     for (auto& s : argv_strings) argv.push_back(s.data());
@@ -82,6 +83,7 @@ class Child {
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
 
+  pid_t pid() const { return pid_; }
   void send(int signal_number) { ::kill(pid_, signal_number); }
   bool running() {
     if (exit_code_ >= 0) return false;

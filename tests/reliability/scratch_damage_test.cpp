@@ -20,7 +20,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::scratch_damage_test {
 namespace {
 
 const std::string kScratchLine = "scratch space holds records that are not what was written";
@@ -175,4 +175,4 @@ TEST(ScratchDamage, TextRecordsNeverCrashAndFailWithOneLine) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::scratch_damage_test

@@ -9,7 +9,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::soak_test {
 namespace {
 
 struct SoakRun {
@@ -91,4 +91,4 @@ TEST(Soak, TwentyConcurrentRunsShareOneScratchDirectory) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::soak_test

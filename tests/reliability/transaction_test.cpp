@@ -13,7 +13,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::transaction_test {
 namespace {
 
 std::string lines(int first, int count) {
@@ -54,8 +54,8 @@ class Transaction : public ::testing::Test {
   void expect_refused(const Outcome& r, const std::string& pattern) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_TRUE(is_one_line_error(r.err, pattern)) << r.err;
-    EXPECT_EQ(read_file(a_), lines(0, 1000));
-    EXPECT_EQ(read_file(b_), lines(1000, 1000));
+    EXPECT_SAME_BYTES(read_file(a_), lines(0, 1000));
+    EXPECT_SAME_BYTES(read_file(b_), lines(1000, 1000));
     EXPECT_EQ(entries(w_.out_dir), std::vector<std::string>{});
     EXPECT_EQ(entries(w_.tmp_dir), std::vector<std::string>{});
   }
@@ -85,7 +85,7 @@ TEST_F(Transaction, AlignedOutputsOverEachOtherAreRefused) {
   const auto r = run({a_, b_, "-o", (w_.out_dir / "x.txt").string(), "-o", (w_.out_dir / "hard.txt").string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(is_one_line_error(r.err, "two writes to one file")) << r.err;
-  EXPECT_EQ(read_file(w_.out_dir / "x.txt"), "kept\n");
+  EXPECT_SAME_BYTES(read_file(w_.out_dir / "x.txt"), "kept\n");
 }
 
 TEST_F(Transaction, AlignedOutputOverTheOtherInputIsRefused) {
@@ -96,7 +96,7 @@ TEST_F(Transaction, AlignedOutputOverTheOtherInputIsRefused) {
 TEST_F(Transaction, InPlaceOutputOfOneDatasetStillWorks) {
   const auto r = run({a_, "-o", a_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(read_file(a_), lines(0, 1000));
+  EXPECT_DIFFERENT_BYTES(read_file(a_), lines(0, 1000));
   EXPECT_TRUE(same_lines(read_file(a_), lines(0, 1000)));
   EXPECT_EQ(entries(w_.in_dir), (std::vector<std::string>{"a.txt", "b.txt"}));
 }
@@ -148,8 +148,8 @@ TEST_F(Transaction, AlignedOutputsAreCommittedTogether) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(std::filesystem::exists(w_.marker())) << "the fault never fired";
   EXPECT_TRUE(is_one_line_error(r.err, "No space left on device")) << r.err;
-  EXPECT_EQ(read_file(w_.out_dir / "a.out"), "old a\n") << "the first output was committed alone";
-  EXPECT_EQ(read_file(second_dir / "b.out"), "old b\n");
+  EXPECT_SAME_BYTES(read_file(w_.out_dir / "a.out"), "old a\n") << "the first output was committed alone";
+  EXPECT_SAME_BYTES(read_file(second_dir / "b.out"), "old b\n");
   EXPECT_EQ(entries(w_.out_dir), std::vector<std::string>{"a.out"});
   EXPECT_EQ(entries(second_dir), std::vector<std::string>{"b.out"});
 }
@@ -229,7 +229,7 @@ TEST(ScratchRace, NoScratchFileIsOpenedByAName) {
                              w.output()},
                             race);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(victim), "the racer's target\n") << "scratch data went into the racer's file";
+  EXPECT_SAME_BYTES(read_file(victim), "the racer's target\n") << "scratch data went into the racer's file";
   auto got = u64_indices(read_file(w.output()));
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, u64_indices(input));
@@ -254,7 +254,7 @@ TEST(ScratchRace, AnotherUsersLinkInAStickyDirectoryIsNotFollowed) {
   const auto r = run_binary({"--record-size", "8", "-T", w.tmp_dir.string(), w.input(), link.string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(is_one_line_error(r.err, "cannot write output '.*out\\.bin': Permission denied")) << r.err;
-  EXPECT_EQ(read_file(victim), "not yours\n");
+  EXPECT_SAME_BYTES(read_file(victim), "not yours\n");
   // One's own link there is followed, as open(2) would.
   ASSERT_EQ(::lchown(link.c_str(), 0, 0), 0);
   EXPECT_EQ(run_binary({"--record-size", "8", "-T", w.tmp_dir.string(), w.input(), link.string()}).exit_code, 0);
@@ -348,4 +348,4 @@ TEST(BoundedMemory, NoThreadCanStartIsOutOfMemory) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::transaction_test

@@ -9,7 +9,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::verify_cli_test {
 namespace {
 
 constexpr std::uint64_t kRecords = std::uint64_t{2} << 20;  // 16 MiB
@@ -75,10 +75,10 @@ TEST(VerifyCli, CatchesAByteFlippedInScratchSpace) {
   ASSERT_TRUE(std::filesystem::exists(w.marker())) << "the corruption never happened";
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(is_one_line_error(r.err, "verif")) << r.err;
-  EXPECT_EQ(read_file(w.output()), old) << "a run that failed verification replaced the destination";
+  EXPECT_SAME_BYTES(read_file(w.output()), old) << "a run that failed verification replaced the destination";
   EXPECT_EQ(entries(w.out_dir), std::vector<std::string>{"out.bin"});
   EXPECT_EQ(entries(w.tmp_dir), std::vector<std::string>{});
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::verify_cli_test

@@ -11,7 +11,7 @@
 
 #include "reliability_support.hpp"
 
-namespace extshuffle::testing {
+namespace extshuffle::testing::zstd_window_test {
 namespace {
 
 std::uint64_t peak_rss_bytes(const std::string& err) {
@@ -46,4 +46,4 @@ TEST(ZstdWindow, AWindowTheBudgetCannotHoldIsRefusedUpFront) {
 }
 
 }  // namespace
-}  // namespace extshuffle::testing
+}  // namespace extshuffle::testing::zstd_window_test

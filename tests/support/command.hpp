@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "same_bytes.hpp"  // the comparisons of what read_file returns
+
 namespace extshuffle::testing {
 
 struct CommandResult {
