@@ -13,8 +13,9 @@ void check_index_options(const JobOptions& options, const std::vector<JobDataset
   if (!options.checkpoint_dir.empty() && (options.index || options.index_only)) {
     // A resumed file's index would miss the record ends written before the
     // stop, and an index pass has nothing worth resuming (docs/cli.md).
-    throw UsageError("--checkpoint: --index and --index-only are not resumed: index the output with --index-only "
-                     "after the shuffle");
+    throw UsageError(
+        "--checkpoint: --index and --index-only are not resumed: index the output with --index-only "
+        "after the shuffle");
   }
   if (options.index_only) {
     if (options.index)

@@ -344,7 +344,8 @@ namespace {
 // (a dry run writes nothing there).
 io::InputSet open_inputs(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint) {
   const std::vector<std::string> paths = dataset::expand_dataset_paths(dataset.inputs);
-  if (!checkpoint.run || options.dry_run) return io::InputSet(paths, io::scratch_directory(options.tmpdir), options.memory_bytes);
+  if (!checkpoint.run || options.dry_run)
+    return io::InputSet(paths, io::scratch_directory(options.tmpdir), options.memory_bytes);
   return io::InputSet(paths, checkpoint.run->scratch(checkpoint.index), options.memory_bytes);
 }
 

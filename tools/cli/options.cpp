@@ -207,7 +207,8 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
                   "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name : {"--echo", "--input-range", "--repeat", "--skip-empty", "--index", "--index-only", "--checkpoint"}) {
+  for (const char* name :
+       {"--echo", "--input-range", "--repeat", "--skip-empty", "--index", "--index-only", "--checkpoint"}) {
     app.get_option(name)->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
