@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2, RENAME_EXCHANGE
 #include <cstring>
 
 #include "extshuffle/errors.hpp"
@@ -55,7 +56,7 @@ void Publication::prepare() {
     struct stat st {};
     if (::fstatat(r.directory, r.to.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT) throw IoError("cannot write output", r.destination, errno);
-      continue;  // a new file: its undo removes it
+      continue;  // a new file: its undo puts it back to its hidden name
     }
     entry.replaces = true;
     for (int attempt = 0; attempt < 100 && entry.backup.empty(); ++attempt) {
@@ -91,6 +92,32 @@ void Publication::publish(const std::function<void()>& check, std::size_t check_
   }
 }
 
+namespace {
+
+// A new file that replaced none goes back to its hidden name: the run's
+// failure then removes it, as any temporary, or a resumed run
+// (--checkpoint) finds it where its journal says.
+bool put_back(const PendingRename& r) {
+  return ::renameat(r.directory, r.to.c_str(), r.directory, r.from.c_str()) == 0;
+}
+
+// The old file back over the new one, in one step (the destination never
+// lacks a file), and the new one back to its hidden name. A file system
+// without RENAME_EXCHANGE gets the old file back over the new, whose bytes
+// are then gone (a resumed run redoes them).
+bool put_back_over(const PendingRename& r, const std::string& backup) {
+  if (::renameat2(r.directory, backup.c_str(), r.directory, r.to.c_str(), RENAME_EXCHANGE) == 0) {
+    // Failing that, the new file goes: its backup name is no name of ours.
+    if (::renameat(r.directory, backup.c_str(), r.directory, r.from.c_str()) != 0) {
+      (void)::unlinkat(r.directory, backup.c_str(), 0);
+    }
+    return true;
+  }
+  return ::renameat(r.directory, backup.c_str(), r.directory, r.to.c_str()) == 0;
+}
+
+}  // namespace
+
 std::string Publication::undo(std::size_t done) {
   if (done == 0) return "no file was renamed: every destination holds what it held before the run";
   std::vector<std::string> left_new, failures;
@@ -101,9 +128,7 @@ std::string Publication::undo(std::size_t done) {
       left_new.push_back(r.destination);  // no backup: the old file is gone
       continue;
     }
-    // The old file back over the new one, or the new file removed where there was none.
-    const bool undone = entry.replaces ? ::renameat(r.directory, entry.backup.c_str(), r.directory, r.to.c_str()) == 0
-                                       : ::unlinkat(r.directory, r.to.c_str(), 0) == 0;
+    const bool undone = entry.replaces ? put_back_over(r, entry.backup) : put_back(r);
     if (undone) {
       if (entry.replaces) forget_backup(entry);
       continue;

@@ -43,8 +43,23 @@ def block(language, containing):
 
 
 def run_python(text):
+    """Runs an example as torchrun would: inside a process group (of one
+    process here), which the samplers built without num_replicas and rank
+    read their world size and rank from, as torch's own does."""
     namespace = {"__name__": "__main__"}
-    exec(compile(text, "docs/python.md", "exec"), namespace)
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        dist = None
+    grouped = dist is not None and dist.is_available() and not dist.is_initialized()
+    if grouped:
+        store = dist.HashStore()
+        dist.init_process_group("gloo", store=store, world_size=1, rank=0)
+    try:
+        exec(compile(text, "docs/python.md", "exec"), namespace)
+    finally:
+        if grouped:
+            dist.destroy_process_group()
     return namespace
 
 

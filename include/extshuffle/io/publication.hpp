@@ -3,10 +3,11 @@
 // replace a second name beside it (a hard link: its backup), so that every
 // step that can fail for want of space or quota happens before the first
 // rename; publish() renames in order, and a failure undoes the renames done
-// (each replaced file's backup renamed back over the new file, a file that
-// replaced none removed), so that every destination holds what it held
-// before, and the message says so, or names the files a failed undo left
-// new. Renaming a name over another in one directory adds no entry, so the
+// (each replaced file's backup exchanged with the new file, a file that
+// replaced none renamed back; the new files return to their hidden names,
+// where the run's failure removes them or a resumed run finds them), so
+// that every destination holds what it held before, and the message says
+// so, or names the files a failed undo left new. Renaming a name over another in one directory adds no entry, so the
 // undo needs no space. Hard links refused by the file system (EPERM,
 // EOPNOTSUPP, EMLINK) leave that file without a backup: its rename cannot
 // be undone, which a failure's message then says.
