@@ -89,7 +89,7 @@ class CheckpointRun {
   std::map<std::string, int> count_events() {
     fresh();
     const fs::path log = out_.parent_path() / "strace.log";
-    const CommandResult r = run_command("strace -f -qq -e trace=write,fdatasync,pwrite64,renameat -o " +
+    const CommandResult r = run_command(strace_command() + " -f -qq -e trace=write,fdatasync,pwrite64,renameat -o " +
                                         quoted(log.string()) + " " + command(true, "-q"));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::map<std::pair<std::string, std::string>, int> per_thread;
@@ -195,8 +195,8 @@ void sweep(CheckpointRun& run, const Case& c, std::uint64_t seed) {
       if (calls == 0) continue;
       const int k = 1 + static_cast<int>(draw() % static_cast<std::uint64_t>(calls));
       const std::string inject = call + ":" + effect + ":when=" + std::to_string(k);
-      table.push_back(
-          run.kill_and_resume(inject, "strace -f -qq -o /dev/null -e trace=" + call + " -e inject=" + inject));
+      table.push_back(run.kill_and_resume(
+          inject, strace_command() + " -f -qq -o /dev/null -e trace=" + call + " -e inject=" + inject));
     }
   }
   for (const std::string& line : table) std::printf("checkpoint moment | %s\n", line.c_str());

@@ -34,12 +34,6 @@ std::string lines(int first, int count) {
 
 bool has_strace() { return run_command("command -v strace").exit_code == 0; }
 
-// strace with the program's environment: LeakSanitizer cannot run under
-// ptrace, so an instrumented program traced here checks all but leaks.
-std::string strace() {
-  return binary_is_sanitized() ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" strace" : "strace";
-}
-
 class OneCommit : public ::testing::Test {
  protected:
   void SetUp() override { write_file(dir_ / "in.txt", lines(1, 1000)); }
@@ -133,8 +127,8 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   for (const std::string& signal : {"INT", "TERM", "HUP"}) {
     for (const int at : {1, 3, 5}) {
       ASSERT_EQ(run(job + "1").exit_code, 0);
-      const auto r = run_command("cd " + dir_.path().string() +
-                                 " && " + strace() + " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=" + signal +
+      const auto r = run_command("cd " + dir_.path().string() + " && " + strace_command() +
+                                 " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=" + signal +
                                  ":when=" + std::to_string(at) + " " + kBinary + " " + job + "2");
       EXPECT_EQ(r.exit_code, 0) << signal << " at rename " << at << ": " << r.err;
       EXPECT_NE(r.err.find("signal SIG" + signal + " came while the output was being published"), std::string::npos)
@@ -147,7 +141,7 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   }
   // With -q too: the warning is about the files on disk.
   ASSERT_EQ(run(job + "1").exit_code, 0);
-  const auto quiet = run_command("cd " + dir_.path().string() + " && " + strace() +
+  const auto quiet = run_command("cd " + dir_.path().string() + " && " + strace_command() +
                                  " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2 " +
                                  kBinary + " -q " + job + "2");
   EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
@@ -157,9 +151,9 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   EXPECT_EQ(run_command("cd " + dir_.path().string() + " && md5sum p-0000*").out, fresh);
   // Before the publish (the first fsync of the commit): nothing changes.
   ASSERT_EQ(run(job + "1").exit_code, 0);
-  const auto early = run_command("cd " + dir_.path().string() +
-                                 " && " + strace() + " -f -qq -o /dev/null -e trace=fsync -e inject=fsync:signal=TERM:when=1 " +
-                                 kBinary + " " + job + "2");
+  const auto early = run_command("cd " + dir_.path().string() + " && " + strace_command() +
+                                 " -f -qq -o /dev/null -e trace=fsync -e inject=fsync:signal=TERM:when=1 " + kBinary +
+                                 " " + job + "2");
   EXPECT_EQ(early.exit_code, 143) << early.err;
   EXPECT_EQ(checksums(names), old);
   EXPECT_EQ(listing(), "in.txt\nm.json\nnew\np-00000.txt\np-00001.txt\np-00002.txt\np-00003.txt\n");
@@ -173,8 +167,8 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
 TEST_F(OneCommit, LeftoversOfAKilledCommitAreRemovedByTheNextRun) {
   if (!has_strace()) GTEST_SKIP() << "strace is not installed";
   const std::string job = "in.txt -o \"p-{shard}.txt\" --shards 4 --manifest m.json --seed 2";
-  const auto killed = run_command("cd " + dir_.path().string() +
-                                  " && " + strace() + " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=KILL:when=2 " +
+  const auto killed = run_command("cd " + dir_.path().string() + " && " + strace_command() +
+                                  " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=KILL:when=2 " +
                                   kBinary + " " + job);
   EXPECT_EQ(killed.exit_code, 137) << killed.err;
   const std::string after_kill = listing();

@@ -32,10 +32,6 @@ const std::vector<std::string> kFiles = {"m.json",        "train-00000.txt", "tr
                                          "val-00000.txt", "val-00001.txt",   "val-00002.txt"};
 const std::vector<std::string> kSignals = {"USR1", "USR2", "QUIT", "ALRM", "XCPU", "XFSZ", "PIPE", "VTALRM", "PROF"};
 
-std::string strace() {
-  return binary_is_sanitized() ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" strace" : "strace";
-}
-
 // The dataset's files, name by name.
 using Dataset = std::map<std::string, std::string>;
 
@@ -85,13 +81,13 @@ class PublishSweep : public ::testing::Test {
   // delivers none).
   CommandResult injected(const std::string& syscall, const std::string& inject) {
     const std::string filter = inject.rfind("error=", 0) == 0 ? " --seccomp-bpf" : "";
-    return shell(strace() + " -f -qq" + filter + " -o /dev/null -e trace=" + syscall + " -e inject=" + syscall + ":" +
-                 inject + " " + kBinary + " " + kJob + " --seed 2");
+    return shell(strace_command() + " -f -qq" + filter + " -o /dev/null -e trace=" + syscall + " -e inject=" + syscall +
+                 ":" + inject + " " + kBinary + " " + kJob + " --seed 2");
   }
   // How many calls of `syscall` a run of the job makes.
   int count(const std::string& syscall) {
     restore();
-    const auto r = shell(strace() + " -f -qq -o trace -e trace=" + syscall + " " + kBinary + " " + kJob +
+    const auto r = shell(strace_command() + " -f -qq -o trace -e trace=" + syscall + " " + kBinary + " " + kJob +
                          " --seed 2 && grep -c \" " + syscall + "(\" trace && rm trace");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return std::atoi(r.out.c_str());

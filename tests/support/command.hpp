@@ -85,6 +85,13 @@ inline bool binary_is_sanitized() {
   return value != nullptr && *value != '\0' && std::string(value) != "0";
 #endif
 }
+
+// The strace command with the program's environment: LeakSanitizer cannot
+// run under ptrace (it aborts the traced program at exit), so an
+// instrumented program traced here checks all but leaks.
+inline std::string strace_command() {
+  return binary_is_sanitized() ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" strace" : "strace";
+}
 #ifdef EXTSHUFFLE_SOURCE_DIR
 // The source tree (README, data/): $EXTSHUFFLE_SOURCE_DIR, else the bundle's
 // copy of README and data/, else the build's source tree.
