@@ -33,17 +33,6 @@ std::string lines(int count) {
   return text;
 }
 
-// Waits (at most a minute) until `done` holds; whether it did.
-template <typename Done>
-bool wait_until(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
 // The commit's lock of `file`, held by this process (an open file
 // description lock, as the run takes it) until destroyed.
 class HeldLock {
@@ -104,7 +93,9 @@ TEST_F(CommitLockCli, AWaitIsSaidOnceAndTheRunCommitsWhenTheLockIsFree) {
     Child run(arguments, {}, capture.path());
     const std::string said = "extshuffle: waiting for another run's commit into '" + out() +
                              "' to end (it holds the commit lock '" + base_.string() + "/.out.txt.extshuffle-lock')\n";
-    ASSERT_TRUE(wait_until([&] { return run.err().find(said) != std::string::npos || !run.running(); })) << run.err();
+    ASSERT_TRUE(wait_for_event([&] { return run.err().find(said) != std::string::npos || !run.running(); },
+                               [] { return true; }))
+        << run.err();
     EXPECT_TRUE(run.running()) << "the run ended while another held the lock: " << run.err();
     EXPECT_EQ(read_file(out()), "old\n");  // nothing published while the lock is held
     lock.release();
@@ -121,7 +112,7 @@ TEST_F(CommitLockCli, AWaitIsSaidOnceAndTheRunCommitsWhenTheLockIsFree) {
   ASSERT_TRUE(lock.held());
   const TempDir capture;
   Child quiet({"-q", base_ / "in.txt", "-o", out()}, {}, capture.path());
-  ASSERT_TRUE(wait_until([&] { return lock.someone_waits() || !quiet.running(); }));
+  ASSERT_TRUE(wait_for_event([&] { return lock.someone_waits() || !quiet.running(); }, [] { return true; }));
   EXPECT_TRUE(quiet.running()) << quiet.err();
   EXPECT_EQ(read_file(out()), "old\n");
   lock.release();
@@ -174,7 +165,7 @@ TEST_F(CommitLockCli, AnotherUserWhoCanOnlyReadTheDirectoryStopsNoRun) {
                   marker.string() + " && exec sleep 600\" > /dev/null 2>&1 & echo $!");
   ASSERT_EQ(holder.exit_code, 0);
   ASSERT_TRUE(wait_for_file(marker)) << "the other user could not take the directory's flock";
-  ASSERT_TRUE(wait_until([&] { return !read_file(marker).empty(); }));
+  ASSERT_TRUE(wait_for_event([&] { return !read_file(marker).empty(); }, [] { return true; }));
   const auto r = run_command("timeout 120 " + kBinary + " " + (base_ / "in.txt").string() + " -o " + out());
   run_command("kill " + read_file(marker));  // the holder's shell became sleep
   EXPECT_EQ(r.exit_code, 0) << "a reader's lock stopped the run: " << r.err;

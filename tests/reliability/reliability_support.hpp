@@ -25,6 +25,7 @@
 
 #include "support/command.hpp"
 #include "support/permutations.hpp"
+#include "support/process_state.hpp"
 
 extern char** environ;
 
@@ -146,12 +147,8 @@ inline bool wait_for_file(const std::filesystem::path& path, std::chrono::second
 // while `child` runs; false when the child ended first or after `timeout`.
 inline bool wait_for_file_while(const std::filesystem::path& path, Child& child,
                                 std::chrono::seconds timeout = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!std::filesystem::exists(path)) {
-    if (!child.running() || std::chrono::steady_clock::now() > deadline) return std::filesystem::exists(path);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
+  return wait_for_event([&] { return std::filesystem::exists(path); }, [&] { return child.running(); },
+                        std::chrono::milliseconds(2), timeout);
 }
 
 // Names in a directory, sorted (hidden ones included: the temporary output is hidden).
