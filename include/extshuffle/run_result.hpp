@@ -50,8 +50,8 @@ struct OutputFileInfo {
 struct RunResult {
   RunStats stats;
   // What was read and written (empty with dry_run): the inputs in order,
-  // the format they were read as ("lines", "csv", "tsv", "jsonl", "npy",
-  // "binary"), the records written and every output file in order.
+  // the format they were read as ("lines", "csv", "tsv", "jsonl", "tfrecord",
+  // "tar", "npy", "binary"), the records written and every output file in order.
   std::vector<InputFileInfo> inputs;
   std::string format;
   std::uint64_t records_written = 0;

@@ -6,7 +6,7 @@
 // size: the input is loaded into A; a split shuffles its chunks A -> B and
 // scatters them B -> A in bucket order, its buckets then run on their parts
 // of A and B; a leaf is shuffled A -> B. So every record ends in B at its
-// output position, the same two-buffer scheme as ioperm/memory_executor.cpp.
+// output position, the same two-buffer scheme as ioperm/memory_plan.cpp.
 //
 // The walk goes level by level, each step covering every node of a level
 // (one launch for thousands of chunks), and draws the matrix rows of a level

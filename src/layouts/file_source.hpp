@@ -9,7 +9,7 @@
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/ioperm/phase_timer.hpp"
 #include "ioperm/walk_support.hpp"
-#include "ioperm/memory_executor.hpp"
+#include "ioperm/memory_plan.hpp"
 #include "ioperm/run_context.hpp"
 
 namespace extshuffle::ioperm {

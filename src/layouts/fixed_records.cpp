@@ -13,7 +13,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/mapped_bytes.hpp"
 #include "extshuffle/io/scratch_damage.hpp"
-#include "ioperm/memory_executor.hpp"
+#include "ioperm/memory_plan.hpp"
 #include "ioperm/tuning.hpp"
 
 namespace extshuffle::ioperm {

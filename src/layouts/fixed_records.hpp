@@ -34,7 +34,7 @@ class FixedRecords final : public RecordLayout {
   bool framed() const override { return false; }
   RecordFraming framing(bool root) const override { return RecordFraming{r_, TextScan{{}, false, !root}}; }
 
-  // The node once, and the in-RAM plan's workspace (memory_executor.hpp):
+  // The node once, and the in-RAM plan's workspace (memory_plan.hpp):
   // with the file read in batches for records shuffled in place, with the
   // placement of records one by one otherwise.
   std::uint64_t in_memory_bytes(const NodeFacts& node) const override;

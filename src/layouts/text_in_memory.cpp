@@ -1,6 +1,6 @@
 // A text node in RAM (docs/conventions.md, The walk, Record formats): its bytes held once, the place
 // of each record found in them, the plan run on the records' 4-byte indices
-// (memory_executor.hpp, the same bijections, rows and scatter as for
+// (memory_plan.hpp, the same bijections, rows and scatter as for
 // fixed-size records), and the bytes gathered in the resulting order.
 #include <omp.h>
 
@@ -14,7 +14,7 @@
 #include "extshuffle/device/node_on_device.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
-#include "ioperm/memory_executor.hpp"
+#include "ioperm/memory_plan.hpp"
 #include "ioperm/position_tag.hpp"
 #include "text_records.hpp"
 #include "ioperm/tuning.hpp"

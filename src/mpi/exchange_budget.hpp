@@ -1,5 +1,5 @@
 // How a rank's budget (-S, a cap on its resident memory) is shared while
-// the root's split is scattered and exchanged: the driver's chunk memory
+// the root's split is scattered and exchanged: the walk's chunk memory
 // (the first part of the scatter walk's arena, the only part the scatter
 // touches; the rest of that arena is what a split would give its bucket
 // buffers, and the exchange's buffers below take its place), the pool of

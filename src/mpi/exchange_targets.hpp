@@ -1,8 +1,8 @@
 // Step 3 of the root's split across the ranks (Gustedt's ParPerm: send
-// a_ij records from P_i to P'_j): the driver's scatter appends each slice of
+// a_ij records from P_i to P'_j): the walk's scatter appends each slice of
 // a shuffled chunk to its bucket here (ioperm::BucketTargets). A bucket this
 // rank owns goes straight to its writer in ReceivedBuckets; any other
-// bucket's slices wait in blocks of a pool until the driver ends its chunk
+// bucket's slices wait in blocks of a pool until the walk ends its chunk
 // group (group_done), when every rank exchanges what it holds for every other
 // in one round:
 //   1. the counts: an all-to-all of each rank's bytes for each bucket of each
@@ -38,7 +38,7 @@ namespace extshuffle::mpi {
 // Largest message of the exchange: well under MPI's 2 GiB int count.
 inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;
 
-// Thrown out of group_done() when another rank has failed: the driver's
+// Thrown out of group_done() when another rank has failed: the walk's
 // scatter unwinds, and the ranks meet at the next checkpoint.
 class PeerFailed : public std::exception {
  public:
@@ -52,7 +52,7 @@ struct ExchangeStats {
   double seconds_exchanging = 0;                     // in the rounds (counts, bytes, appends)
 };
 
-// The memory of the exchange, outside the driver's arena.
+// The memory of the exchange, outside the walk's arena.
 struct ExchangeMemory {
   std::byte* pool = nullptr;  // blocks for other ranks' buckets
   std::uint64_t pool_bytes = 0, block_bytes = 0;

@@ -8,7 +8,7 @@
 // region is exact (the exchanged counts say how many records it gets) and the
 // pairs of a bucket are adjacent, so a bucket reads back as one extent; text
 // records get a region of their expected size plus slack, and overflow
-// extents, as the driver's buckets do.
+// extents, as the walk's buckets do.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // and disk. A node whose records fit in the memory budget runs in RAM; a
 // larger one streams its chunks through the shuffle into per-bucket write
 // buffers on scratch space, then runs each bucket in turn. The output is the
-// same bytes as the in-memory reference walk (ioperm/reference_executor) for any budget.
+// same bytes as the in-memory reference walk (ioperm/reference_shuffle) for any budget.
 #pragma once
 
 #include <cstddef>

@@ -20,13 +20,9 @@
 
 namespace extshuffle::io {
 class BlockFile;
-struct ByteExtents;
 }
 
 namespace extshuffle::ioperm {
-
-class RecordDigest;
-
 
 // The records of the input: `bytes` bytes at `offset` of `file`, and a
 // terminator the last record lacks when `add_terminator`.

@@ -96,7 +96,7 @@ struct DistributedInput::State {
   std::vector<InputFileInfo> file_infos() const;
   // InputSource::check_unchanged for the inputs this rank reads in place.
   void check_unchanged() const;
-  // What the driver knows of the root (ioperm/node_facts.hpp): the same on every rank.
+  // What the walk knows of the root (ioperm/node_facts.hpp): the same on every rank.
   ioperm::NodeFacts root_facts() const {
     return ioperm::NodeFacts{records, data_bytes(), false, framed ? longest_record_bytes : record_size, 0};
   }

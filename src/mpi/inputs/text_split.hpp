@@ -18,7 +18,7 @@
 // would get wrong. Lines, TSV and JSONL count terminators at memchr speed.
 //
 // The longest record and the sum of the squares of the records' lengths
-// (the root's facts, which decide where the driver runs it: node_path.hpp)
+// (the root's facts, which decide where the walk runs it: node_path.hpp)
 // come from the same scan: each rank keeps the lengths of the records
 // between two of its record ends (the first H one by one, since which of
 // them are header records is known only after the composition), and the

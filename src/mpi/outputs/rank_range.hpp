@@ -3,7 +3,7 @@
 // fixed-size records give by arithmetic and text records by an exclusive sum
 // of the ranks' bytes (a bucket's output holds exactly the bytes it
 // received). With -n, the records past the first K are cut here, counted
-// from the output position of the rank's first bucket: the driver's own cut
+// from the output position of the rank's first bucket: the walk's own cut
 // counts from the start of each rank's walk, so it may hand on a few records
 // more.
 #pragma once
@@ -24,7 +24,7 @@ class RankRange {
   // Where this rank's buckets start in the output file, given the bytes
   // its kept buckets hold. Collective.
   std::uint64_t offset(std::uint64_t bucket_bytes, Communicator& comm);
-  // Hands on the driver's output (whole records) to `sink`, cut after the
+  // Hands on the walk's output (whole records) to `sink`, cut after the
   // first head_count records of the permutation.
   template <class Sink>
   void write(const std::byte* data, std::uint64_t bytes, Sink&& sink) {

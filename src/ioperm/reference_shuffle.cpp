@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "memory_executor.hpp"
+#include "memory_plan.hpp"
 
 namespace extshuffle::ioperm {
 

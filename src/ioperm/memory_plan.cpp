@@ -1,4 +1,4 @@
-#include "memory_executor.hpp"
+#include "memory_plan.hpp"
 
 #include <algorithm>
 #include <cstring>
