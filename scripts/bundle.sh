@@ -125,8 +125,10 @@ newest() { objdump -T "$stage"/bin/* "${test_executables[@]}" "$stage"/lib/*.so*
 {
   echo "glibc $(newest GLIBC)"
   echo "libstdc++ GLIBCXX_$(newest GLIBCXX)"
-  flags="$build/src/device/cuda/CMakeFiles/extshuffle_cuda.dir/flags.make"
-  echo "cuda_code $([ -f "$flags" ] && grep -o 'code=\[[^]]*\]' "$flags" | sort -u | tr '\n' ' ' || echo none)"
+  # The nvcc flags live in flags.make (Makefiles) or build.ninja (Ninja).
+  cuda_code=$(cat "$build/src/device/cuda/CMakeFiles/extshuffle_cuda.dir/flags.make" "$build/build.ninja" 2>/dev/null |
+                grep -o 'code=\[[^]]*\]' | sort -u | tr '\n' ' ' || true)
+  echo "cuda_code ${cuda_code:-none}"
   echo "built_on $(. /etc/os-release && echo "$PRETTY_NAME"), $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } > "$stage/REQUIREMENTS"
 
