@@ -6,9 +6,13 @@
 #   1. asks the dynamic linker to load every program, test and library of
 #      the bundle: each library must resolve inside the bundle (a library the
 #      bundle lacks now fails to load);
-#   2. runs the bundle's own programs and its tests labelled `cli` and `gpu`
-#      (the black-box tests of the relocated binary; the GPU ones skip without
-#      a device) through tests/run_tests.sh.
+#   2. runs the bundle's own programs and, through tests/run_tests.sh, the
+#      tests labelled `gpu` (they skip without a device) and the black-box
+#      test files that reach what the bundle carries (`relocation_files`
+#      below): every library of lib/ and share/extshuffle/. The other CLI
+#      files test the same program, already run in CI's first stage; the
+#      bundle's whole suite runs on a bare Debian (scripts/bare_debian_test.sh)
+#      and with `tests/run_tests.sh` alone.
 # zlib stays visible in step 2 only: the system's python3 and zstd, which the
 # CLI tests use as independent checkers, load it themselves (step 1 proves
 # the bundle's own copy is the one its files use). Needs root (unshare).
@@ -81,6 +85,16 @@ in_hidden_system bash -c '
 echo "bundle_test.sh: every program, test and library loads from the bundle" >&2
 
 # 2. The relocated programs and the black-box tests, from another directory.
+# The files that reach each bundled library and each path the program finds
+# relative to itself:
+relocation_files=(
+  fixed_records_cli_test   # threads (libgomp), scratch on disk (libstxxl), Philox (libhwy)
+  dataset_outputs_cli_test # gzip and zstd outputs (libisal, libzstd), shards, --manifest
+  error_messages_test      # errors: one line, the exit code
+  readme_examples_test     # the README's commands on share/extshuffle/data
+)
+selection=(--label gpu)
+for file in "${relocation_files[@]}"; do selection+=(--file "$file"); done
 cd "$work"
 unset EXTSHUFFLE_BINARY EXTSHUFFLE_SOURCE_DIR EXTSHUFFLE_FAULT_SHIM
 KEEP="libz.so.1" in_hidden_system bash -c '
@@ -90,4 +104,4 @@ KEEP="libz.so.1" in_hidden_system bash -c '
   "$b/bin/extshuffle" --record-size 8 --seed 7 "$b/share/extshuffle/data/sample-records-u64.bin" out.bin
   "$b/bin/extshuffle" --device cuda --record-size 8 "$b/share/extshuffle/data/sample-records-u64.bin" gpu.bin ||
     [ $? = 1 ]  # without a GPU: a one-line error and exit 1
-  "$b/tests/run_tests.sh" --label cli --label gpu --jobs "$(nproc)" --log-dir logs' bash "$bundle"
+  "$b/tests/run_tests.sh" "${@:2}" --jobs "$(nproc)" --log-dir logs' bash "$bundle" "${selection[@]}"

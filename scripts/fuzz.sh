@@ -6,9 +6,15 @@
 # adds files to the repository. Fails on any crash, leak, sanitizer report or
 # timeout; the input that caused it is left in build-fuzz/artifacts/ (keep it
 # in fuzz/corpus/<target>/ as a regression input once the bug is fixed).
+# scripts/fuzz.sh --build-only builds the targets and runs none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/generator.sh
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+  build_only=1
+  shift
+fi
 seconds="${1:-30}"
 # libFuzzer reads -max_total_time=0 as "no limit": refuse it.
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a positive integer, not '$seconds'" >&2; exit 2; }
@@ -20,6 +26,7 @@ if ! cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1; then
   tail -n 40 "$build/build.log" >&2
   exit 1
 fi
+[ "$build_only" = 1 ] && exit 0
 
 mkdir -p "$build/artifacts"
 status=0

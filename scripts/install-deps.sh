@@ -47,9 +47,15 @@ if [ "${1:-}" = "--bench" ]; then
   packages+=(time linux-perf)
 fi
 
+# One dpkg-query for all of them: one per package read dpkg's database 45
+# times (11 s on a loaded VM, every CI run).
+declare -A installed=()
+while read -r name status; do
+  [ "$status" = "install ok installed" ] && installed["$name"]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [ -n "${installed[$p]:-}" ] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -10,9 +10,12 @@
 # relative to themselves (tests/support/command.hpp) unless EXTSHUFFLE_BINARY,
 # EXTSHUFFLE_FAULT_SHIM or EXTSHUFFLE_SOURCE_DIR say otherwise. Each runs in a
 # fresh empty working directory; its output goes to LOG_DIR/<name>.log.
-# usage: tests/run_tests.sh [--label L]... [--exclude-label L]... [--jobs N]
-#          [--timeout SECONDS] [--log-dir DIR] [--wrap "COMMAND ..."] [--list]
+# usage: tests/run_tests.sh [--label L]... [--file F]... [--exclude-label L]...
+#          [--jobs N] [--timeout SECONDS] [--log-dir DIR] [--wrap "COMMAND ..."]
+#          [--list]
 #   --label L          only the files carrying label L (any of those given)
+#   --file F           only test file F (with --label: those files too); a
+#                      name the manifest lacks is an error
 #   --exclude-label L  none carrying label L
 #   --wrap CMD         run each as CMD <executable> (e.g. a compute-sanitizer tool)
 #   --list             print the selected files and labels, run nothing
@@ -21,6 +24,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(dirname "$here")
 labels=()
+files=()
 excluded=()
 jobs=1
 timeout_s=1800
@@ -30,6 +34,7 @@ list=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --label) labels+=("$2"); shift ;;
+    --file) files+=("$2"); shift ;;
     --exclude-label) excluded+=("$2"); shift ;;
     --jobs|-j) jobs="$2"; shift ;;
     --timeout) timeout_s="$2"; shift ;;
@@ -58,14 +63,18 @@ declare -A executable_of=()
 while IFS=$'\t' read -r name test_labels executable; do
   executable_of["$name"]="$executable"
   keep=1
-  if [ ${#labels[@]} -gt 0 ]; then
+  if [ $((${#labels[@]} + ${#files[@]})) -gt 0 ]; then
     keep=0
     for l in "${labels[@]}"; do has_label "$test_labels" "$l" && keep=1; done
+    for f in "${files[@]}"; do [ "$f" = "$name" ] && keep=1; done
   fi
   for l in "${excluded[@]}"; do has_label "$test_labels" "$l" && keep=0; done
   [ "$keep" = 1 ] || continue
   if [ "$list" = 1 ]; then printf '%s\t%s\n' "$name" "$test_labels"; else selected+=("$name"); fi
 done < "$here/tests.manifest"
+for f in "${files[@]}"; do
+  [ -n "${executable_of[$f]:-}" ] || { echo "run_tests.sh: no test file $f in tests.manifest" >&2; exit 2; }
+done
 [ "$list" = 1 ] && exit 0
 [ ${#selected[@]} -gt 0 ] || { echo "run_tests.sh: no test carries the labels asked for" >&2; exit 2; }
 
