@@ -136,7 +136,9 @@ TEST(DryRun, HeavyTailedTextWithinFivePercent) {
 // written by Python's tarfile), one leaf of the plan as every archive of
 // fewer than 2^20 samples: the passes exactly (2 through disk, 1 in RAM),
 // bytes within 5%, at budgets from the minimum (the archive ~30 times -S)
-// to "fits in RAM". (Plans of more levels, over 2^20 samples, take their
+// to "fits in RAM", for seed 3. (Not for every seed: at the minimum budget
+// 9 seeds in 200 put enough long samples into one window to cut it again,
+// a third pass the prediction does not foresee.) (Plans of more levels, over 2^20 samples, take their
 // passes from the model of node sizes that every text input's plan uses,
 // as HeavyTailedTextWithinFivePercent checks.)
 TEST(DryRun, TarPassesExactlyAtEveryBudget) {
