@@ -98,7 +98,8 @@ TEST(StalePiecesCli, AreNamedInAWarningAndTheManifestOrRemovedWithClean) {
   EXPECT_EQ(r.err, "extshuffle: warning: 2 files of -o 'p-{shard}.txt' not written by this run (an older run's?): "
                    "'p-00008.txt', 'p-00009.txt' (--clean removes them)\n");
   EXPECT_NE(read_file(dir / "m.json").find("\"stale_pieces\": [\n    \"p-00008.txt\",\n    \"p-00009.txt\"\n  ]"),
-            std::string::npos) << read_file(dir / "m.json");
+            std::string::npos)
+      << "m.json does not list the stale pieces";
   EXPECT_TRUE(std::filesystem::exists(dir / "p-00009.txt"));
   r = run_command(in_dir + "--shards 8 -o 'p-{shard}.txt' --clean --manifest m.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <random>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "extshuffle/io/block_file.hpp"
@@ -47,14 +49,23 @@ std::vector<std::string> heavy_records(std::uint64_t n) {
   return records;
 }
 
-// shuffle_text on `header + text`, the records after the header; the last
-// record lacks its terminator in `text` and gets it back in the output.
-std::string run_in_ram(const std::string& header, const std::string& text, std::uint64_t n, std::uint64_t longest,
-                       const core::PlanConstants& c, std::uint64_t memory, int threads, std::uint64_t head,
-                       WalkStats& stats) {
-  auto source = io::BlockFile::in_memory();
-  const std::string file = header + text;
-  source->write_now(file.data(), 0, file.size());
+// The input file: `header + text` in a block file of its own (made once: the
+// runs only read it).
+struct InputFile {
+  std::unique_ptr<io::BlockFile> source = io::BlockFile::in_memory();
+  std::uint64_t header_bytes = 0, text_bytes = 0;
+  InputFile(const std::string& header, const std::string& text) : header_bytes(header.size()), text_bytes(text.size()) {
+    const std::string file = header + text;
+    source->write_now(file.data(), 0, file.size());
+  }
+};
+
+// shuffle_text on the input's records after its header into `output`
+// (cleared first; its capacity is kept from run to run, so the runs do not
+// each grow a new string of the input's size); the last record lacks its
+// terminator in the input and gets it back in the output.
+void run_in_ram(const InputFile& in, std::uint64_t n, std::uint64_t longest, const core::PlanConstants& c,
+                std::uint64_t memory, int threads, std::uint64_t head, WalkStats& stats, std::string& output) {
   auto scratch = io::BlockFile::in_memory();
   TextOptions options;
   options.walk.shuffle.seed = 99;
@@ -64,17 +75,16 @@ std::string run_in_ram(const std::string& header, const std::string& text, std::
   options.walk.memory_bytes = memory;
   options.walk.output_records = head;
   options.syntax = formats::RecordSyntax{'\n', false, ','};
-  const TextInput input{source.get(), header.size(), text.size(), true, longest};
-  std::string output;
+  const TextInput input{in.source.get(), in.header_bytes, in.text_bytes, true, longest};
+  output.clear();
   stats = shuffle_text(input, n, *scratch, 0, options, [&](const std::byte* data, std::size_t bytes) {
     output.append(reinterpret_cast<const char*>(data), bytes);
   });
-  return output;
 }
 
 // The output at budgets whose staging halves differ, on 1 and 2 threads,
 // whole and with -n K, against `expected` (`ends`: where each record ends).
-void expect_in_ram_output(const std::string& text, std::uint64_t n, std::uint64_t longest, const core::PlanConstants& c,
+void expect_in_ram_output(const InputFile& in, std::uint64_t n, std::uint64_t longest, const core::PlanConstants& c,
                           const std::string& expected, const std::vector<std::uint64_t>& ends) {
   // The staging buffer is a 16th of what the node takes in RAM (the input,
   // ~22 MiB, its arrays and the staging the budget gives): about 1.5 to
@@ -82,19 +92,21 @@ void expect_in_ram_output(const std::string& text, std::uint64_t n, std::uint64_
   // whole, or neither; at 512M the halves (~1.2 MiB) take the overlapped
   // way (batches of 1 MiB or more), at 40M they are written and copied in
   // turn.
+  std::string got;
+  got.reserve(expected.size());
   for (const std::uint64_t memory : {512 * kMiB, 64 * kMiB, 40 * kMiB}) {
     for (const int threads : {1, 2}) {
       for (const std::uint64_t head :
            {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{5000}, n - 1, n, ~std::uint64_t{0}}) {
         WalkStats stats;
-        const std::string got = run_in_ram("id,text\r\n", text, n, longest, c, memory, threads, head, stats);
+        run_in_ram(in, n, longest, c, memory, threads, head, stats, got);
         ASSERT_EQ(stats.passes, 1u) << memory;
         const std::uint64_t k = std::min(head, n);
         const std::uint64_t bytes = k == 0 ? 0 : ends[k - 1];
         const std::string where = "L " + std::to_string(c.leaf_records) + " memory " + std::to_string(memory) +
                                   " threads " + std::to_string(threads) + " head " + std::to_string(head);
         ASSERT_EQ(got.size(), bytes) << where;
-        ASSERT_TRUE(got == expected.substr(0, bytes)) << where;
+        ASSERT_TRUE(std::string_view(got) == std::string_view(expected).substr(0, bytes)) << where;
       }
     }
   }
@@ -110,6 +122,7 @@ TEST(TextGatherInRam, HeavyTailedRecordsComeOutInTheOraclesOrderAtEveryStagingSi
     longest = std::max<std::uint64_t>(longest, record.size());
   }
   text.pop_back();  // the last line unterminated: its '\r' stays, its '\n' comes back
+  const InputFile in("id,text\r\n", text);
   // The shipped constants (the node one leaf: the order in one piece) and
   // tiny ones (the order handed on in many pieces, batches across them).
   for (const core::PlanConstants c : {core::kPlanV2, core::PlanConstants{64, 4}}) {
@@ -119,7 +132,7 @@ TEST(TextGatherInRam, HeavyTailedRecordsComeOutInTheOraclesOrderAtEveryStagingSi
       expected += records[i];
       ends.push_back(expected.size());
     }
-    expect_in_ram_output(text, n, longest, c, expected, ends);
+    expect_in_ram_output(in, n, longest, c, expected, ends);
   }
 }
 

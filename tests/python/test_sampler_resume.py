@@ -13,8 +13,13 @@ from resume_harness import Run, draw_schedule, run_schedules
 
 @pytest.mark.parametrize("part", range(8))
 def test_thousands_of_schedules_at_small_n(part):
-    # 8 x 300 schedules, n from 1 to 3000, a third on multi-level plans (knobs).
-    assert run_schedules(300, seed=1000 + part) > 0
+    # 8 x 150 schedules, n from 1 to 3000, a third on multi-level plans (knobs).
+    # They draw every combination of loop, shuffle, drop_last, knobs and range
+    # of n (each at least twice), of epochs and segments, of preemption at an
+    # epoch's end and the epoch it saves, every world size 1 to 64, and each
+    # of WORLDS with either loop and either drop_last: 8 x 300 covered no
+    # class more, in twice the time.
+    assert run_schedules(150, seed=1000 + part) > 0
 
 
 # n = 2^k + 1 for even k from 16 to 24 (where grain's index shuffle repeats

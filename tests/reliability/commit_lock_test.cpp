@@ -97,7 +97,7 @@ TEST_F(CommitLockCli, AWaitIsSaidOnceAndTheRunCommitsWhenTheLockIsFree) {
                                [] { return true; }))
         << run.err();
     EXPECT_TRUE(run.running()) << "the run ended while another held the lock: " << run.err();
-    EXPECT_EQ(read_file(out()), "old\n");  // nothing published while the lock is held
+    EXPECT_SAME_BYTES(read_file(out()), "old\n");  // nothing published while the lock is held
     lock.release();
     EXPECT_EQ(run.wait(), 0) << run.err();
     EXPECT_EQ(read_file(out()).size(), lines(1000).size());
@@ -114,7 +114,7 @@ TEST_F(CommitLockCli, AWaitIsSaidOnceAndTheRunCommitsWhenTheLockIsFree) {
   Child quiet({"-q", base_ / "in.txt", "-o", out()}, {}, capture.path());
   ASSERT_TRUE(wait_for_event([&] { return lock.someone_waits() || !quiet.running(); }, [] { return true; }));
   EXPECT_TRUE(quiet.running()) << quiet.err();
-  EXPECT_EQ(read_file(out()), "old\n");
+  EXPECT_SAME_BYTES(read_file(out()), "old\n");
   lock.release();
   EXPECT_EQ(quiet.wait(), 0) << quiet.err();
   EXPECT_EQ(quiet.err(), "");
