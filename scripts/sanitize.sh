@@ -102,6 +102,14 @@ slow+='|VariablePhilox\.(IsABijectionAtEveryWidth|MinimumWidthReachesEveryOrderO
 # (47 s under the sanitizers): its three other tests run here, through the
 # same levels with fewer records.
 slow+='|AddressablePermutation\.MatchesTheOracleAtEveryLevelCount$'
+# And four that repeat, at volume, a path a lighter test of their file takes
+# here (each 30-55 s under the sanitizers): large chunks split in RAM
+# (ExternalExecutor.LargeRecordsInMemoryChunksAndRouted), a routed walk
+# resumed (WalkCheckpoint.HeavyTailedLinesRoutedAndInMemoryChunks), every
+# work split of the gather (RecordGather.ByPermutationEqualsThePlainLoop) and
+# every level of the reference (ReferenceExecutor.MatchesTheOracle).
+slow+='|ExternalExecutor\.SplitsOfLargeChunksReadChunkByChunkInRam$|WalkCheckpoint\.LargeFixedRecordsRouted$'
+slow+='|RecordGather\.ShuffleEqualsItsDefinitionForEveryWorkSplit$|ReferenceExecutor\.OutputIsAPermutationAcrossLevels$'
 # The black-box test files that run here (the rule: every area of the CLI at
 # least once, through its cheapest file that reaches the area's code; each
 # file whole, but the volume tests excluded below). A file listed here that
