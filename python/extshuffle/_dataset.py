@@ -224,8 +224,11 @@ class Dataset:
         return self.get_batch(indices)
 
     def get_batch(self, indices):
-        """Records `indices` as a list, read together: sorted by file and
-        offset, neighbours in one read, with the GIL released. With torch 1.13,
+        """Records `indices`, read together: sorted by file and offset,
+        neighbours in one read, with the GIL released. A list; for .npy rows
+        and fixed-size records with dtype= (and no transform) one numpy array
+        of the rows, (len(indices),) + the row's shape, which a DataLoader
+        hands on as one tensor instead of a tensor a row. With torch 1.13,
         whose DataLoader reads one index at a time, give it a BatchSampler as
         sampler and batch_size=None: each batch then comes here
         (docs/python.md, "Reading records in the order")."""
@@ -239,8 +242,10 @@ class Dataset:
 
     def _read(self, indices):
         if self._row_dtype is not None:
+            # One array, the batch's rows in order: a row an array would cost
+            # a Python object a row here and a pickle a row to a DataLoader.
             rows = self._records.read_rows(indices, self._row_bytes)
-            return list(rows.view(self._row_dtype).reshape((len(indices),) + self._row_shape))
+            return rows.view(self._row_dtype).reshape((len(indices),) + self._row_shape)
         records = self._records.read(indices)
         if self._format == "tar":
             return [_tar_sample(key, members) for key, members in records]

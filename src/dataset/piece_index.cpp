@@ -32,9 +32,7 @@ void PieceIndex::add(const std::byte* data, std::size_t bytes) {
   if (tar_) {
     tar_->add(reinterpret_cast<const char*>(data), bytes);
   } else if (record_size_ == 0) {
-    const std::uint64_t base = position_;
-    cutter_.for_each_record(
-        data, bytes, [this, base](std::size_t begin, std::size_t end) { writer_->record(base + begin, base + end); });
+    cutter_.hand_records(data, bytes, position_, *writer_);
   }
   position_ += bytes;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "extshuffle/dataset/text_input.hpp"
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/formats/terminator_scan.hpp"
 #include "extshuffle/formats/text_scan.hpp"
@@ -94,12 +95,12 @@ RecordCutter::Cut RecordCutter::take_bytes(const std::byte* data, std::size_t by
   return cut;
 }
 
-void RecordCutter::for_each_record(const std::byte* data, std::size_t bytes,
-                                   const std::function<void(std::size_t begin, std::size_t end)>& record) const {
+void RecordCutter::hand_records(const std::byte* data, std::size_t bytes, std::uint64_t base, RecordSink& sink) const {
   const char* begin = reinterpret_cast<const char*>(data);
   const char* end = begin + bytes;
   if (record_size_ > 0) {
-    for (std::size_t at = 0; at + record_size_ <= bytes; at += record_size_) record(at, at + record_size_);
+    for (std::size_t at = 0; at + record_size_ <= bytes; at += record_size_)
+      sink.record(base + at, base + at + record_size_);
     return;
   }
   std::size_t at = 0;
@@ -108,17 +109,15 @@ void RecordCutter::for_each_record(const std::byte* data, std::size_t bytes,
     for (;;) {
       const std::size_t found =
           formats::find_record_ends(begin + at, end, syntax_.terminator, kBatchRecords, ends.data());
-      const std::size_t base = at;
-      for (std::size_t k = 0; k < found; ++k) {
-        record(at, base + static_cast<std::size_t>(ends[k]));
-        at = base + static_cast<std::size_t>(ends[k]);
-      }
+      if (found == 0) return;
+      sink.records(base + at, base + at, ends.data(), found);
+      at += static_cast<std::size_t>(ends[found - 1]);
       if (found < kBatchRecords) return;
     }
   }
   while (begin + at < end) {
     const auto next = static_cast<std::size_t>(record_end(begin + at, end, syntax_) - begin);
-    record(at, next);
+    sink.record(base + at, base + next);
     at = next;
   }
 }

@@ -249,3 +249,42 @@ def test_pickles_by_path_and_reads_in_workers(tmp_path, cache):
     loader = torch.utils.data.DataLoader(ds, sampler=batches, batch_size=None, num_workers=2,
                                          collate_fn=lambda batch: batch)
     assert [r for batch in loader for r in batch] == [lines[i][:-1] for i in sampler]
+
+
+def test_a_batch_of_rows_is_one_array_through_a_data_loader(tmp_path, cache):
+    """A batch of .npy rows (or of fixed-size records with dtype=) is one
+    array, rows in the order asked: a DataLoader's worker hands it on as one
+    tensor, torch 1.13's way (BatchSampler, batch_size=None) and the way newer
+    torch calls __getitems__ and collates what it returns."""
+    torch = pytest.importorskip("torch")
+    x = np.arange(700 * 6, dtype="<f4").reshape(700, 2, 3)
+    np.save(tmp_path / "x.npy", x)
+    ds = extshuffle.Dataset(tmp_path / "x.npy")
+    p = order(ds, 7)[:100]
+    batch = ds.get_batch(p)
+    assert isinstance(batch, np.ndarray) and batch.dtype == x.dtype and batch.shape == (100, 2, 3)
+    assert np.array_equal(batch, x[p]) and np.array_equal(ds[p], x[p]) and np.array_equal(ds[3:9], x[3:9])
+    assert ds[int(p[0])].shape == (2, 3) and np.array_equal(ds[int(p[0])], x[p[0]])
+    # Newer torch's fetcher: collate_fn(dataset.__getitems__(indices)).
+    collated = torch.utils.data.default_collate(ds.__getitems__(p.tolist()))
+    assert collated.shape == (100, 2, 3) and torch.equal(collated, torch.from_numpy(x[p]))
+    sampler = extshuffle.DistributedSampler(ds, num_replicas=1, rank=0, seed=5)
+    batches = torch.utils.data.BatchSampler(sampler, batch_size=64, drop_last=False)
+    expected = x[np.fromiter(sampler, dtype=np.int64)]
+    for collate in ({}, {"collate_fn": torch.utils.data.default_collate}):
+        loader = torch.utils.data.DataLoader(ds, sampler=batches, batch_size=None, num_workers=2, **collate)
+        got = list(loader)
+        assert all(isinstance(b, torch.Tensor) for b in got) and [len(b) for b in got] == [64] * 10 + [60]
+        assert torch.equal(torch.cat(got), torch.from_numpy(expected))
+    # One index at a time (batch_size=64, no __getitems__ in torch 1.13): rows stacked by the collate.
+    loader = torch.utils.data.DataLoader(ds, sampler=sampler, batch_size=64, num_workers=2)
+    assert torch.equal(torch.cat(list(loader)), torch.from_numpy(expected))
+    # A transform still sees one record at a time; the batch is then its list.
+    halves = extshuffle.Dataset(tmp_path / "x.npy", transform=lambda row: row / 2)
+    assert isinstance(halves.get_batch(p), list) and np.array_equal(np.stack(halves.get_batch(p)), x[p] / 2)
+    # Fixed-size records with dtype=: one array too; without dtype=: bytes each.
+    raw = tmp_path / "r.bin"
+    raw.write_bytes(x.tobytes())
+    as_f4 = extshuffle.Dataset(raw, record_size=24, dtype="<f4")
+    assert np.array_equal(as_f4.get_batch(p), x.reshape(700, 6)[p])
+    assert extshuffle.Dataset(raw, record_size=24).get_batch(p[:2]) == [x[i].tobytes() for i in p[:2]]

@@ -8,11 +8,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 
 #include "extshuffle/formats/record_syntax.hpp"
 
 namespace extshuffle::dataset {
+
+class RecordSink;  // text_input.hpp
 
 class RecordCutter {
  public:
@@ -37,12 +38,13 @@ class RecordCutter {
   // each record taken.
   Cut take_bytes(const std::byte* data, std::size_t bytes, std::uint64_t max_bytes, bool at_least_one) const;
 
-  // Calls `record(begin, end)` for each record of [data, data + bytes),
-  // which holds whole records (text: not tar frames), with offsets from
-  // `data`, in order: what an index of them needs (--index). Cost: that of
-  // take_records() for all of them, a call per record.
-  void for_each_record(const std::byte* data, std::size_t bytes,
-                       const std::function<void(std::size_t begin, std::size_t end)>& record) const;
+  // Hands each record of [data, data + bytes), which holds whole records
+  // (text: not tar frames), to `sink` with offsets from `base` (where
+  // `data` lies in the file), in order: what an index of them needs
+  // (--index). Records ending at every terminator go over in batches of
+  // their ends (RecordSink::records), the others one at a time. Cost: that
+  // of take_records() for all of them.
+  void hand_records(const std::byte* data, std::size_t bytes, std::uint64_t base, RecordSink& sink) const;
 
   // The bytes of a cut that are written out: tar samples lose their frames' prefixes.
   std::uint64_t written_bytes(const Cut& cut) const;
