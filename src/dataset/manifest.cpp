@@ -1,19 +1,11 @@
 #include "extshuffle/dataset/manifest.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/output_file.hpp"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 namespace extshuffle::dataset {
 namespace {
@@ -40,32 +32,6 @@ json options_of(const ManifestOptions& options) {
           {"shard_size_bytes", or_null(options.output.shard_bytes, 0)},
           {"split", options.output.splits.empty() ? json() : splits},
           {"clean", options.output.clean}};
-}
-
-// xxh64 (seed 0) and size of the file at `path`, read from the file system.
-std::pair<std::string, std::uint64_t> file_digest(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError("cannot read back output", path, errno);
-  XXH64_state_t state;
-  XXH64_reset(&state, 0);
-  std::vector<char> buffer(std::size_t{1} << 20);
-  std::uint64_t bytes = 0;
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int error = errno;
-      ::close(fd);
-      throw IoError("cannot read back output", path, error);
-    }
-    if (got == 0) break;
-    XXH64_update(&state, buffer.data(), static_cast<std::size_t>(got));
-    bytes += static_cast<std::uint64_t>(got);
-  }
-  ::close(fd);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH64_digest(&state)));
-  return {hex, bytes};
 }
 
 }  // namespace
@@ -117,12 +83,6 @@ std::string ManifestWriter::text() const {
   return manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-void ManifestWriter::commit() {
-  prepare();
-  check_outputs();
-  file_->publish();
-}
-
 void ManifestWriter::prepare() {
   text_ = text();
   file_->write(text_.data(), text_.size());
@@ -132,26 +92,5 @@ void ManifestWriter::prepare() {
 std::optional<io::PendingRename> ManifestWriter::pending_rename() const { return file_->pending_rename(); }
 
 void ManifestWriter::published() { file_->published(); }
-
-void ManifestWriter::check_outputs() const {
-  if (!options_.verify) return;
-  // The manifest as a reader will see it, against the files as they lie.
-  const json parsed = json::parse(text_);
-  std::size_t k = 0;
-  for (const ManifestEntry& run : runs_) {
-    for (const OutputFileInfo& out : run.outputs) {
-      const json& entry = parsed.at("outputs").at(k++);
-      struct stat st {};
-      // Standard output, devices and FIFOs cannot be read back.
-      if (out.path == "-" || ::stat(out.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      const auto [xxh64, bytes] = file_digest(out.path);
-      if (entry.at("xxh64") != xxh64 || entry.at("bytes") != bytes) {
-        throw Error("verify failed: output '" + out.path + "' holds " + std::to_string(bytes) + " bytes with xxh64 " +
-                    xxh64 + ", but the manifest says " + entry.at("bytes").dump() + " bytes with xxh64 " +
-                    entry.at("xxh64").get<std::string>());
-      }
-    }
-  }
-}
 
 }  // namespace extshuffle::dataset

@@ -6,32 +6,12 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/file_digest.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/output_file.hpp"
 #include "extshuffle/dataset/stale_pieces.hpp"
 
-// Inlined, as in record_digest.cpp: the digest of each file's bytes as they
-// pass to it (xxh64, seed 0: what `xxh64sum` and Python's xxhash print).
-#include "output_file_digest.hpp"
-
 namespace extshuffle::dataset {
-
-namespace {
-
-std::uint64_t xxh64_read_back(const io::OutputFile& file) {
-  XXH64_state_t state;
-  XXH64_reset(&state, 0);
-  file.read_back([&](const std::byte* data, std::size_t bytes) { XXH64_update(&state, data, bytes); });
-  return XXH64_digest(&state);
-}
-
-std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-}  // namespace
 
 ShardedOutput::ShardedOutput(OutputSpec spec) : spec_(std::move(spec)) {
   if (spec_.resumable && io::codec_for_path(spec_.pattern) != io::Codec::kNone) {
@@ -42,7 +22,7 @@ ShardedOutput::ShardedOutput(OutputSpec spec) : spec_(std::move(spec)) {
   if (several_files()) {
     check_output_pattern(spec_.pattern, spec_.options.shard_count, spec_.options.shard_bytes,
                          spec_.options.splits.size());
-    io::raise_open_file_limit();  // every finished file keeps a descriptor until commit()
+    io::raise_open_file_limit();  // every finished file keeps a descriptor until the commit
   }
   open_file(file_name(0, 0, std::max<std::uint64_t>(spec_.options.shard_count, 1)));
 }
@@ -107,7 +87,7 @@ void ShardedOutput::begin_part() {
   if (!file_) open_file(file_name(split_, shard_, s.shards > 0 ? s.shards : shard_ + 1));
   part_planned_ = planned_records(split_, shard_);
   part_records_ = part_bytes_ = 0;
-  digest_ = std::make_unique<FileDigest>();
+  digest_ = io::StreamDigest();
   open_part_writer();
   // Each file is complete on its own: its header (a .npy one with its own rows).
   const std::string header = form_.npy ? formats::npy_header_with_rows(form_.header, part_planned_) : form_.header;
@@ -123,11 +103,11 @@ void ShardedOutput::begin_part() {
 // digested on its way to the file.
 void ShardedOutput::open_part_writer() {
   io::OutputFile* file = file_.get();
-  FileDigest* digest = digest_.get();
+  io::StreamDigest* digest = &digest_;
   writer_ = std::make_unique<io::CompressingWriter>(
       io::codec_for_path(file->destination()),
       [file, digest](const void* data, std::size_t bytes) {
-        XXH64_update(&digest->state, data, bytes);
+        digest->add(data, bytes);
         file->write(data, bytes);
       },
       spec_.threads);
@@ -143,6 +123,17 @@ void ShardedOutput::write_records(const std::byte* data, std::size_t bytes) {
     writer_->write(sample, n);
     if (piece_index_) piece_index_->add(sample, n);
   });
+}
+
+// --verify: the file's bytes read back through its temporary's descriptor,
+// once, long before any rename, against the digest of the bytes as they
+// went to it (and so against what the manifest will say).
+void ShardedOutput::check_read_back(const OutputFileInfo& info) const {
+  const io::FileDigest read = io::read_back_digest(file_->descriptor(), info.path);
+  if (read.bytes == info.bytes && io::xxh64_hex(read.xxh64) == info.xxh64) return;
+  throw Error("verify failed: output '" + info.path + "' reads back as " + std::to_string(read.bytes) +
+              " bytes with xxh64 " + io::xxh64_hex(read.xxh64) + ", not the " + std::to_string(info.bytes) +
+              " bytes with xxh64 " + info.xxh64 + " written");
 }
 
 void ShardedOutput::end_part() {
@@ -164,11 +155,8 @@ void ShardedOutput::end_part() {
   info.shards = s.shards;
   info.records = part_records_;
   info.bytes = file_->bytes_written();
-  info.xxh64 = hex64(XXH64_digest(&digest_->state));
-  if (spec_.read_back && !file_->is_direct() && hex64(xxh64_read_back(*file_)) != info.xxh64) {
-    throw Error("verify failed: output '" + info.path + "' reads back with other bytes than were written (xxh64 " +
-                hex64(xxh64_read_back(*file_)) + ", not " + info.xxh64 + ")");
-  }
+  info.xxh64 = io::xxh64_hex(digest_.value());
+  if (spec_.read_back && !file_->is_direct()) check_read_back(info);
   infos_.push_back(info);
   split_of_.push_back(split_);
   spare_buffers_ = file_->take_buffers();
@@ -241,12 +229,12 @@ void ShardedOutput::finish() {
   }
 }
 
-void ShardedOutput::find_stale() {
-  if (!several_files()) return;
+std::vector<std::string> ShardedOutput::find_stale() const {
+  if (!several_files()) return {};
   std::vector<std::string> names, written;
   for (const Split& s : splits_) names.push_back(s.name);
   for (const OutputFileInfo& info : infos_) written.push_back(info.path);
-  stale_ = find_stale_pieces(spec_.pattern, spec_.options.splits.empty() ? std::vector<std::string>{} : names, written);
+  return find_stale_pieces(spec_.pattern, spec_.options.splits.empty() ? std::vector<std::string>{} : names, written);
 }
 
 void ShardedOutput::start_stream() {
@@ -265,7 +253,7 @@ void ShardedOutput::finish_stream(std::uint64_t records) {
   spare_buffers_ = {};
 }
 
-void ShardedOutput::prepare_commit() {
+void ShardedOutput::prepare() {
   // Every file on disk first, then their hidden names: a failure before the
   // last leaves none of them.
   for (auto& file : finished_) file->sync();
@@ -278,8 +266,6 @@ void ShardedOutput::prepare_commit() {
   for (auto& index : finished_indexes_) index->prepare_commit();
 }
 
-// Each piece, then its index (--index): all in one publication, so that an
-// index is never in place without its piece, nor a piece without its index.
 std::vector<io::PendingRename> ShardedOutput::pending_renames() const {
   std::vector<io::PendingRename> renames;
   for (std::size_t k = 0; k < finished_.size(); ++k) {
@@ -293,14 +279,6 @@ std::vector<io::PendingRename> ShardedOutput::pending_renames() const {
 void ShardedOutput::published() {
   for (auto& file : finished_) file->published();
   for (auto& index : finished_indexes_) index->published();
-}
-
-void ShardedOutput::publish() {
-  io::Publication publication(pending_renames());
-  publication.prepare();
-  publication.publish();
-  published();
-  (void)publication.remove_backups();
 }
 
 }  // namespace extshuffle::dataset

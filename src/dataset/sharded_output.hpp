@@ -5,8 +5,9 @@
 // a whole stream). The walk's output (bytes of whole records, in output
 // order) is cut at record boundaries as it arrives, while the last level
 // runs: no second pass. Every file is written under a temporary name and
-// fsynced; the Job's commit renames them into place only once all are
-// complete, so a failed run leaves none of them.
+// fsynced; the Job's commit (output_commit.hpp, whose participant it is)
+// renames them into place only once all are complete, so a failed run
+// leaves none of them.
 #pragma once
 
 #include <cstddef>
@@ -16,9 +17,11 @@
 #include <vector>
 
 #include "extshuffle/dataset/dataset_options.hpp"
+#include "extshuffle/dataset/output_commit.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/run_result.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/file_digest.hpp"
 #include "extshuffle/io/publication.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/formats/tar.hpp"
@@ -32,8 +35,6 @@ class OutputFile;
 }  // namespace extshuffle::io
 
 namespace extshuffle::dataset {
-
-struct FileDigest;
 
 // What the command line asks of the output files.
 struct OutputSpec {
@@ -58,13 +59,13 @@ struct OutputRecordForm {
   IndexReading index_reading;  // --index: how the files' indexes say their records are read
 };
 
-class ShardedOutput {
+class ShardedOutput final : public CommitParticipant {
  public:
   // Checks the spec (UsageError: a pattern without {shard} or {split} where
   // several files need them, standard output for several files) and opens
   // the first file, so that a bad destination fails before any work.
   explicit ShardedOutput(OutputSpec spec);
-  ~ShardedOutput();
+  ~ShardedOutput() override;
   ShardedOutput(const ShardedOutput&) = delete;
   ShardedOutput& operator=(const ShardedOutput&) = delete;
 
@@ -98,26 +99,20 @@ class ShardedOutput {
   // After start(), before any write: the files as checkpoint() left them,
   // continued. Throws Error when a temporary is not the file it names.
   void resume(std::string_view state);
-  // After finish(), under the commit's lock: finds the pattern's files this
-  // run does not write (stale_pieces()).
-  void find_stale();
-  // Everything of the commit that can fail for want of space or rights
-  // (fsync, modes, the temporaries' names); every destination is untouched.
-  void prepare_commit();
-  // After prepare_commit(): the renames that publish the files, in order,
-  // for the commit's io::Publication, then published() once all are done. A
-  // run with several outputs prepares them all before it renames the first
-  // (driver/commit_sequence.hpp).
-  std::vector<io::PendingRename> pending_renames() const;
-  void published();
-  // The renames of pending_renames() as one (io::Publication), then
-  // published(): a dataset committed alone, outside a Job's commit.
-  void publish();
+  // The commit's steps (output_commit.hpp), after finish(): the pattern's
+  // files this run does not write; the files for the manifest; every file
+  // synced, given its mode and a hidden name (prepare(); every destination
+  // untouched); the renames, each piece followed by its index (--index), so
+  // that an index is never in place without its piece; published().
+  const std::string& pattern() const override { return spec_.pattern; }
+  std::vector<std::string> find_stale() const override;
+  std::vector<OutputFileInfo> manifest_files() const override { return infos_; }
+  void prepare() override;
+  std::vector<io::PendingRename> pending_renames() const override;
+  void published() override;
   const OutputSpec& spec() const { return spec_; }
   // Records past the last split's end, not written (after start()).
   std::uint64_t records_left_out() const { return records_left_out_; }
-  // After find_stale(): the pattern's files this run does not write.
-  const std::vector<std::string>& stale_pieces() const { return stale_; }
   // The files, in order, with their final names (after finish()).
   const std::vector<OutputFileInfo>& files() const { return infos_; }
 
@@ -137,6 +132,7 @@ class ShardedOutput {
   void begin_part();
   void end_part();
   void open_part_writer();
+  void check_read_back(const OutputFileInfo& info) const;
 
   OutputSpec spec_;
   OutputRecordForm form_;
@@ -155,14 +151,13 @@ class ShardedOutput {
   io::AlignedBuffer index_buffers_;
   std::vector<std::unique_ptr<io::OutputFile>> finished_indexes_;  // --index: each finished file's
   void write_records(const std::byte* data, std::size_t bytes);
-  std::unique_ptr<FileDigest> digest_;  // the current file's xxh64 (output_file_digest.hpp)
+  io::StreamDigest digest_;  // the current file's xxh64, as its bytes go to it
   io::AlignedBuffer spare_buffers_;
   bool unbuffered_ = false;  // prefer_unbuffered()
-  // Finished files, waiting for commit().
+  // Finished files, waiting for the commit.
   std::vector<std::unique_ptr<io::OutputFile>> finished_;
   std::vector<OutputFileInfo> infos_;
   std::vector<std::size_t> split_of_;  // each finished file's split
-  std::vector<std::string> stale_;
 };
 
 }  // namespace extshuffle::dataset

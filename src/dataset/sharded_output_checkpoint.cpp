@@ -8,8 +8,8 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/checkpoint_journal.hpp"
 #include "extshuffle/io/compression.hpp"
+#include "extshuffle/io/file_digest.hpp"
 #include "extshuffle/io/output_file.hpp"
-#include "output_file_digest.hpp"
 
 namespace extshuffle::dataset {
 
@@ -54,7 +54,7 @@ std::string ShardedOutput::checkpoint() {
   }
   if (in_part_) {
     put_temporary(out, file_->destination(), file_->checkpoint());
-    out.bytes(std::string_view(reinterpret_cast<const char*>(&digest_->state), sizeof digest_->state));
+    out.bytes(digest_.state());
   }
   return out.text();
 }
@@ -105,12 +105,7 @@ void ShardedOutput::resume(std::string_view state) {
   auto [destination, temporary] = take_temporary(in);
   file_ = io::OutputFile::resume(destination, temporary, false);
   part_planned_ = planned_records(split_, shard_);
-  digest_ = std::make_unique<FileDigest>();
-  const std::string digest = in.bytes();
-  if (digest.size() != sizeof digest_->state) {
-    throw Error("checkpoint journal: the output's state is not this run's: not trusted");
-  }
-  std::memcpy(&digest_->state, digest.data(), sizeof digest_->state);
+  digest_.restore(in.bytes());
   open_part_writer();
 }
 

@@ -43,20 +43,20 @@ const std::string* input_named(const InputFiles& inputs, int directory, const st
 
 }  // namespace
 
-std::vector<CommitDestination> commit_destinations(const Job& job,
-                                                   const std::vector<std::vector<std::string>>& known_names) {
-  std::vector<CommitDestination> destinations;
+std::vector<dataset::CommitDestination> commit_destinations(const Job& job,
+                                                            const std::vector<std::vector<std::string>>& known_names) {
+  std::vector<dataset::CommitDestination> destinations;
   for (std::size_t k = 0; k < job.datasets.size(); ++k) {
     const std::string& output = job.datasets[k].output;
     if (written_in_place(output)) continue;
     std::vector<std::string> names = known_names[k];
     if (names.empty()) names.push_back(output);
-    destinations.push_back({output, split_names(job.options), directories_of(names)});
+    destinations.push_back({output, split_names(job.options), dataset::directories_of(names)});
   }
   if (!job.options.manifest_path.empty()) {
-    destinations.push_back({job.options.manifest_path, {}, directories_of({job.options.manifest_path})});
+    destinations.push_back({job.options.manifest_path, {}, dataset::directories_of({job.options.manifest_path})});
   }
-  for (const CommitDestination& d : destinations) {
+  for (const dataset::CommitDestination& d : destinations) {
     for (const std::string& directory : d.directories) {
       io::directory_descriptor(directory.empty() ? "." : directory, d.pattern);
     }
@@ -64,11 +64,11 @@ std::vector<CommitDestination> commit_destinations(const Job& job,
   return destinations;
 }
 
-void check_destination_names(const Job& job, const std::vector<CommitDestination>& destinations,
+void check_destination_names(const Job& job, const std::vector<dataset::CommitDestination>& destinations,
                              const InputFiles& inputs) {
   const bool several = several_files(job.options);
   const std::string& manifest = job.options.manifest_path;
-  for (const CommitDestination& d : destinations) {
+  for (const dataset::CommitDestination& d : destinations) {
     const bool pattern = several && d.pattern != manifest;
     if (pattern && !manifest.empty() && dataset::matches_output_pattern(d.pattern, d.split_names, manifest)) {
       throw UsageError("--manifest '" + manifest + "': is a name -o '" + d.pattern +

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/dataset/output_commit.hpp"
 #include "extshuffle/job.hpp"
 
 namespace extshuffle::driver {
@@ -22,8 +22,8 @@ using InputFiles = std::map<std::pair<dev_t, ino_t>, std::string>;
 // and the manifest, with the directories their names lie in (each opened
 // now, io/destination_directory.hpp). `known_names`: each dataset's output
 // names known up front.
-std::vector<CommitDestination> commit_destinations(const Job& job,
-                                                   const std::vector<std::vector<std::string>>& known_names);
+std::vector<dataset::CommitDestination> commit_destinations(const Job& job,
+                                                            const std::vector<std::vector<std::string>>& known_names);
 
 // Refuses (UsageError, exit 2) a Job that could remove or replace what it
 // reads: an input that is a name a dataset's pattern can produce (a piece,
@@ -31,7 +31,7 @@ std::vector<CommitDestination> commit_destinations(const Job& job,
 // piece count is known only at the end) or a leftover's name; a manifest
 // named as a pattern's piece. `in_place`: a single file's -o may be its
 // input (shuf -o).
-void check_destination_names(const Job& job, const std::vector<CommitDestination>& destinations,
+void check_destination_names(const Job& job, const std::vector<dataset::CommitDestination>& destinations,
                              const InputFiles& inputs);
 
 // Refuses standard output (or -o /dev/stdout, /dev/fd/N) that is a regular

@@ -2,22 +2,18 @@
 // aligned dataset (every shuf mode's too) and the manifest are committed as
 // one. Each dataset's run finishes its files (complete, under temporary
 // names) and hands them here; commit() then goes through the one commit of
-// both tools (driver/commit_sequence.hpp): under the destinations' lock,
-// leftovers of interrupted runs removed, the pieces of older runs found,
-// every temporary fsynced and named, and only then, signals held, the
-// renames, the manifest last, undone if one fails.
+// both tools (dataset/output_commit.hpp), each ShardedOutput a participant:
+// under the lock of this Job's destinations, leftovers of interrupted runs
+// removed, the pieces of older runs found, every temporary fsynced and
+// named, and only then, signals held, the renames, the manifest last,
+// undone if one fails.
 #pragma once
 
-#include <sys/types.h>
-
 #include <memory>
-#include <optional>
-#include <utility>
 #include <vector>
 
 #include "dataset/sharded_output.hpp"
-#include "extshuffle/dataset/manifest.hpp"
-#include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/dataset/output_commit.hpp"
 #include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
@@ -27,7 +23,8 @@ namespace extshuffle::driver {
 class JobCommit {
  public:
   // Opens the manifest's temporary (--manifest, not with --dry-run), so that
-  // a bad path fails before any work. `files`: the inputs, never removed.
+  // a bad path fails before any work. `files`: the Job's inputs, never
+  // removed, and its destinations, the only ones locked.
   JobCommit(const JobOptions& options, const JobFiles& files);
   // A dataset's finished output, committed with the others, in the Job's
   // order of datasets.
@@ -38,13 +35,9 @@ class JobCommit {
   void commit(JobResult& result);
 
  private:
-  CommitRenames prepare(JobResult& result);
-  void published();
-  const JobOptions& options_;
-  std::vector<std::pair<dev_t, ino_t>> inputs_;
-  std::vector<CommitDestination> destinations_;
+  bool clean_;
+  dataset::OutputCommit commit_;
   std::vector<std::unique_ptr<dataset::ShardedOutput>> outputs_;
-  std::optional<dataset::ManifestWriter> manifest_;
 };
 
 }  // namespace extshuffle::driver

@@ -283,10 +283,10 @@ void check_writes(std::vector<Write>& writes, const Reads& reads) {
 }
 
 // --index-only: each index file a destination of its own.
-std::vector<CommitDestination> index_destinations(const std::vector<std::string>& names) {
-  std::vector<CommitDestination> destinations;
+std::vector<dataset::CommitDestination> index_destinations(const std::vector<std::string>& names) {
+  std::vector<dataset::CommitDestination> destinations;
   for (const std::string& name : names) {
-    destinations.push_back({name, {}, directories_of({name})});
+    destinations.push_back({name, {}, dataset::directories_of({name})});
     const std::string& directory = destinations.back().directories.front();
     io::directory_descriptor(directory.empty() ? "." : directory, name);
   }
@@ -296,14 +296,15 @@ std::vector<CommitDestination> index_destinations(const std::vector<std::string>
 // --index: beside each dataset's pattern (or file), the pattern of its
 // pieces' indexes (dataset/record_index.hpp's names).
 void append_index_destinations(const Job& job, const std::vector<std::vector<std::string>>& known,
-                               std::vector<CommitDestination>& destinations) {
+                               std::vector<dataset::CommitDestination>& destinations) {
   std::vector<std::string> splits;
   for (const dataset::SplitPart& part : job.options.splits) splits.push_back(part.name);
   for (std::size_t k = 0; k < job.datasets.size(); ++k) {
     std::vector<std::string> names;
     for (const std::string& name : known[k]) names.push_back(dataset::index_path_beside(name));
     if (names.empty()) names.push_back(dataset::index_path_beside(job.datasets[k].output));
-    destinations.push_back({dataset::index_path_beside(job.datasets[k].output), splits, directories_of(names)});
+    destinations.push_back(
+        {dataset::index_path_beside(job.datasets[k].output), splits, dataset::directories_of(names)});
     for (const std::string& directory : destinations.back().directories) {
       io::directory_descriptor(directory.empty() ? "." : directory, destinations.back().pattern);
     }
@@ -346,7 +347,7 @@ JobFiles check_job_files(const Job& job) {
   if (job.options.index) append_index_destinations(job, known, files.destinations);
   check_destination_names(job, files.destinations, inputs);
   check_standard_output(job, inputs);
-  files.leftovers = find_leftovers(files.destinations);
+  files.leftovers = dataset::find_leftovers(files.destinations);
   return files;
 }
 

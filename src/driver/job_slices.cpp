@@ -28,7 +28,6 @@ dataset::OutputOptions output_options(const JobOptions& options) {
 dataset::ManifestOptions manifest_options(const JobOptions& options) {
   dataset::ManifestOptions manifest;
   manifest.path = options.manifest_path;
-  manifest.verify = options.verify;
   manifest.seed = options.seed;
   manifest.constants = options.constants;
   manifest.input = dataset_options(options);

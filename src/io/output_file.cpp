@@ -189,9 +189,9 @@ OutputFile::OutputFile(const std::string& destination, AlignedBuffer buffers, bo
   }
   install_cleanup_handlers();
   // An anonymous file in the destination's directory (O_TMPFILE): it has no
-  // name until commit() links it, so not even kill -9 leaves a partial file.
+  // name until prepare_commit() links it, so not even kill -9 leaves a partial file.
   // File systems without O_TMPFILE get a hidden name, removed on failure and
-  // on signals, which only kill -9 can leave behind. Read-write, for read_back().
+  // on signals, which only kill -9 can leave behind. Read-write, for --verify's read back (io/file_digest.hpp).
   // A resumable output has that name from the start: a resumed run opens it.
   if (!resumable) {
     fd_ = ::openat(directory_fd_, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
@@ -322,28 +322,10 @@ void OutputFile::sync() {
   synced_ = true;
 }
 
-void OutputFile::read_back(const std::function<void(const std::byte* data, std::size_t bytes)>& consume) const {
-  constexpr std::size_t kPiece = std::size_t{1} << 20;
-  const AlignedBuffer piece = allocate_aligned(kPiece);
-  for (std::uint64_t offset = 0; offset < bytes_written_;) {
-    const ssize_t got = ::pread(fd_, piece.get(), std::min<std::uint64_t>(kPiece, bytes_written_ - offset),
-                                static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) throw IoError("cannot read back output", destination_, got < 0 ? errno : EIO);
-    consume(piece.get(), static_cast<std::size_t>(got));
-    offset += static_cast<std::uint64_t>(got);
-  }
-}
-
 void OutputFile::rename_destination(const std::string& destination) {
   if (direct_ || committed_ || destination == destination_) return;
   resolve_target(destination);
   destination_ = destination;
-}
-
-void OutputFile::commit() {
-  prepare_commit();
-  publish();
 }
 
 void OutputFile::prepare_commit() {
@@ -402,13 +384,6 @@ void OutputFile::published() {
   // the registry's slot is free for the next file (a run may write many).
   forget_cleanup_path(cleanup_slot_);
   cleanup_slot_ = -1;
-}
-
-void OutputFile::publish() {
-  if (direct_ || committed_) return;
-  prepare_commit();
-  rename_in(directory_fd_, temporary_, name_part(target_), destination_);
-  published();
 }
 
 }  // namespace extshuffle::io

@@ -76,15 +76,13 @@ void Publication::prepare() {
   }
 }
 
-void Publication::publish(const std::function<void()>& check, std::size_t check_before) {
+void Publication::publish() {
   std::size_t done = 0;
   try {
     for (; done < entries_.size(); ++done) {
-      if (done == check_before && check) check();
       const PendingRename& r = entries_[done].rename;
       rename_in(r.directory, r.from, r.to, r.destination);
     }
-    if (check_before >= entries_.size() && check) check();
     published_ = true;
   } catch (const std::exception& e) {
     const std::string in_place = undo(done);

@@ -2,8 +2,8 @@
 // through the CLI: pieces get the records the arithmetic of output_parts.hpp
 // gives them, whatever the size of the writes that bring them; each piece is
 // a complete file (the header on top, a .npy header with its own row count);
-// nothing is in place before commit(), and an abandoned output leaves no
-// file behind. Deterministic: no test here depends on chance.
+// nothing is in place before the commit (dataset/output_commit.hpp, the
+// production steps), and an abandoned output leaves no file behind. Deterministic: no test here depends on chance.
 #include "dataset/sharded_output.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "support/command.hpp"
+#include "support/commit_steps.hpp"
 #include "support/npy_files.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 
@@ -69,8 +70,7 @@ TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) 
     ShardedOutput out(spec);
     EXPECT_EQ(out.start(fixed(4), 10), 10u);
     write_in_steps(out, records, step);
-    out.prepare_commit();
-    out.publish();
+    testing::commit_outputs({&out});
     // 10 records in 3 shards: the first 10 mod 3 shards get one more.
     EXPECT_SAME_BYTES(read(path("part-00000-of-00003.bin")), records.substr(0, 16)) << step;
     EXPECT_SAME_BYTES(read(path("part-00001-of-00003.bin")), records.substr(16, 12)) << step;
@@ -103,8 +103,7 @@ TEST_F(ShardedOutputTest, SplitsAndShardsOfTextEachCarryTheHeader) {
     begin = end;
   }
   out.finish();
-  out.prepare_commit();
-  out.publish();
+  testing::commit_outputs({&out});
   EXPECT_EQ(read(path("train-00000.csv")), "id\nrow0\nrow1\nrow2\n");
   EXPECT_EQ(read(path("train-00001.csv")), "id\nrow3\nrow4\nrow5\n");
   EXPECT_EQ(read(path("val-00000.csv")), "id\nrow6\nrow7\n");
@@ -122,8 +121,7 @@ TEST_F(ShardedOutputTest, SplitsThatLeaveRecordsOutTakeOnlyTheirs) {
   // The walk need not produce the records past the last split.
   EXPECT_EQ(out.start(lines(), 10), 5u);
   write_in_steps(out, "0\n1\n2\n3\n4\n", 4);
-  out.prepare_commit();
-  out.publish();
+  testing::commit_outputs({&out});
   EXPECT_EQ(read(path("a.txt")), "0\n1\n2\n");
   EXPECT_EQ(read(path("b.txt")), "3\n4\n");
   OutputSpec too_many = spec;
@@ -142,8 +140,7 @@ TEST_F(ShardedOutputTest, EachNpyPieceHeaderGivesItsOwnRows) {
   ShardedOutput out(spec);
   out.start(OutputRecordForm{4, {}, header, true}, 5);
   write_in_steps(out, std::string(20, '\x01'), 4);
-  out.prepare_commit();
-  out.publish();
+  testing::commit_outputs({&out});
   const std::string first = read(path("x-00000.npy")), second = read(path("x-00001.npy"));
   EXPECT_NE(first.find("'shape': (3,)"), std::string::npos) << first.substr(0, 64);
   EXPECT_NE(second.find("'shape': (2,)"), std::string::npos) << second.substr(0, 64);

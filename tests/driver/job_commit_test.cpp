@@ -1,12 +1,13 @@
 // The Job's commit (src/driver/job_commit.cpp and the one commit of both
-// tools, driver/commit_sequence.hpp) on its own, in directories of real
+// tools, dataset/output_commit.hpp) on its own, in directories of real
 // files (docs/conventions.md, The Job and its commit; docs/cli.md "The
 // commit"): every output of every dataset and the manifest in place, the
 // manifest renamed last; nothing published when a prepare step fails; the
 // leftovers of a killed run swept, never an input nor a file a running job
 // holds; a second commit into the same directory waiting for the first's
-// lock, and saying so; a signal while publishing reported late, the publish
-// complete; a rename that fails undone with those before it; every
+// lock, and saying so, and never for a directory it does not write; a
+// signal while publishing reported late, the publish complete; a rename
+// that fails undone with those before it, other participants' too; every
 // name made through the directory's descriptor, so a directory swapped for a
 // symbolic link after the plan redirects nothing.
 #include "driver/job_commit.hpp"
@@ -32,7 +33,8 @@
 #include <thread>
 #include <vector>
 
-#include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/dataset/output_commit.hpp"
+#include "extshuffle/io/commit_lock.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/cleanup_registry.hpp"
 #include "extshuffle/io/destination_directory.hpp"
@@ -251,63 +253,86 @@ TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNo
   EXPECT_EQ(nlohmann::json::parse(read_file(path("moved/m.json")))["outputs"][0]["bytes"], 6);
 }
 
-// commit_in_order() with steps of the test's own: each prepares files it
-// stages under names of its own, renamed into place through the
-// directory's descriptor.
-class CommitInOrderTest : public JobCommitTest {
+// A participant of the test's own (dataset/output_commit.hpp): files it
+// staged under names of its own, renamed into place through the directory's
+// descriptor; what its prepare and published steps do besides is the test's.
+class StagedFiles final : public dataset::CommitParticipant {
+ public:
+  StagedFiles(std::string pattern, std::vector<io::PendingRename> renames)
+      : pattern_(std::move(pattern)), renames_(std::move(renames)) {}
+  std::function<void()> on_prepare, on_published;
+  bool was_published = false;
+  const std::string& pattern() const override { return pattern_; }
+  std::vector<std::string> find_stale() const override { return {}; }
+  std::vector<OutputFileInfo> manifest_files() const override { return {}; }
+  void prepare() override {
+    if (on_prepare) on_prepare();
+  }
+  std::vector<io::PendingRename> pending_renames() const override { return renames_; }
+  void published() override {
+    was_published = true;
+    if (on_published) on_published();
+  }
+
+ private:
+  std::string pattern_;
+  std::vector<io::PendingRename> renames_;
+};
+
+// The one commit with participants of the test's own.
+class OutputCommitTest : public JobCommitTest {
  protected:
-  std::vector<CommitDestination> destination(const std::string& name) const {
-    return {{path(name), {}, {dir_.string() + "/"}}};
+  dataset::CommitScope scope(const std::string& name, io::WaitNotice waiting = {}) const {
+    return {{{path(name), {}, {dir_.string() + "/"}}}, {}, false, std::move(waiting)};
   }
   void stage(const std::string& name, const std::string& text) const { write_file(path(name), text); }
   io::PendingRename rename(const std::string& from, const std::string& to) const {
     return {io::directory_descriptor(dir_.string(), path(to)), dir_.string() + "/", from, to, path(to)};
   }
-  static CommitSteps steps(std::function<CommitRenames()> prepare, std::function<void()> published = {}) {
-    return {std::move(prepare), std::move(published)};
+  static dataset::CommitReport commit(dataset::CommitScope scope, const std::vector<StagedFiles*>& participants) {
+    dataset::OutputCommit commit(std::move(scope), std::nullopt);
+    for (StagedFiles* participant : participants) commit.add(*participant);
+    return commit.commit({});
   }
 };
 
-TEST_F(CommitInOrderTest, APrepareThatThrowsPublishesNothing) {
+TEST_F(OutputCommitTest, APrepareThatThrowsPublishesNothing) {
   write_file(path("out.txt"), "old\n");
-  bool published = false;
-  EXPECT_THROW(
-      commit_in_order(destination("out.txt"), {},
-                      steps([&]() -> CommitRenames { throw IoError("cannot write output", path("out.txt"), ENOSPC); },
-                            [&] { published = true; }),
-                      {}),
-      IoError);
-  EXPECT_FALSE(published);
+  StagedFiles failing(path("out.txt"), {});
+  failing.on_prepare = [&] { throw IoError("cannot write output", path("out.txt"), ENOSPC); };
+  EXPECT_THROW(commit(scope("out.txt"), {&failing}), IoError);
+  EXPECT_FALSE(failing.was_published);
   EXPECT_SAME_BYTES(read_file(path("out.txt")), "old\n");
   // The lock went with the failure: the next commit goes through.
   stage("staged", "new\n");
-  const auto done = commit_in_order(destination("out.txt"), {}, steps([&] {
-                                      return CommitRenames{{rename("staged", "out.txt")}, {}, 1};
-                                    }),
-                                    {});
-  EXPECT_EQ(done.late_signal, 0);
+  StagedFiles staged(path("out.txt"), {rename("staged", "out.txt")});
+  const dataset::CommitReport done = commit(scope("out.txt"), {&staged});
   EXPECT_TRUE(done.warnings.empty());
+  EXPECT_TRUE(staged.was_published);
   EXPECT_EQ(read_file(path("out.txt")), "new\n");
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "out.txt"}));  // no lock file, no backup
 }
 
-TEST_F(CommitInOrderTest, ASignalWhilePublishingIsReportedLateAndThePublishCompletes) {
+TEST_F(OutputCommitTest, ASignalWhilePublishingIsReportedLateAndThePublishCompletes) {
   // Every signal whose default action ends the process, one commit each.
   for (const int signal : io::terminating_signals()) {
     SCOPED_TRACE(signal);
     stage("staged-1", "one\n");
     stage("staged-2", "two\n");
-    // Raised between the two renames: it would end the process, were it not held.
-    const auto done = commit_in_order(
-        destination("one.txt"), {}, steps([&] {
-          return CommitRenames{
-              {rename("staged-1", "one.txt"), rename("staged-2", "two.txt")}, [signal] { ::raise(signal); }, 1};
-        }),
-        {});
+    // Raised once the first participant is published, before the second
+    // is: it would end the process, were it not held.
+    StagedFiles first(path("one.txt"), {rename("staged-1", "one.txt")});
+    StagedFiles second(path("two.txt"), {rename("staged-2", "two.txt")});
+    first.on_published = [signal] { ::raise(signal); };
+    const dataset::CommitReport done = commit(scope("one.txt"), {&first, &second});
     // One this process ignores (inherited from its parent) stays ignored.
     struct sigaction current {};
     ::sigaction(signal, nullptr, &current);
-    EXPECT_EQ(done.late_signal, current.sa_handler == SIG_IGN ? 0 : signal);
+    const std::vector<std::string> expected = current.sa_handler == SIG_IGN
+                                                  ? std::vector<std::string>{}
+                                                  : std::vector<std::string>{dataset::late_signal_warning(signal)};
+    EXPECT_EQ(done.warnings, expected);
+    EXPECT_TRUE(second.was_published);
     EXPECT_EQ(read_file(path("one.txt")), "one\n");
     EXPECT_EQ(read_file(path("two.txt")), "two\n");
     EXPECT_EQ(listing(dir_), (std::set<std::string>{"a.txt", "b.txt", "one.txt", "two.txt"}));
@@ -315,37 +340,31 @@ TEST_F(CommitInOrderTest, ASignalWhilePublishingIsReportedLateAndThePublishCompl
     ::pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
     EXPECT_FALSE(sigismember(&blocked, signal));  // the hold ended with the commit
   }
-  EXPECT_NE(late_signal_warning(SIGTERM).find("signal SIGTERM came"), std::string::npos);
-  EXPECT_NE(late_signal_warning(SIGRTMIN + 2).find("signal " + std::to_string(SIGRTMIN + 2) + " came"),
+  EXPECT_NE(dataset::late_signal_warning(SIGTERM).find("signal SIGTERM came"), std::string::npos);
+  EXPECT_NE(dataset::late_signal_warning(SIGRTMIN + 2).find("signal " + std::to_string(SIGRTMIN + 2) + " came"),
             std::string::npos);
 }
 
-// A rename that fails after others undoes them: the replaced file's backup
-// renamed back, a new file removed; the message says what is in place.
-TEST_F(CommitInOrderTest, ARenameThatFailsUndoesThoseDone) {
+// A rename that fails after others undoes them, the first participant's as
+// well: the replaced file's backup renamed back, a new file removed; the
+// message says what is in place.
+TEST_F(OutputCommitTest, ARenameThatFailsUndoesThoseDone) {
   write_file(path("one.txt"), "old one\n");
   stage("staged-1", "new one\n");
   stage("staged-2", "new two\n");
   const std::set<std::string> before = listing(dir_);
-  bool published = false;
+  StagedFiles first(path("one.txt"), {rename("staged-1", "one.txt")});
+  StagedFiles second(path("two.txt"), {rename("staged-2", "two.txt"), rename("missing", "three.txt")});
   try {
-    commit_in_order(destination("one.txt"), {},
-                    steps(
-                        [&] {
-                          return CommitRenames{{rename("staged-1", "one.txt"), rename("staged-2", "two.txt"),
-                                                rename("missing", "three.txt")},
-                                               {},
-                                               3};
-                        },
-                        [&] { published = true; }),
-                    {});
+    commit(scope("one.txt"), {&first, &second});
     ADD_FAILURE() << "the commit did not fail";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "cannot rename output into place '" + path("three.txt") +
                                          "': No such file or directory (the 2 files renamed before it were put back: "
                                          "every destination holds what it held before the run)");
   }
-  EXPECT_FALSE(published);
+  EXPECT_FALSE(first.was_published);
+  EXPECT_FALSE(second.was_published);
   EXPECT_EQ(read_file(path("one.txt")), "old one\n");
   EXPECT_FALSE(fs::exists(path("two.txt")));
   // Renamed, then undone: the new files are back at their hidden names,
@@ -353,19 +372,53 @@ TEST_F(CommitInOrderTest, ARenameThatFailsUndoesThoseDone) {
   EXPECT_EQ(listing(dir_), before);
   EXPECT_EQ(read_file(path("staged-1")), "new one\n");
   EXPECT_EQ(read_file(path("staged-2")), "new two\n");
-  // The check before the last rename (--verify's) fails alike.
-  stage("staged-1", "new one\n");
-  EXPECT_THROW(commit_in_order(destination("one.txt"), {}, steps([&] {
-                                 return CommitRenames{{rename("staged-1", "one.txt")},
-                                                      [] { throw Error("verify failed: the manifest is wrong"); },
-                                                      1};
-                               }),
-                               {}),
-               Error);
-  EXPECT_EQ(read_file(path("one.txt")), "old one\n");
 }
 
-TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo) {
+// The lock is this commit's destinations': a directory an earlier commit of
+// the process wrote into, whose lock another run holds now, delays nothing.
+TEST_F(OutputCommitTest, TheLockIsThisCommitsDestinationsOnly) {
+  fs::create_directory(path("earlier"));
+  stage("earlier/staged", "earlier\n");
+  const std::string earlier = path("earlier/out.txt");
+  const int earlier_directory = io::directory_descriptor(path("earlier"), earlier);
+  StagedFiles earlier_files(earlier, {{earlier_directory, path("earlier") + "/", "staged", "out.txt", earlier}});
+  commit({{{earlier, {}, {path("earlier") + "/"}}}, {}, false, {}}, {&earlier_files});
+  ASSERT_EQ(read_file(earlier), "earlier\n");
+  // Another run takes the earlier directory's lock and holds it.
+  int held[2], go[2];
+  ASSERT_EQ(::pipe(held), 0);
+  ASSERT_EQ(::pipe(go), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    const io::CommitLock lock({{path("earlier") + "/", earlier}}, {});
+    (void)::write(held[1], "H", 1);
+    wait_for_byte(go[0], kHangMs);
+    ::_exit(0);
+  }
+  ASSERT_TRUE(wait_for_byte(held[0], kHangMs)) << "the other run never took its lock";
+  // This commit into the case's directory: told of a wait only if it waits
+  // for a lock, which then is the other run's (let go at once, so that the
+  // test ends).
+  std::atomic<bool> waited{false};
+  stage("staged", "now\n");
+  StagedFiles now(path("out.txt"), {rename("staged", "out.txt")});
+  commit(scope("out.txt",
+               [&](const std::string&) {
+                 waited = true;
+                 (void)::write(go[1], "G", 1);
+               }),
+         {&now});
+  EXPECT_FALSE(waited) << "the commit waited for the lock of a directory it does not write";
+  EXPECT_EQ(read_file(path("out.txt")), "now\n");
+  ASSERT_EQ(::write(go[1], "G", 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(holder, &status, 0), holder);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (const int fd : {held[0], held[1], go[0], go[1]}) ::close(fd);
+}
+
+TEST_F(OutputCommitTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo) {
   write_file(path("out.txt"), "old\n");
   int held[2], go[2];
   ASSERT_EQ(::pipe(held), 0);
@@ -377,13 +430,13 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo
   if (first == 0) {
     int code = 1;
     try {
-      commit_in_order(destination("out.txt"), {}, steps([&] {
-                        (void)::write(held[1], "H", 1);
-                        wait_for_byte(go[0], kHangMs);
-                        stage("staged-first", "first\n");
-                        return CommitRenames{{rename("staged-first", "out.txt")}, {}, 1};
-                      }),
-                      {});
+      StagedFiles files(path("out.txt"), {rename("staged-first", "out.txt")});
+      files.on_prepare = [&] {
+        (void)::write(held[1], "H", 1);
+        wait_for_byte(go[0], kHangMs);
+        stage("staged-first", "first\n");
+      };
+      commit(scope("out.txt"), {&files});
       code = 0;
     } catch (...) {
     }
@@ -396,17 +449,19 @@ TEST_F(CommitInOrderTest, ASecondCommitIntoTheSameFilesWaitsForTheFirstAndSaysSo
   int told_pipe[2];
   ASSERT_EQ(::pipe(told_pipe), 0);
   std::thread second([&] {
-    commit_in_order(destination("out.txt"), {}, steps([&] {
-                      seen = read_file(path("out.txt"));
-                      entered = true;
-                      stage("staged-second", "second\n");
-                      return CommitRenames{{rename("staged-second", "out.txt")}, {}, 1};
-                    }),
-                    [&](const std::string& message) {
-                      told = message;
-                      entered_when_told = entered.load();
-                      (void)::write(told_pipe[1], "T", 1);
-                    });
+    StagedFiles files(path("out.txt"), {rename("staged-second", "out.txt")});
+    files.on_prepare = [&] {
+      seen = read_file(path("out.txt"));
+      entered = true;
+      stage("staged-second", "second\n");
+    };
+    commit(scope("out.txt",
+                 [&](const std::string& message) {
+                   told = message;
+                   entered_when_told = entered.load();
+                   (void)::write(told_pipe[1], "T", 1);
+                 }),
+           {&files});
   });
   // The second commit says it waits (after a second): the event that it is blocked.
   ASSERT_TRUE(wait_for_byte(told_pipe[0], kHangMs)) << "the second commit never said it waits";

@@ -74,7 +74,6 @@ TEST(JobSlicesTest, TheDatasetSliceHoldsHowInputsAreReadAndOutputsCut) {
 TEST(JobSlicesTest, TheManifestSliceHoldsWhatDefinesTheOutput) {
   const dataset::ManifestOptions m = manifest_options(unusual_options());
   EXPECT_EQ(m.path, "m.json");
-  EXPECT_TRUE(m.verify);
   EXPECT_EQ(m.seed, 7u);
   EXPECT_EQ(m.constants.leaf_records, 1024u);
   EXPECT_EQ(m.constants.max_fanout, 8u);

@@ -1,7 +1,7 @@
 // The output file (io/output_file.hpp): two 1 MiB buffers written behind
 // asynchronously, writeback started as each lands. Whatever the sizes and
 // however the bytes are handed over, the committed file must hold exactly
-// them, and nothing may reach the destination before commit(); the same
+// them, and nothing may reach the destination before the commit; the same
 // unbuffered (O_DIRECT pages, the tail buffered) where the file system allows.
 #include "extshuffle/io/output_file.hpp"
 
@@ -13,7 +13,9 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
+#include "extshuffle/io/publication.hpp"
 #include "support/command.hpp"
 #include "support/test_values.hpp"
 
@@ -25,6 +27,17 @@ using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
 
+// The commit's steps for one file (dataset/output_commit.hpp's, alone):
+// prepared, renamed through io::Publication, published.
+void commit_alone(OutputFile& out) {
+  out.prepare_commit();
+  std::vector<PendingRename> renames;
+  if (auto rename = out.pending_rename()) renames.push_back(std::move(*rename));
+  Publication publication(std::move(renames));
+  publication.prepare();
+  publication.publish();
+  out.published();
+}
 
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kBuffer = std::size_t{1} << 20;  // OutputFile's buffer
@@ -41,7 +54,7 @@ void expect_written_in_pieces(const std::string& destination, const std::string&
     for (std::size_t done = 0; done < size; done += piece) {
       out.write(bytes.data() + done, std::min(piece, size - done));
     }
-    out.commit();
+    commit_alone(out);
     EXPECT_EQ(out.bytes_written(), size);
   }
   const std::string written = read_file(destination);
@@ -80,7 +93,7 @@ TEST(OutputFile, TheDestinationIsUntouchedUntilCommitAndAfterAnAbandonedRun) {
   {
     OutputFile out(destination);
     out.write(bytes.data(), bytes.size());
-    out.commit();
+    commit_alone(out);
   }
   EXPECT_TRUE(read_file(destination) == bytes);
 }
@@ -119,7 +132,7 @@ TEST(OutputFile, StaysBufferedOnceWrittenAndOnStandardOutput) {
     out.write(bytes.data(), 5);
     EXPECT_FALSE(out.prefer_unbuffered()) << "switched after the first write";
     out.write(bytes.data() + 5, bytes.size() - 5);
-    out.commit();
+    commit_alone(out);
   }
   EXPECT_TRUE(read_file(destination) == bytes);
   OutputFile standard_output("-");

@@ -21,12 +21,10 @@ class OutputFile;
 
 namespace extshuffle::dataset {
 
-// What the manifest is told of a Job's options: where it goes, whether the
-// outputs are read back against it, and the options that define the output,
-// recorded as given.
+// What the manifest is told of a Job's options: where it goes and the
+// options that define the output, recorded as given.
 struct ManifestOptions {
-  std::string path;     // --manifest FILE.json
-  bool verify = false;  // --verify: every output file is read back against the manifest before it is published
+  std::string path;  // --manifest FILE.json
   std::uint64_t seed = 0;
   core::PlanConstants constants = core::kPlanV2;
   DatasetOptions input;                   // how the inputs were read
@@ -58,24 +56,14 @@ class ManifestWriter {
   // The manifest's text (JSON, UTF-8; a name that is not valid UTF-8 has
   // U+FFFD for its bad bytes).
   std::string text() const;
-  // Writes the manifest and renames it into place: call it once every
-  // output is committed. With options.verify, first parses the text back and
-  // reads every output file from the file system, and throws Error ("verify
-  // failed: ...") unless each one's size and xxh64 are what the manifest
-  // says. Throws IoError.
-  void commit();
-  // commit() in steps, so that a run commits its outputs and manifest as
-  // one (driver/commit_sequence.hpp): prepare() writes the text under a
-  // hidden name beside the manifest and syncs it (every destination still
-  // untouched); pending_rename() is the rename that publishes it, last of
-  // the commit's, check_outputs() runs just before it, once every output is
-  // in place, and published() follows it.
+  // The manifest in the commit's steps (dataset/output_commit.hpp), so
+  // that a run commits its outputs and manifest as one: prepare() writes
+  // the text under a hidden name beside the manifest and syncs it (every
+  // destination still untouched; --verify read every output back before,
+  // io/file_digest.hpp); pending_rename() is the rename that publishes it,
+  // last of the commit's, and published() follows it. Throws IoError.
   void prepare();
   std::optional<io::PendingRename> pending_rename() const;
-  // With options.verify: parses the text back and reads every output file
-  // from the file system; throws Error ("verify failed: ...") unless each
-  // one's size and xxh64 are what the manifest says. Throws IoError.
-  void check_outputs() const;
   void published();
 
  private:

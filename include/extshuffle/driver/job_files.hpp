@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/dataset/output_commit.hpp"
 #include "extshuffle/job.hpp"
 
 namespace extshuffle::driver {
@@ -33,7 +33,7 @@ struct JobFiles {
   std::vector<std::string> reads;                   // every input file, directories expanded; "-" for standard input
   std::vector<std::string> writes;                  // every output file whose name is known up front, then the manifest
   std::vector<std::pair<dev_t, ino_t>> read_files;  // device and inode of every input file: never removed or replaced
-  std::vector<CommitDestination> destinations;      // every pattern (or file) the commit writes, the manifest last
+  std::vector<dataset::CommitDestination> destinations;  // every pattern (or file) the commit writes, the manifest last
   std::vector<std::string> leftovers;  // left by an interrupted run into these destinations (removed at the commit)
   std::uint64_t output_files = 0;      // files the outputs hold open until the commit (0: known only at the end)
   std::uint64_t descriptors = 0;       // descriptors the run needs at most (inputs, outputs, a reserve)

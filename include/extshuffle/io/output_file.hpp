@@ -1,5 +1,5 @@
 // The output file, written under a temporary name beside the destination and
-// renamed into place only by commit(): the destination never holds a partial
+// renamed into place only by the commit: the destination never holds a partial
 // file. A regular file is written behind (io/write_behind.hpp: two buffers of
 // kBufferBytes taking turns, writeback started as each lands), so output IO
 // overlaps the shuffling; standard output is written sequentially with
@@ -55,7 +55,7 @@ class OutputFile {
   // (/dev/stdout, /dev/fd/N: named_descriptor()) or is a character or block
   // device, a FIFO, a socket or a terminal (written into, as shuf -o does). Otherwise follows the destination's symbolic links to the file
   // they name (created if missing), checks its directory and creates the
-  // temporary file there; commit() gives it the replaced file's mode (and,
+  // temporary file there; the commit gives it the replaced file's mode (and,
   // for root, owner and group). `buffers`: the write buffers of an earlier
   // OutputFile (take_buffers()), so that a run writing many files touches
   // fresh memory once; empty: allocated here (kBufferBytes twice). Throws
@@ -93,7 +93,7 @@ class OutputFile {
   // whether it is unbuffered now. Throws IoError.
   bool prefer_unbuffered();
   // Hands every byte to the file system and lets go of the write buffers
-  // and the IO object; the file keeps one descriptor until commit(). After
+  // and the IO object; the file keeps one descriptor until the commit. After
   // it, write() must not be called. Later calls do nothing.
   void finish();
   // finish(), then fsync. A run writing many files finishes each as it
@@ -111,19 +111,12 @@ class OutputFile {
   int descriptor() const { return fd_; }
   // After finish(): the write buffers, for the next OutputFile.
   AlignedBuffer take_buffers() { return std::move(buffers_); }
-  // After finish(): reads the temporary file's bytes back from the file
-  // system, front to back, in pieces (--verify). Not for standard output.
-  // Throws IoError.
-  void read_back(const std::function<void(const std::byte* data, std::size_t bytes)>& consume) const;
-  // Before commit(): the file is to be renamed to `destination` instead
+  // Before the commit: the file is to be renamed to `destination` instead
   // (names known only once every file is written). Its symbolic links are
   // followed as the constructor does; its directory should be on the same
-  // file system (else commit() fails with EXDEV). Throws IoError.
+  // file system (else the rename fails with EXDEV). Throws IoError.
   void rename_destination(const std::string& destination);
-  // sync(), then renames the temporary file over the destination:
-  // prepare_commit(), then publish().
-  void commit();
-  // Everything of commit() that can fail for want of space or rights: sync
+  // Everything of the commit that can fail for want of space or rights: sync
   // (every byte on disk), the replaced file's mode and owner, and the
   // temporary's hidden name beside the destination (a link; the descriptor
   // is then closed); the destination is untouched. A run writing many files
@@ -135,8 +128,6 @@ class OutputFile {
   // published() once it is done: the file is the destination's now.
   std::optional<PendingRename> pending_rename() const;
   void published();
-  // prepare_commit(), then the rename over the destination, alone.
-  void publish();
 
   bool is_stdout() const { return destination_ == "-"; }
   // Written in place with write(2): standard output, or a device, FIFO,

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,11 +45,9 @@ class Publication {
   // (io/cleanup_registry.hpp). Throws IoError naming the destination
   // (ENOSPC, EDQUOT...), every destination untouched.
   void prepare();
-  // The renames, in order; `check` (may be empty) runs just before rename
-  // `check_before` (the number of renames: after the last). A failure, a
-  // throw of `check` included, undoes every rename done and throws Error:
-  // the failure's message, then which files are in place.
-  void publish(const std::function<void()>& check = {}, std::size_t check_before = 0);
+  // The renames, in order. A failure undoes every rename done and throws
+  // Error: the failure's message, then which files are in place.
+  void publish();
   // After publish(): the replaced files' backups removed. Returns a warning
   // for each that could not be (the next run into them removes it).
   std::vector<std::string> remove_backups();
@@ -66,7 +63,7 @@ class Publication {
   std::string undo(std::size_t done);
   void forget_backup(Entry& entry);
   std::vector<Entry> entries_;
-  bool published_ = false;  // every rename done (and the check passed)
+  bool published_ = false;  // every rename done
 };
 
 }  // namespace extshuffle::io

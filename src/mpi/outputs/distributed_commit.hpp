@@ -1,14 +1,15 @@
 // The commit of a distributed Job (docs/cli.md "The commit", docs/mpi.md
 // "Shards, splits and the manifest"): every piece of every aligned dataset
 // is written and fsynced by every rank that wrote into it; once all have,
-// rank 0 publishes through extshuffle's one commit
-// (driver/commit_sequence.hpp: the destinations' lock, leftovers removed,
-// every file and the manifest prepared, then the renames with signals
-// held, the manifest last, undone if one fails). With --manifest, each piece's bytes and xxh64
-// are read back from the finished file by one of the ranks in turn. A rank
-// that fails or is killed before that leaves no piece and no manifest: rank
-// 0 removes the hidden files (or the next run does, when every rank was
-// killed).
+// each piece's size and xxh64 are read back through its hidden file's
+// descriptor (io/file_digest.hpp), by one of the ranks in turn, before any
+// rename; then rank 0 publishes through extshuffle's one commit
+// (dataset/output_commit.hpp: the lock of this Job's destinations,
+// leftovers removed, every file and the manifest prepared, then the renames
+// with signals held, the manifest last, undone if one fails), each
+// dataset's shared pieces a participant. A rank that fails or is killed
+// before that leaves no piece and no manifest: rank 0 removes the hidden
+// files (or the next run does, when every rank was killed).
 #pragma once
 
 #include <memory>
@@ -16,8 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/dataset/manifest.hpp"
-#include "extshuffle/driver/commit_sequence.hpp"
+#include "extshuffle/dataset/output_commit.hpp"
 #include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/job.hpp"
 #include "extshuffle/mpi/communicator.hpp"
@@ -46,28 +46,31 @@ class DistributedCommit {
   // added, for the job's result (stale pieces in its warnings, or its notes
   // with --clean; a signal during the publish in the last one's
   // output_warnings). Empty on the other ranks.
-  const RunResult& committed(std::size_t k) const { return datasets_[k].result; }
+  const RunResult& committed(std::size_t k) const { return datasets_[k]->result; }
 
  private:
-  struct Dataset {
+  // A dataset's shared pieces as a participant of the commit (rank 0).
+  struct Dataset final : dataset::CommitParticipant {
     std::unique_ptr<SharedPieces> files;
     PiecePlan plan;
     RunResult result;
-    std::string pattern;
+    std::string output;                    // the pattern, as given
+    std::vector<std::string> split_names;  // --split's
+    std::vector<OutputFileInfo> pieces;    // their sizes and xxh64 once digest_pieces() has read them
+    const std::string& pattern() const override { return output; }
+    std::vector<std::string> find_stale() const override;
+    std::vector<OutputFileInfo> manifest_files() const override { return pieces; }
+    void prepare() override { files->prepare_commit(); }
+    std::vector<io::PendingRename> pending_renames() const override { return files->pending_renames(); }
+    void published() override { files->published(); }
   };
-  // Collective, with --manifest: every piece's size and xxh64, [2k] and
-  // [2k + 1] for the job's piece k, each piece read back by one rank.
-  std::vector<std::uint64_t> digest_pieces();
-  // Rank 0: `dataset`'s files and manifest entries; its pieces are the
-  // job's from `first_piece` on in `digests`.
-  void prepare(Dataset& dataset, std::size_t first_piece, const std::vector<std::uint64_t>& digests);
-  driver::CommitRenames prepare_all(const std::vector<std::uint64_t>& digests);
-  void published();
+  // Collective: every piece's size and xxh64 (with --manifest), each piece
+  // read back by one rank, into each dataset's `pieces`.
+  void digest_pieces();
   const JobOptions& options_;
-  const driver::JobFiles& plan_;
   Communicator& comm_;
-  std::vector<Dataset> datasets_;
-  std::optional<dataset::ManifestWriter> manifest_;
+  std::vector<std::unique_ptr<Dataset>> datasets_;
+  std::optional<dataset::OutputCommit> commit_;  // rank 0's
 };
 
 // run() without its commit: the dataset's pieces written, synced by none,

@@ -2,7 +2,7 @@
 // the shared file system, written by every rank at its own offset, under a
 // hidden name beside the destination until every rank has written and
 // fsynced its range; then rank 0 renames it over the destination, through
-// extshuffle's one commit (driver/commit_sequence.hpp), so the destination
+// extshuffle's one commit (dataset/output_commit.hpp), so the destination
 // never holds a partial file.
 //
 // The hidden name is a temporary's as extshuffle names its own,
@@ -24,8 +24,9 @@
 // the temporary's name (io::temporary_name), the destination directory's
 // descriptor and the commit's one rename (io/destination_directory.hpp),
 // the final mode (io::give_final_mode), the write-behind of a range
-// (io/write_behind.hpp), and the commit itself (driver/commit_sequence.hpp,
-// called by distributed_commit.hpp). Its own, because io::OutputFile is a
+// (io/write_behind.hpp), the digest read back through its descriptor
+// (io/file_digest.hpp) and the commit itself (dataset/output_commit.hpp,
+// driven by distributed_commit.hpp). Its own, because io::OutputFile is a
 // file one process writes front to back: a file several processes on
 // several machines open by name and write at offsets.
 #pragma once
