@@ -343,6 +343,11 @@ TEST(CheckpointKill, ResumedTextIsNotCountedAgain) {
   ASSERT_TRUE(held) << "the run never wrote into DIR's scratch file: " << child.err();
   child.send(SIGKILL);
   EXPECT_EQ(child.wait(), 137);
+  // --dry-run expects no counting pass either.
+  const CommandResult planned = run_command(run.command(true, "--dry-run"));
+  EXPECT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_NE(planned.out.find("count of the records taken from --checkpoint's journal"), std::string::npos)
+      << planned.out.substr(0, 2000);
   const fs::path log = root.path() / "reads.log";
   const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
                                             quoted(log.string()) + " " + run.command(true, "-q"));
