@@ -68,7 +68,10 @@ for ((round = 1; round <= rounds; round++)); do
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   t1=$(now)
+  # No /proc/PID/io: the run had ended (committed) before the kill; the
+  # "resumed" run then starts over (the round is no kill-and-resume pair).
   echo "CKPT round=$round run=killed at_fraction=$fraction wall_s=$(echo "$t1 - $t0" | bc)" \
-    "bytes_read=$(echo "$io" | sed -n 's/^rchar: //p') bytes_written=$(echo "$io" | sed -n 's/^wchar: //p') cold=$cold"
+    "bytes_read=$(echo "$io" | sed -n 's/^rchar: //p') bytes_written=$(echo "$io" | sed -n 's/^wchar: //p') cold=$cold" \
+    "ended_before_kill=$([ -n "$io" ] && echo no || echo yes)"
   run resumed --checkpoint "$ck"
 done

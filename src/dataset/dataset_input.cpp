@@ -19,14 +19,18 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 
 }  // namespace
 
-DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, InputMapping* mapping) {
+DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, InputMapping* mapping,
+                          TextCounts* counts) {
   DatasetInput dataset;
   std::uint64_t records = 0, npy_rows = 0;
   bool spooled = true;
   std::vector<TarArchiveFacts> archives;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
-    InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr);
+    const bool known = counts != nullptr && counts->known.size() == inputs.size();
+    InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr, nullptr,
+                                           known ? &counts->known[k] : nullptr);
+    if (counts != nullptr) counts->found.push_back(layout.text_count);
     if (k == 0) {
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();

@@ -37,6 +37,16 @@ struct DatasetInput {
   std::vector<std::string> tar_warnings;
 };
 
+// The counting pass's result for each input of a dataset (read_input_layout):
+// `known`, one count per input or none, is taken rather than counting text
+// again (--checkpoint's resume: the caller vouches for it); `found` gets
+// each input's count as the run took it (known or counted; fixed-size
+// records and tar archives: an empty one).
+struct TextCounts {
+  std::vector<TextCount> known;
+  std::vector<TextCount> found;
+};
+
 // Lays out every input of `inputs` (read_input_layout) and puts them
 // together. Throws InputError naming both files when two inputs differ in
 // format, header, dtype or trailing shape; and what read_input_layout throws
@@ -44,6 +54,8 @@ struct DatasetInput {
 // With `mapping`, one input that may fit in RAM is mapped there (text:
 // counted where it lies; read_input_layout), its records then also at
 // `mapped` (in memory; text: the terminator its last record lacked added).
-DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, InputMapping* mapping = nullptr);
+// With `counts`, text counts are taken from and given to it (TextCounts).
+DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, InputMapping* mapping = nullptr,
+                          TextCounts* counts = nullptr);
 
 }  // namespace extshuffle::dataset

@@ -10,7 +10,7 @@ namespace extshuffle::dataset {
 namespace {
 
 InputLayout text_layout(const DatasetOptions& options, formats::Format format, io::InputSource& source,
-                        const std::string& name, InputMapping* mapping, RecordSink* sink) {
+                        const std::string& name, InputMapping* mapping, RecordSink* sink, const TextCount* known) {
   check_frame_options(options, format);
   InputLayout layout;
   layout.syntax = formats::framed_syntax(format, options.zero_terminated);
@@ -20,11 +20,16 @@ InputLayout text_layout(const DatasetOptions& options, formats::Format format, i
     mapping->mapped = io::MappedBytes::map(source.data(), source.data_offset(), bytes, name);
   }
   layout.mapped = mapping != nullptr && mapping->mapped.has_value();
-  if (layout.mapped) mapping->mapped->expect_sequential(true);
-  layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
-                                         options.skip_empty, name, options.verify ? &layout.digest : nullptr,
-                                         layout.mapped ? mapping->mapped->data() : nullptr, sink);
-  if (layout.mapped) mapping->mapped->expect_sequential(false);
+  if (known != nullptr && !options.verify && sink == nullptr) {
+    layout.text_count = *known;
+    layout.count_known = true;
+  } else {
+    if (layout.mapped) mapping->mapped->expect_sequential(true);
+    layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
+                                           options.skip_empty, name, options.verify ? &layout.digest : nullptr,
+                                           layout.mapped ? mapping->mapped->data() : nullptr, sink);
+    if (layout.mapped) mapping->mapped->expect_sequential(false);
+  }
   layout.records = layout.text_count.records;
   layout.data_offset = layout.text_count.header_bytes;
   layout.header = source.read_head(layout.data_offset);
@@ -82,7 +87,7 @@ std::string format_name(const formats::DetectedFormat& format) {
 }
 
 InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping,
-                              RecordSink* sink) {
+                              RecordSink* sink, const TextCount* known) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected =
@@ -96,7 +101,7 @@ InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& so
         layout.format = detected;
         return layout;
       }
-      layout = text_layout(options, detected.framed_format, source, name, mapping, sink);
+      layout = text_layout(options, detected.framed_format, source, name, mapping, sink, known);
       layout.format = detected;
       return layout;
     case formats::RecordKind::kNpy: {

@@ -1,5 +1,7 @@
 #include "checkpoint_records.hpp"
 
+#include <cstring>
+
 #include "extshuffle/errors.hpp"
 
 namespace extshuffle::driver {
@@ -55,10 +57,26 @@ io::SplitState take_split(io::FieldReader& in) {
   return state;
 }
 
+std::vector<dataset::TextCount> take_counts(io::FieldReader& in) {
+  const std::uint64_t inputs = in.u64();
+  if (inputs > (std::uint64_t{1} << 32)) throw Error("checkpoint journal: a record is not this run's: not trusted");
+  std::vector<dataset::TextCount> counts(inputs);
+  for (dataset::TextCount& c : counts) {
+    c.header_bytes = in.u64();
+    c.records = in.u64();
+    c.add_terminator = in.u64() != 0;
+    c.longest_record_bytes = in.u64();
+    const std::uint64_t squared = in.u64();
+    std::memcpy(&c.record_bytes_squared, &squared, sizeof squared);
+  }
+  return counts;
+}
+
 // A record's dataset part, read into `d`.
 void take_record(CheckpointRecord type, io::FieldReader& in, DatasetJournal& d) {
   switch (type) {
     case CheckpointRecord::kPlan: d.plan = in.bytes(); return;
+    case CheckpointRecord::kCounts: d.counts = take_counts(in); return;
     case CheckpointRecord::kScattered:
       d.resume = {};
       d.resume.phase = Phase::kScatter;
@@ -108,7 +126,7 @@ JournalState read_journal_state(const std::vector<io::JournalRecord>& records) {
       state.datasets.resize(k + 1);
       reached.resize(k + 1, 0);
     }
-    if (rank_of(type) < reached[k] && type != CheckpointRecord::kPlan) continue;
+    if (rank_of(type) < reached[k] && type != CheckpointRecord::kPlan && type != CheckpointRecord::kCounts) continue;
     if (type == CheckpointRecord::kEmitted && reached[k] < rank_of(CheckpointRecord::kScatterDone)) {
       throw Error("checkpoint journal: a point of pass 2 before the scatter's end: not trusted");
     }
@@ -122,6 +140,22 @@ std::string plan_record(std::size_t dataset, const std::string& plan) {
   io::FieldWriter out;
   out.u64(dataset);
   out.bytes(plan);
+  return out.text();
+}
+
+std::string counts_record(std::size_t dataset, const std::vector<dataset::TextCount>& counts) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.u64(counts.size());
+  for (const dataset::TextCount& c : counts) {
+    out.u64(c.header_bytes);
+    out.u64(c.records);
+    out.u64(c.add_terminator ? 1 : 0);
+    out.u64(c.longest_record_bytes);
+    std::uint64_t squared = 0;
+    std::memcpy(&squared, &c.record_bytes_squared, sizeof squared);
+    out.u64(squared);
+  }
   return out.text();
 }
 

@@ -2,7 +2,8 @@
 // io/checkpoint_journal.hpp carries them) and what they say of each
 // dataset: the Job's identity first, then per dataset its plan, the points
 // of its walk (ioperm/walk_checkpoint.hpp) with its output's state, and its
-// end. A dataset resumes from the last of: its end, its last point of pass
+// end; and its inputs' counts (text), which a resume takes rather than
+// reading the inputs once more. A dataset resumes from the last of: its end, its last point of pass
 // 2, its scatter done, its last point of pass 1.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "extshuffle/dataset/text_input.hpp"
 #include "extshuffle/io/checkpoint_journal.hpp"
 #include "extshuffle/ioperm/walk_checkpoint.hpp"
 
@@ -22,11 +24,14 @@ enum class CheckpointRecord : std::uint32_t {
   kScatterDone = 4,  // dataset, its buckets whole
   kEmitted = 5,      // dataset, a point of pass 2, the output's state, --verify's digest
   kDone = 6,         // dataset, its output whole, --verify's digest
+  kCounts = 7,       // dataset, each input's counting pass (text: what the plan comes from)
 };
 
 // What the journal says of one dataset.
 struct DatasetJournal {
   std::string plan;           // empty: not planned yet
+  // Each input's count, trusted as the identity matched (empty: none kept).
+  std::vector<dataset::TextCount> counts;
   ioperm::WalkResume resume;  // where its walk resumes
   std::string output_state;   // the output at the point resumed from (empty: nothing output)
   std::string written_state;  // --verify's digest of what was output
@@ -44,6 +49,7 @@ JournalState read_journal_state(const std::vector<io::JournalRecord>& records);
 
 // The records' payloads.
 std::string plan_record(std::size_t dataset, const std::string& plan);
+std::string counts_record(std::size_t dataset, const std::vector<dataset::TextCount>& counts);
 std::string scattered_record(std::size_t dataset, const ioperm::WalkResume& point);
 std::string scatter_done_record(std::size_t dataset, const io::SplitState& buckets);
 std::string emitted_record(std::size_t dataset, const ioperm::WalkResume& point, const std::string& output_state,

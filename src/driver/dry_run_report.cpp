@@ -89,7 +89,10 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& optio
                 s.levels == 1 ? "" : "s", u(options.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
                 u(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s", routed, windows, u(s.nodes_in_memory),
                 s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
-                layout.framed() ? " (the count of the records included)" : "", u(s.peak_memory_bytes));
+                layout.count_known ? " (the count of the records taken from --checkpoint's journal)"
+                : layout.framed()  ? " (the count of the records included)"
+                                   : "",
+                u(s.peak_memory_bytes));
   return text;
 }
 

@@ -161,8 +161,19 @@ std::vector<std::pair<int, std::string>> DatasetCheckpoint::output_files() const
   return files;
 }
 
+void DatasetCheckpoint::counted(std::vector<dataset::TextCount> counts) {
+  if (journal_.counts.empty()) counted_ = std::move(counts);
+}
+
 void DatasetCheckpoint::begin(const std::string& plan, std::uint64_t bytes, std::uint64_t chunk_bytes) {
   scatter_point_bytes_ = std::max(kMinScatterPointBytes, std::min(bytes / kScatterPointsPerPass, chunk_bytes));
+  // The counts before the plan: a journal with a plan has the counts it
+  // came from (a resume reads no input to count it).
+  if (!counted_.empty()) {
+    run_.offer(CheckpointRecord::kCounts, counts_record(index_, counted_), {}, {}, false);
+    journal_.counts = std::move(counted_);
+    counted_.clear();
+  }
   if (journal_.plan.empty()) {
     run_.offer(CheckpointRecord::kPlan, plan_record(index_, plan), {}, {}, false);
     run_.syncer_->settle();

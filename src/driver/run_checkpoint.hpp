@@ -40,6 +40,12 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   void emitted(const ioperm::WalkResume& point, std::function<void()> release) override;
   void settle() override;
 
+  // Before the inputs are counted: the counts an earlier run of the same
+  // inputs kept (empty: count them). After: the counts the run took, kept
+  // by begin() when the journal has none.
+  const std::vector<dataset::TextCount>& known_counts() const { return journal_.counts; }
+  void counted(std::vector<dataset::TextCount> counts);
+
   // Before the walk, once the records are counted: the dataset's plan,
   // checked against the journal's (UsageError naming the difference) or
   // recorded; the root's `bytes`, and what the threads' chunks hold at
@@ -60,6 +66,7 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   RunCheckpoint& run_;
   std::size_t index_;
   DatasetJournal journal_;
+  std::vector<dataset::TextCount> counted_;  // to journal: the journal had none
   std::uint64_t scatter_point_bytes_ = 0;
   dataset::ShardedOutput* output_ = nullptr;
   dataset::RecordDigest* written_ = nullptr;

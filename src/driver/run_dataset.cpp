@@ -95,13 +95,17 @@ std::unique_ptr<ShardedOutput> open_output(const JobOptions& options, const JobD
   return options.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(options, dataset));
 }
 
+// Whether the input was read to count its records: text, unless its counts
+// were the checkpoint's.
+bool counting_reads(const InputLayout& layout) { return layout.framed() && !layout.count_known; }
+
 // Step 4: the schedule, as --dry-run describes it and the progress counts
 // it. Text was read once already, to count its records; one input that fits
 // in RAM was mapped then, so the run in RAM reads nothing more.
 ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput& dataset) {
   const InputLayout& layout = dataset.layout;
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
-  schedule.bytes_read += layout.framed() ? dataset.bytes : 0;
+  schedule.bytes_read += counting_reads(layout) ? dataset.bytes : 0;
   const bool mapped = layout.framed() && layout.syntax.framing != formats::Framing::kTarSample &&
                       dataset.files.size() == 1 && ioperm::maps_input(dataset.bytes, options.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
@@ -212,7 +216,7 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
   stats.bytes = dataset.bytes;
   stats.levels = core::plan_levels(dataset.layout.records, options.constants);
   stats.passes = walk.passes;
-  stats.bytes_read = (dataset.layout.framed() ? dataset.bytes : 0) + walk.bytes_read;
+  stats.bytes_read = (counting_reads(dataset.layout) ? dataset.bytes : 0) + walk.bytes_read;
   stats.bytes_written = spooled_bytes + walk.bytes_written;
   stats.seconds_reading = walk.seconds_reading;
   stats.seconds_shuffling = walk.seconds_shuffling;
@@ -357,10 +361,16 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
   // lies, and so read once; InputMapping).
   InputMapping mapping;
   mapping.budget_bytes = options.memory_bytes;
-  DatasetInput read = dataset::read_dataset(dataset_options(options), inputs, options.dry_run ? nullptr : &mapping);
+  // With a checkpoint, text an earlier run of the same inputs counted is
+  // not read to count it again (its counts are the journal's).
+  DatasetCheckpoint* part = checkpoint.run ? &checkpoint.run->dataset(checkpoint.index) : nullptr;
+  dataset::TextCounts counts;
+  if (part) counts.known = part->known_counts();
+  DatasetInput read = dataset::read_dataset(dataset_options(options), inputs, options.dry_run ? nullptr : &mapping,
+                                            part ? &counts : nullptr);
+  if (part) part->counted(std::move(counts.found));
   return PreparedInput(
-      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping),
-                                             checkpoint.run ? &checkpoint.run->dataset(checkpoint.index) : nullptr));
+      std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping), part));
 }
 
 RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit) {

@@ -304,5 +304,62 @@ TEST(CheckpointKill, KillNineWhileAWriteIsHeld) {
   }
 }
 
+// The bytes the traced process read from `path` (strace -y names each
+// descriptor's file): every read, pread64, readv and preadv's result.
+std::uint64_t bytes_read_from(const std::string& log, const std::string& path) {
+  std::uint64_t bytes = 0;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const bool read = line.find("read(") != std::string::npos || line.find("readv(") != std::string::npos;
+    const std::size_t equals = line.rfind(" = ");
+    if (!read || line.find("<" + path + ">") == std::string::npos || equals == std::string::npos) continue;
+    const long long n = std::atoll(line.c_str() + equals + 3);
+    if (n > 0) bytes += static_cast<std::uint64_t>(n);
+  }
+  return bytes;
+}
+
+// A resumed run of text takes its records' count from the journal: killed
+// (kill -9) once its plan is durable, as it writes its first bytes into
+// DIR's scratch file, the run again reads the input once (pass 1), not
+// twice (the counting pass, then pass 1), as strace counts the bytes read
+// from it; and it writes the uninterrupted run's bytes.
+TEST(CheckpointKill, ResumedTextIsNotCountedAgain) {
+  if (!have("strace")) GTEST_SKIP() << "strace is not installed";
+  TempDir root;
+  const Case c{"JSONL, counted once", "{in}/docs.jsonl {out}/out.jsonl --seed 15 -S 1M", {"out.jsonl"}};
+  CheckpointRun run(c, root.path());
+  // About 11 MiB: far more than the blocks the input's identity samples (640 KiB).
+  const fs::path input = run.in() / "docs.jsonl";
+  write_file(input, heavy_jsonl(16000, 9));
+  const std::uint64_t input_bytes = fs::file_size(input);
+  run.reference();
+  Workspace w;
+  run.fresh();
+  Child child(run.arguments(true, "-q"),
+              fault_environment("pause-write", (run.checkpoint_directory() / "scratch-0").string(), 0, w),
+              w.capture_dir);
+  const bool held = wait_for_file_while(w.marker(), child);
+  ASSERT_TRUE(held) << "the run never wrote into DIR's scratch file: " << child.err();
+  child.send(SIGKILL);
+  EXPECT_EQ(child.wait(), 137);
+  // --dry-run expects no counting pass either.
+  const CommandResult planned = run_command(run.command(true, "--dry-run"));
+  EXPECT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_NE(planned.out.find("count of the records taken from --checkpoint's journal"), std::string::npos)
+      << planned.out.substr(0, 2000);
+  const fs::path log = root.path() / "reads.log";
+  const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
+                                            quoted(log.string()) + " " + run.command(true, "-q"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  run.check_outputs("resumed after its plan");
+  const std::uint64_t read = bytes_read_from(read_file(log), fs::canonical(input).string());
+  // Pass 1 reads it once; the identity's sampled blocks and the format's
+  // probe are the rest. Counting it again would be a second whole read.
+  EXPECT_GE(read, input_bytes);
+  EXPECT_LT(read, input_bytes + input_bytes / 4)
+      << "the resumed run read " << read << " bytes of its " << input_bytes << "-byte input";
+}
+
 }  // namespace
 }  // namespace extshuffle::testing::checkpoint_kill_test

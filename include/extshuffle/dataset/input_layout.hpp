@@ -37,6 +37,9 @@ struct InputLayout {
   // The input's records were mapped where read_input_layout was told (text:
   // and counted there).
   bool mapped = false;
+  // Text: its count was the caller's (read_input_layout's `known`), so the
+  // input was not read to count it.
+  bool count_known = false;
   // Every input is read from its spool in scratch space (standard input, a
   // pipe, a compressed file): a record count that differs when it is read
   // again is damaged scratch, not a changed input.
@@ -69,9 +72,13 @@ struct InputMapping {
 // there (layout.mapped; text is counted where it lies), so that a run in
 // RAM reads it where it lies. With `sink`, the counting pass hands it every
 // framed record (a tar archive: every member) it finds, for an index of
-// them (dataset/record_index_writer.hpp). Throws UsageError, InputError, IoError.
+// them (dataset/record_index_writer.hpp). With `known`, text is not counted:
+// `known` is its count, which the caller vouches for (--checkpoint: the
+// count of an earlier run of the same input, by its identity); not taken
+// with options.verify (the digest is of the records read) or `sink`.
+// Throws UsageError, InputError, IoError.
 InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping = nullptr,
-                              RecordSink* sink = nullptr);
+                              RecordSink* sink = nullptr, const TextCount* known = nullptr);
 
 // Refuses (UsageError) --header N > 0 and --skip-empty for TFRecord frames
 // and tar samples, which have neither header lines nor blank records.
