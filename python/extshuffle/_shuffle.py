@@ -226,7 +226,7 @@ def shuffle(inputs, output=None, *, seed, progress=None, **options):
     list of paths shuffles aligned inputs, one each, by one permutation.
     `options` are the tool's long options with "_" for "-" (memory,
     threads, tmpdir, format, record_size, header, shards, shard_size, split,
-    manifest, verify, clean, dry_run, ...), flags given as True; a number
+    manifest, verify, clean, dry_run, checkpoint, ...), flags given as True; a number
     given for a size is bytes. File names are str, bytes or os.PathLike. `progress`: a callable (done_bytes, total_bytes), False for none,
     or None for a tqdm bar when tqdm is installed. Returns the RESULT fields
     of the first dataset (records, bytes, levels, passes, seconds, ...) with

@@ -88,6 +88,7 @@ constexpr OptionRow kRun[] = {
      .type_name = "DIR",
      .text = &Options::checkpoint,
      .land = [](const Options& o, JobOptions& job) { job.checkpoint_dir = o.checkpoint; },
+     .keyword = Keyword::kValue,
      .distributed = false},
     {.names = "-j,--threads",
      .help = "worker threads (default: all cores)",
