@@ -5,7 +5,7 @@ include lines of every C++ file; reads files only, builds nothing (< 1 s).
 Rooms, lowest first; a room may include headers of its own room and of rooms
 below it, never of a room above:
   errors.hpp <- core <- io, formats, device <- ioperm <- layouts
-    <- the Job (job.hpp, run_result.hpp) <- dataset <- modes <- driver <- mpi
+    <- dataset <- modes <- the Job (job.hpp, run_result.hpp) <- driver <- mpi
     <- cli (tools/cli: the code the front ends share)
     <- tools, python (tests, bench and fuzz may include any room).
 io, formats and device sit side by side: one may include another, as long as
@@ -17,9 +17,9 @@ no circle forms. Besides:
     other headers (a circle of files), and no circle runs through units (a
     header and its .cpp taken as one: a.cpp including b.hpp while b.cpp or
     b.hpp includes a.hpp is a circle of units a and b);
-  - the rooms below the driver take only their own slice of the Job's
-    options and give back only what they fill in: no file of dataset or
-    modes names JobOptions, JobDataset or RunResult outside a comment;
+  - the rooms below the Job (dataset, modes) take only their own slice of
+    its options and give back only what they fill in: the Job ranking above
+    them, none can include job.hpp or run_result.hpp;
   - the front ends (tools/extshuffle, tools/extshuffle-mpi, python) share
     code through tools/cli alone, and name its folder ("cli/options.hpp"):
     none includes another's file, nor a file of tools/ by its bare name
@@ -36,7 +36,7 @@ import sys
 
 RANKS = {
     "errors": 0, "core": 1, "io": 2, "formats": 2, "device": 2,
-    "ioperm": 3, "layouts": 4, "job": 5, "dataset": 6, "modes": 7,
+    "ioperm": 3, "layouts": 4, "dataset": 5, "modes": 6, "job": 7,
     "driver": 8, "mpi": 9, "cli": 10, "tools": 11, "python": 11,
 }
 SIDE_BY_SIDE_RANK = 2  # io, formats, device
@@ -44,8 +44,6 @@ UNCHECKED = ("tests", "bench", "fuzz")  # may include any room
 WALK_PRIVATE_USERS = ("src/ioperm/", "src/layouts/", "tests/ioperm/", "tests/layouts/", "bench/")
 SOURCE_SUFFIXES = (".hpp", ".cpp", ".cuh", ".cu", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-SLICED_ROOMS = ("dataset", "modes")  # rooms that see their slice of the options, never the Job's whole
-WHOLE_JOB_NAMES = re.compile(r"\b(JobOptions|JobDataset|RunResult)\b")
 FRONT_ENDS = ("tools/extshuffle/", "tools/extshuffle-mpi/", "python/")
 LIBRARY_PRINTS = re.compile(r"\bspdlog::(warn|error|critical)\b")
 LINE_COMMENT = re.compile(r"//.*")
@@ -101,7 +99,6 @@ def main():
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             text = f.read()
         room = room_of(path)
-        problems += whole_job_names(path, room, text)
         problems += library_prints(path, room, text)
         problems += front_end_includes(root, path, INCLUDE.findall(text))
         for target in INCLUDE.findall(text):
@@ -140,18 +137,6 @@ def main():
     for line in problems:
         print(f"check_layers: {line}")
     return 1 if problems else 0
-
-
-def whole_job_names(path, room, text):
-    """A file of a sliced room that names the Job's options or results whole
-    (docs/conventions.md, Rooms): the driver builds each room's slice."""
-    if room not in SLICED_ROOMS:
-        return []
-    names = sorted(set(WHOLE_JOB_NAMES.findall(LINE_COMMENT.sub("", text))))
-    if not names:
-        return []
-    return [f"{path}: names {', '.join(names)}: room {room} takes its own slice of the options "
-            f"(built in src/driver), never the Job's whole"]
 
 
 def library_prints(path, room, text):

@@ -18,7 +18,7 @@
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/formats/format_detection.hpp"
-#include "extshuffle/split_part.hpp"
+#include "extshuffle/dataset/split_part.hpp"
 
 namespace extshuffle {
 

@@ -30,15 +30,14 @@ from ._errors import UsageError, error_for
 _PROGRESS = struct.Struct("=cQQ")  # b"P", done bytes, total bytes: what _native writes
 
 
-# The keywords shuffle() takes: the tool's long options with "_" for "-"
-# (the CLI's parser checks every value, tools/cli/options.cpp and
-# make_job.cpp). Flags are given as True; a number given for a size is
-# bytes (the command line's bare number for --memory is KiB).
-_FLAGS = frozenset({"zero_terminated", "ignore_zeros", "skip_empty", "verify", "dry_run", "clean", "repeat", "index",
-                    "index_only"})
-_SIZES = frozenset({"record_size", "memory", "shard_size"})
-_VALUES = frozenset({"tmpdir", "input_range", "device", "format", "random_source", "shards", "split", "manifest",
-                     "threads", "leaf_records", "fanout", "head_count", "header"})
+# The keywords shuffle() takes: the tool's long options with "_" for "-",
+# as the CLI's table of options says (tools/cli/option_table.cpp, whose
+# parser and make_job check every value). Flags are given as True; a number
+# given for a size is bytes (the command line's bare number for --memory is
+# KiB).
+_KEYWORDS = _native.option_keywords()
+_FLAGS = frozenset(name for name, kind in _KEYWORDS.items() if kind == "flag")
+_SIZES = frozenset(name for name, kind in _KEYWORDS.items() if kind == "size")
 
 
 def _paths(value, what):
@@ -98,7 +97,7 @@ def _command_line(inputs, output, seed, options):
     after "--" (a file named "-x" stays a file)."""
     words = _value_words(b"--seed", _text(seed))
     for name, value in options.items():
-        if name not in _FLAGS and name not in _SIZES and name not in _VALUES:
+        if name not in _KEYWORDS:
             raise UsageError(f"{name}=: unknown option (see help(extshuffle.shuffle))")
         words += _option_words(name, value)
     for path in [b"-"] if output is None else _paths(output, "output"):
@@ -227,7 +226,7 @@ def shuffle(inputs, output=None, *, seed, progress=None, **options):
     list of paths shuffles aligned inputs, one each, by one permutation.
     `options` are the tool's long options with "_" for "-" (memory,
     threads, tmpdir, format, record_size, header, shards, shard_size, split,
-    manifest, verify, clean, dry_run, ...), flags given as True; a number
+    manifest, verify, clean, dry_run, checkpoint, ...), flags given as True; a number
     given for a size is bytes. File names are str, bytes or os.PathLike. `progress`: a callable (done_bytes, total_bytes), False for none,
     or None for a tqdm bar when tqdm is installed. Returns the RESULT fields
     of the first dataset (records, bytes, levels, passes, seconds, ...) with

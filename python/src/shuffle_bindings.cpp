@@ -24,6 +24,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/block_file.hpp"
 #include "cli/make_job.hpp"
+#include "cli/option_table.hpp"
 #include "cli/options.hpp"
 #include "cli/result_fields.hpp"
 #include "cli/standard_streams.hpp"
@@ -169,11 +170,27 @@ bool end_with_parent(int caller) {
   return ::getppid() == caller;
 }
 
+// The keywords shuffle() takes, from the options' table (cli/option_table.hpp):
+// each long option's name with "_" for "-" -> "flag", "size" or "value".
+py::dict option_keywords() {
+  py::dict keywords;
+  for (const cli::OptionRow& row : cli::option_table()) {
+    if (row.keyword == cli::Keyword::kNone) continue;
+    std::string name = cli::long_name(row);
+    std::replace(name.begin(), name.end(), '-', '_');
+    keywords[py::str(name)] = row.keyword == cli::Keyword::kFlag   ? "flag"
+                              : row.keyword == cli::Keyword::kSize ? "size"
+                                                                   : "value";
+  }
+  return keywords;
+}
+
 }  // namespace
 
 void bind_shuffle(py::module_& module) {
   module.def("run_job", &run_job, "words"_a, "progress_fd"_a = -1);
   module.def("end_with_parent", &end_with_parent, "caller"_a);
+  module.def("option_keywords", &option_keywords);
 }
 
 }  // namespace extshuffle::python

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/run_result.hpp"
+#include "extshuffle/dataset/file_infos.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/dataset/input_layout.hpp"

@@ -19,7 +19,7 @@
 #include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/dataset/output_commit.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
-#include "extshuffle/run_result.hpp"
+#include "extshuffle/dataset/file_infos.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
 #include "extshuffle/io/file_digest.hpp"
 #include "extshuffle/io/publication.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "dataset/sharded_output.hpp"
-#include "extshuffle/run_result.hpp"
+#include "extshuffle/modes/run_stats.hpp"
 #include "mode_options.hpp"
 
 namespace extshuffle::modes {

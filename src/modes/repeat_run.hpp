@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "dataset/sharded_output.hpp"
-#include "extshuffle/run_result.hpp"
+#include "extshuffle/dataset/file_infos.hpp"
+#include "extshuffle/modes/run_stats.hpp"
 #include "mode_options.hpp"
 
 namespace extshuffle::modes {

@@ -189,3 +189,19 @@ def test_an_undecodable_name_in_a_failure_reaches_the_caller(binary, tmp_path):
     # The tool's message, the name's bytes kept (as os.fsdecode holds them).
     assert os.fsencode(str(caught.value)) == message
     assert b"missing\xff.txt" in message
+
+
+def test_checkpoint_writes_what_the_run_without_it_writes_and_leaves_its_directory_empty(lines, tmp_path):
+    """checkpoint=DIR is the tool's --checkpoint (docs/cli.md "Resuming a
+    run"): the same bytes as the run without it, DIR's files gone once the
+    run succeeds, and the tool's refusals named as the keyword."""
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    plain = extshuffle.shuffle(lines, tmp_path / "plain.txt", seed=11, progress=False)
+    resumable = extshuffle.shuffle(lines, tmp_path / "resumable.txt", seed=11, progress=False, checkpoint=journal)
+    assert (tmp_path / "resumable.txt").read_bytes() == (tmp_path / "plain.txt").read_bytes()
+    assert resumable["records"] == plain["records"] == 1000
+    assert sorted(os.listdir(journal)) == []
+    with pytest.raises(extshuffle.UsageError) as caught:
+        extshuffle.shuffle(lines, None, seed=11, progress=False, checkpoint=journal)
+    assert str(caught.value).startswith("checkpoint=: standard output cannot be continued"), caught.value

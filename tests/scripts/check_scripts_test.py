@@ -37,7 +37,8 @@ class CheckLayers(unittest.TestCase):
         write(self.root, "include/extshuffle/job.hpp", '#include "extshuffle/core/plan.hpp"\n')
         write(self.root, "src/ioperm/walk_private.hpp", '#include "extshuffle/core/plan.hpp"\n')
         write(self.root, "src/layouts/fixed.cpp", '#include "ioperm/walk_private.hpp"\n')
-        write(self.root, "src/dataset/input.cpp", '#include "extshuffle/job.hpp"\n#include <vector>\n')
+        write(self.root, "src/dataset/input.cpp", '#include "extshuffle/core/plan.hpp"\n#include <vector>\n')
+        write(self.root, "src/driver/run.cpp", '#include "extshuffle/job.hpp"\n#include <vector>\n')
 
     def tearDown(self):
         shutil.rmtree(self.root)
@@ -69,18 +70,19 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("circle of units (a header with its .cpp): src/ioperm/a -> src/ioperm/b -> src/ioperm/a", out)
 
-    def test_job_options_named_below_the_driver_fail(self):
-        # A comment may name them; code in dataset or modes may not.
-        write(self.root, "src/dataset/input.cpp", '#include "extshuffle/job.hpp"\n// not JobOptions itself\n')
+    def test_the_job_ranks_above_dataset_and_modes(self):
+        # The rooms below it take their own slices: the include rule keeps the wall.
+        write(self.root, "include/extshuffle/job.hpp", '#include "extshuffle/dataset/split_part.hpp"\n')
+        write(self.root, "include/extshuffle/dataset/split_part.hpp", "#pragma once\n")
         self.assertEqual(layers(self.root), (0, ""))
-        write(self.root, "include/extshuffle/dataset/layout.hpp", "void read(const JobOptions& options);\n")
-        write(self.root, "src/modes/run.hpp", "void run(const extshuffle::JobDataset& d, RunResult& r);\n")
-        write(self.root, "src/driver/slices.cpp", "Slice slice(const JobOptions& options);\n")
+        write(self.root, "src/dataset/input.cpp", '#include "extshuffle/job.hpp"\n')
+        write(self.root, "src/modes/run.hpp", '#include "extshuffle/run_result.hpp"\n')
+        write(self.root, "include/extshuffle/run_result.hpp", "#pragma once\n")
         code, out = layers(self.root)
         self.assertEqual(code, 1)
-        self.assertIn("include/extshuffle/dataset/layout.hpp: names JobOptions: room dataset takes its own slice", out)
-        self.assertIn("src/modes/run.hpp: names JobDataset, RunResult: room modes", out)
-        self.assertNotIn("src/driver/slices.cpp", out)
+        self.assertIn("src/dataset/input.cpp: includes include/extshuffle/job.hpp: room job is above room dataset", out)
+        self.assertIn("src/modes/run.hpp: includes include/extshuffle/run_result.hpp: room job is above room modes", out)
+        self.assertNotIn("src/driver/run.cpp", out)
 
     def test_rooms_including_each_other_fail(self):
         write(self.root, "src/io/x.cpp", '#include "extshuffle/formats/y.hpp"\n')

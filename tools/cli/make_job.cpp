@@ -1,7 +1,6 @@
 #include "make_job.hpp"
 
 #include <cctype>
-#include <map>
 #include <optional>
 #include <random>
 #include <spdlog/spdlog.h>
@@ -12,24 +11,11 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/memory_limit.hpp"
 #include "extshuffle/io/random_source.hpp"
+#include "option_table.hpp"
 #include "size_argument.hpp"
 
 namespace extshuffle::cli {
 namespace {
-
-// An unsigned decimal number that fills `text` exactly, or nothing.
-std::optional<std::uint64_t> parse_unsigned(const std::string& text, int base = 10) {
-  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0]))) {
-    return std::nullopt;
-  }
-  std::size_t used = 0;
-  try {
-    const std::uint64_t value = std::stoull(text, &used, base);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
 
 // --seed: decimal, or hexadecimal after 0x; leading zeros are decimal
 // ("010" is ten, not octal eight).
@@ -110,21 +96,12 @@ void set_files(const Options& o, Job& job) {
   }
 }
 
-// --- datasets: --shards, --shard-size, --split, --manifest ---
-void set_dataset_options(const Options& o, const Job& job, JobOptions& options) {
-  if (!o.shards.empty()) {
-    const auto shards = parse_unsigned(o.shards);
-    if (!shards || *shards == 0) throw UsageError("invalid --shards '" + o.shards + "': expected a positive number");
-    options.shard_count = *shards;
-  }
-  if (!o.shard_size.empty()) options.shard_bytes = parse_size(o.shard_size, "--shard-size");
+// --- datasets: --shards, --shard-size, --split, --manifest, weighed together ---
+void check_dataset_options(const Options& o, const Job& job) {
+  const JobOptions& options = job.options;
   if (options.shard_count > 0 && options.shard_bytes > 0)
     throw UsageError("--shards and --shard-size cannot be combined");
-  if (!o.split.empty()) options.splits = dataset::parse_split_spec(o.split);
-  options.manifest_path = o.manifest;
-  if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
   const bool files = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
-  options.clean = o.clean;
   if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
   if ((files || !o.manifest.empty()) && (options.echo || options.integer_range)) {
     throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
@@ -153,57 +130,36 @@ void set_shuf_habits(const Options& o, Job& job) {
   options.seed = io::seed_from_random_source(o.random_source);
 }
 
+// The plan's constants (--leaf-records, --fanout): testing knobs that change the permutation.
+void set_constants(const Options& o, JobOptions& options) {
+  if (o.leaf_records == 0 && o.fanout == 0) return;
+  if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
+  spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
+               core::kPermutationVersion);
+  if (o.leaf_records != 0) options.constants.leaf_records = o.leaf_records;
+  if (o.fanout != 0) options.constants.max_fanout = o.fanout;
+}
+
 }  // namespace
 
+// Each option lands where its row of the table says (option_table.hpp);
+// what follows weighs options together: the files, the seed, the plan's
+// constants, the datasets' and shuf's combinations.
 Job make_job(const Options& o) {
   Job job;
   JobOptions& options = job.options;
-  static const std::map<std::string, formats::Format> kFormats{
-      {"auto", formats::Format::kAuto}, {"binary", formats::Format::kBinary}, {"lines", formats::Format::kLines},
-      {"csv", formats::Format::kCsv},   {"tsv", formats::Format::kTsv},       {"jsonl", formats::Format::kJsonl},
-      {"tfrecord", formats::Format::kTfrecord},
-      {"tar", formats::Format::kTar}};
-  options.format = kFormats.at(o.format);
-  options.zero_terminated = o.zero_terminated;
-  options.ignore_zeros = o.ignore_zeros;
-  options.skip_empty = o.skip_empty;
-  if (o.header) {
-    const auto lines = parse_unsigned(*o.header);
-    if (!lines || *lines > INT64_MAX) {
-      throw UsageError("invalid --header '" + *o.header + "': expected --header or --header=N");
-    }
-    options.header_lines = static_cast<std::int64_t>(*lines);
-  }
-  options.echo = o.echo;
   set_files(o, job);
   // --checkpoint without --seed: the seed drawn by the run it resumes.
   const auto checkpointed = o.seed.empty() && o.random_source.empty() && !o.checkpoint.empty()
                                 ? driver::checkpointed_seed(o.checkpoint)
                                 : std::nullopt;
   if (o.random_source.empty()) options.seed = checkpointed ? *checkpointed : seed_of(o.seed);
-  options.checkpoint_dir = o.checkpoint;
-  if (!o.record_size.empty()) options.record_size = parse_byte_count(o.record_size, "--record-size");
-  if ((options.echo || options.integer_range) && options.record_size == 0) options.record_size = 8;  // indices
-  options.memory_bytes =
-      o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
-  options.tmpdir = o.tmpdir;
-  // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
-  options.threads = extshuffle::device::resolve_threads(o.threads);
-  if (o.leaf_records != 0 || o.fanout != 0) {
-    if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
-    spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
-                 core::kPermutationVersion);
-    if (o.leaf_records != 0) options.constants.leaf_records = o.leaf_records;
-    if (o.fanout != 0) options.constants.max_fanout = o.fanout;
+  for (const OptionRow& row : option_table()) {
+    if (row.land != nullptr) row.land(o, options);
   }
-  if (o.device == "cuda" || (o.device == "auto" && device::cuda_available())) options.device = device::Device::kCuda;
-  options.head_count = o.head_count;
-  options.verify = o.verify;
-  options.dry_run = o.dry_run;
-  options.index = o.index;
-  options.index_only = o.index_only;
-  set_dataset_options(o, job, options);
-
+  if ((o.echo || options.integer_range) && options.record_size == 0) options.record_size = 8;  // indices
+  set_constants(o, options);
+  check_dataset_options(o, job);
   set_shuf_habits(o, job);
   Job made = extshuffle::make_job(std::move(job.options), std::move(job.datasets));
   // --device cuda without a usable GPU fails now, before any input is read

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "long_option_prefixes.hpp"
+#include "option_table.hpp"
 #include "parse_error_message.hpp"
 
 #include "extshuffle/core/plan.hpp"
@@ -71,15 +72,6 @@ std::string version_text(const char* program) {
 
 namespace {
 
-// What the option groups leave for after the parse: options CLI11 cannot
-// check or take as they are.
-struct PendingOptions {
-  CLI::Option* files = nullptr;
-  CLI::Option* header = nullptr;
-  std::string header_text;
-  std::vector<std::string> head_counts;
-};
-
 void describe_program(CLI::App& app) {
   app.get_formatter()->label("files", "[INPUT [OUTPUT]] | INPUT... -o OUTPUT");
   app.footer("INPUT '-' or absent: standard input. OUTPUT absent: standard output.\n"
@@ -95,109 +87,28 @@ void describe_program(CLI::App& app) {
              "The output depends only on the records, the format options and the seed.");
 }
 
-// The files, the budget, the threads and the device.
-void add_run_options(CLI::App& app, Options& o, PendingOptions& pending) {
-  pending.files = app.add_option("files", o.operands, "INPUT and OUTPUT, or with -o: the inputs")->type_name("FILE");
-  // One word per -o, so that "-o out.txt in.txt" (shuf's order) leaves in.txt an operand.
-  app.add_option("-o,--output", o.outputs,
-                 "write to FILE (may name an input; a pattern with --shards/--split); every operand is then an "
-                 "input; give one -o per INPUT to shuffle aligned files by one permutation")
-      ->type_name("FILE")
-      ->allow_extra_args(false);
-  app.add_option("--seed", o.seed, "seed, any unsigned 64-bit number, decimal or 0x hex (default: random, shown with -v)")
-      ->type_name("N");
-  app.add_option("--record-size", o.record_size, "bytes per fixed-size record (e.g. 8, 4K)")->type_name("SIZE");
-  app.add_option("-S,--memory", o.memory,
-                 "memory budget, sort's syntax: K, M, G, T or % (default: half of what the machine can give, its RAM "
-                 "or its cgroup limit; more than that is refused)")
-      ->type_name("SIZE");
-  app.add_option("-T,--tmpdir", o.tmpdir, "scratch directory (default: $TMPDIR, else /tmp)")->type_name("DIR");
-  app.add_option("--checkpoint", o.checkpoint,
-                 "keep scratch and a journal in DIR (yours alone); the same command run again resumes where a "
-                 "killed run stopped; DIR's files go when the run succeeds")
-      ->type_name("DIR");
-  app.add_option("-j,--threads", o.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
-  app.add_option("--device", o.device, "where in-memory shuffles run: auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-      ->type_name("DEVICE");
-  app.add_option("--leaf-records", o.leaf_records, "testing knob: leaf size L of the plan; CHANGES THE PERMUTATION");
-  app.add_option("--fanout", o.fanout, "testing knob: fanout F of the plan; CHANGES THE PERMUTATION");
+// The words of a row's choices ("auto,cpu,cuda").
+std::vector<std::string> choices_of(const OptionRow& row) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char* c = row.choices;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      words.push_back(word);
+      word.clear();
+      if (*c == '\0') return words;
+    } else {
+      word += *c;
+    }
+  }
 }
 
-// How records are delimited.
-void add_format_options(CLI::App& app, Options& o, PendingOptions& pending) {
-  app.add_option("--format", o.format,
-                 "how records are delimited: auto (.npy by its magic, --record-size, else text by extension, "
-                 "else lines), binary, lines, csv (RFC 4180 quoting, header kept), tsv (header kept), jsonl, "
-                 "tfrecord (CRC-checked frames), tar (WebDataset samples)")
-      ->check(CLI::IsMember({"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"}))
-      ->type_name("FORMAT");
-  app.add_flag("-z,--zero-terminated", o.zero_terminated, "lines end with NUL, not newline (as shuf -z)");
-  app.add_flag("--ignore-zeros", o.ignore_zeros,
-               "tar: read through zero blocks (archives concatenated with cat), as GNU tar's --ignore-zeros");
-  pending.header = app.add_flag("--header", pending.header_text,
-                                 "keep the first N lines on top (--header=N; default 1 for CSV and TSV, else 0)");
-  app.add_flag("--skip-empty", o.skip_empty, "blank lines are not records: drop them");
-}
-
-// shuf's modes and habits: -e, -i, -n, -r, --random-source; and --verify.
-void add_shuf_options(CLI::App& app, Options& o, PendingOptions& pending) {
-  app.add_flag("-e,--echo", o.echo, "shuffle the arguments, one per output line (as shuf -e)");
-  app.add_option("-i,--input-range", o.input_range, "shuffle the integers LO..HI, one per line (as shuf -i LO-HI)")
-      ->type_name("LO-HI");
-  // Taken as text, checked after parsing: CLI11 would wrap "-3" around to 2^64 - 3.
-  app.add_option("-n,--head-count", pending.head_counts,
-                 "output only the first K records of the full permutation (the same as its first K); "
-                 "given several times, the smallest K counts (as in shuf); beyond 2^64 - 1: all")
-      ->type_name("K")
-      ->allow_extra_args(false);
-  // shuf's habits: draws with replacement, and the seed from a file.
-  app.add_flag("-r,--repeat", o.repeat,
-               "output records drawn with replacement: K with -n K, an endless stream without (as shuf -r)");
-  app.add_option("--random-source", o.random_source,
-                 "take the seed from FILE: its first 8 bytes, little-endian (the same FILE, the same output)")
-      ->type_name("FILE");
-  app.add_flag("--verify", o.verify,
-               "check that the output holds exactly the input's records (a digest of each side) before "
-               "committing it");
-}
-
-void add_dataset_options(CLI::App& app, Options& o) {
-  // --- datasets: shards, splits, a manifest ---
-  app.add_option("--shards", o.shards,
-                 "write K files, consecutive pieces of the permutation of near-equal record counts (per split), "
-                 "named by -o's {shard} and {shards}")
-      ->type_name("K");
-  app.add_option("--shard-size", o.shard_size,
-                 "write shards of at most SIZE bytes of records each (before compression; sort's size syntax: "
-                 "b, K (default), M, G, T), cut between records")
-      ->type_name("SIZE");
-  app.add_option("--split", o.split,
-                 "NAME=SIZE,... : cut the permutation into consecutive splits (SIZE a fraction such as 0.98 or a "
-                 "record count, or rest: what the others leave; split k ends at floor(N x the fractions up to k) + "
-                 "the counts up to k), named by -o's {split}")
-      ->type_name("NAME=SIZE,...");
-  app.add_flag("--clean", o.clean,
-               "remove files that match -o's pattern but that this run does not write (pieces of an older run), "
-               "once the new ones are in place; without it they are named in a warning");
-  app.add_option("--manifest", o.manifest,
-                 "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
-                 "each output file's records, bytes and xxh64")
-      ->type_name("FILE");
-  // --- end of datasets ---
-  app.add_flag("--index", o.index,
-               "also write each output file's record index beside it (.NAME.extshuffle-index), committed with it");
-  app.add_flag("--index-only", o.index_only,
-               "write each INPUT's record index (beside it, or at -o for one file) and nothing else: no shuffle");
-}
-
-// What the run reports, and how much it says.
-void add_report_options(CLI::App& app, Options& o) {
-  app.add_flag("--dry-run", o.dry_run, "print the plan and the schedule, do nothing");
-  app.add_flag("--stats", o.stats, "print one machine-readable RESULT line on stderr");
-  app.add_flag("--progress", o.progress, "show progress on stderr even when it is not a terminal");
-  app.add_flag("-v,--verbose", o.verbose, "log what happens on stderr");
-  app.add_flag("-q,--quiet", o.quiet, "log errors only");
+// One row of the options' table given to CLI11.
+CLI::Option* add_row(CLI::App& app, Options& o, PendingOptions& pending, const OptionRow& row) {
+  if (row.add != nullptr) return row.add(app, o, pending, row);
+  if (row.flag != nullptr) return app.add_flag(row.names, o.*row.flag, row.help);
+  CLI::Option* option = app.add_option(row.names, o.*row.text, row.help);
+  if (row.choices != nullptr) option->check(CLI::IsMember(choices_of(row)));
+  return option->type_name(row.type_name);
 }
 
 // extshuffle-mpi takes the same command line, but refuses what has no
@@ -207,9 +118,8 @@ void add_report_options(CLI::App& app, Options& o) {
 void describe_mpi_program(CLI::App& app) {
   app.description("Shuffle the records of a file or a dataset of files on the ranks of an MPI job (mpirun -np P "
                   "extshuffle-mpi IN OUT ...), byte for byte as extshuffle does, for every P.");
-  for (const char* name :
-       {"--echo", "--input-range", "--repeat", "--skip-empty", "--index", "--index-only", "--checkpoint"}) {
-    app.get_option(name)->group("");
+  for (const OptionRow& row : option_table()) {
+    if (!row.distributed) app.get_option("--" + long_name(row))->group("");
   }
   app.get_formatter()->label("files", "INPUT OUTPUT | INPUT... -o OUTPUT...");
   app.footer(
@@ -227,11 +137,7 @@ namespace {
 // The parser of the command line, its options bound to `o` and `pending`.
 void describe_options(CLI::App& app, Options& o, PendingOptions& pending, const char* program) {
   describe_program(app);
-  add_run_options(app, o, pending);
-  add_format_options(app, o, pending);
-  add_shuf_options(app, o, pending);
-  add_dataset_options(app, o);
-  add_report_options(app, o);
+  for (const OptionRow& row : option_table()) add_row(app, o, pending, row);
   app.set_version_flag("--version", version_text(program));
   if (std::string(program) == "extshuffle-mpi") describe_mpi_program(app);
 }

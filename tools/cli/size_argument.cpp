@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "extshuffle/errors.hpp"
@@ -108,6 +110,19 @@ std::uint64_t parse_byte_count(const std::string& text, const std::string& optio
 
 std::uint64_t default_memory_bytes() {
   return std::max<std::uint64_t>(io::usable_memory_bytes() / 2, std::uint64_t{64} << 20);
+}
+
+std::optional<std::uint64_t> parse_unsigned(const std::string& text, int base) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0]))) {
+    return std::nullopt;
+  }
+  std::size_t used = 0;
+  try {
+    const std::uint64_t value = std::stoull(text, &used, base);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 }  // namespace extshuffle::cli

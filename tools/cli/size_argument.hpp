@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace extshuffle::cli {
@@ -22,6 +23,10 @@ std::uint64_t parse_size(const std::string& text, const std::string& option);
 // Parses a plain byte count for --record-size: digits with an optional
 // K/M/G suffix (powers of 1024). Throws UsageError.
 std::uint64_t parse_byte_count(const std::string& text, const std::string& option);
+
+// An unsigned number in `base` that fills `text` exactly (no sign, no
+// leading space), or nothing when it does not or passes 2^64 - 1.
+std::optional<std::uint64_t> parse_unsigned(const std::string& text, int base = 10);
 
 // The default --memory: half of what the machine can give, at least 64 MiB.
 std::uint64_t default_memory_bytes();

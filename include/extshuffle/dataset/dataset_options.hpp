@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "extshuffle/formats/format_detection.hpp"
-#include "extshuffle/split_part.hpp"
+#include "extshuffle/dataset/split_part.hpp"
 
 namespace extshuffle::dataset {
 

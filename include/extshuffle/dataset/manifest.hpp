@@ -13,7 +13,7 @@
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/io/publication.hpp"
-#include "extshuffle/run_result.hpp"
+#include "extshuffle/dataset/file_infos.hpp"
 
 namespace extshuffle::io {
 class OutputFile;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "extshuffle/split_part.hpp"
+#include "extshuffle/dataset/split_part.hpp"
 
 namespace extshuffle::dataset {
 

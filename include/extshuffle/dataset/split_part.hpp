@@ -1,7 +1,7 @@
 // One part of --split as the Job's options hold it (job.hpp); what the
-// parts mean for the output, and the parser, are the dataset's
-// (dataset/output_parts.hpp). Here, below both, so that the Job's options
-// need nothing of the rooms that run them.
+// parts mean for the output, and the parser, are in output_parts.hpp. In
+// the dataset room, which cuts the output into files; the Job, above it,
+// holds them.
 #pragma once
 
 #include <cstdint>
