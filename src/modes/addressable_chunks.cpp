@@ -1,6 +1,8 @@
 // The chunks' side of the addressable permutation: positions in chunks'
 // shuffles to records, and the compactions it keeps
 // (extshuffle/modes/addressable_permutation.hpp).
+#include "extshuffle/modes/addressable_permutation.hpp"
+
 #include <map>
 
 #include "addressable_levels.hpp"

@@ -35,7 +35,9 @@ TEST(OptionTable, EveryRowIsAnOptionOfTheParserOnceInOrder) {
 
 TEST(OptionTable, KeywordsAreLongOptions) {
   for (const cli::OptionRow& row : cli::option_table()) {
-    if (row.keyword != cli::Keyword::kNone) EXPECT_FALSE(cli::long_name(row).empty()) << row.names;
+    if (row.keyword != cli::Keyword::kNone) {
+      EXPECT_FALSE(cli::long_name(row).empty()) << row.names;
+    }
   }
 }
 

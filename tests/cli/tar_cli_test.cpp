@@ -229,7 +229,9 @@ TEST_F(TarCli, ShardsAreValidArchivesWhoseSamplesConcatenateToTheWhole) {
     // would not fit, and samples over 640 KiB need two members of 256-512 KiB
     // (the dataset is the same on every run: seed 11).
     EXPECT_TRUE(size - 1024 <= (std::uint64_t{1} << 20) || samples[k] == 1) << name << " " << size;
-    if (k + 1 < names.size()) EXPECT_GT(size - 1024, std::uint64_t{3} << 17) << name;
+    if (k + 1 < names.size()) {
+      EXPECT_GT(size - 1024, std::uint64_t{3} << 17) << name;
+    }
   }
 }
 

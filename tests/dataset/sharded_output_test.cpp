@@ -54,10 +54,10 @@ class ShardedOutputTest : public ::testing::Test {
   testing::TempDir dir_;
 };
 
-OutputRecordForm fixed(std::size_t record_size) { return OutputRecordForm{record_size, {}, "", false}; }
+OutputRecordForm fixed(std::size_t record_size) { return OutputRecordForm{.record_size = record_size}; }
 
 OutputRecordForm lines(const std::string& header = "") {
-  return OutputRecordForm{0, formats::framed_syntax(formats::Format::kLines, false), header, false};
+  return OutputRecordForm{.syntax = formats::framed_syntax(formats::Format::kLines, false), .header = header};
 }
 
 TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) {
@@ -138,7 +138,7 @@ TEST_F(ShardedOutputTest, EachNpyPieceHeaderGivesItsOwnRows) {
   spec.pattern = path("x-{shard}.npy");
   spec.options.shard_count = 2;
   ShardedOutput out(spec);
-  out.start(OutputRecordForm{4, {}, header, true}, 5);
+  out.start(OutputRecordForm{.record_size = 4, .header = header, .npy = true}, 5);
   write_in_steps(out, std::string(20, '\x01'), 4);
   testing::commit_outputs({&out});
   const std::string first = read(path("x-00000.npy")), second = read(path("x-00001.npy"));

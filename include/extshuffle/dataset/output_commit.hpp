@@ -35,7 +35,7 @@
 #include "extshuffle/dataset/manifest.hpp"
 #include "extshuffle/io/commit_lock.hpp"
 #include "extshuffle/io/publication.hpp"
-#include "extshuffle/run_result.hpp"
+#include "extshuffle/dataset/file_infos.hpp"
 
 namespace extshuffle::dataset {
 
