@@ -11,11 +11,11 @@ namespace extshuffle {
 struct RunStats {
   std::uint64_t records = 0;
   std::uint64_t bytes = 0;
-  std::uint32_t levels = 0;        // levels of the canonical plan
-  std::uint32_t passes = 0;        // passes over the data through disk
+  std::uint32_t levels = 0;  // levels of the canonical plan
+  std::uint32_t passes = 0;  // passes over the data through disk
   double seconds = 0;
-  std::uint64_t bytes_read = 0;    // from the input and scratch space
-  std::uint64_t bytes_written = 0; // to scratch space and the output
+  std::uint64_t bytes_read = 0;     // from the input and scratch space
+  std::uint64_t bytes_written = 0;  // to scratch space and the output
   std::uint64_t peak_rss_bytes = 0;
   // Of the process's memory, the most backed by transparent huge pages at
   // the end of a node run in RAM or of the whole walk, while its arena is
