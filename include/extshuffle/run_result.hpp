@@ -24,8 +24,8 @@ struct RunResult {
   std::vector<InputFileInfo> inputs;
   std::string format;
   std::uint64_t records_written = 0;
-  std::vector<OutputFileInfo> outputs;  // with options.dry_run only bytes_written (a spool of the input) is counted
-  // With options.dry_run: the plan (levels, constants) and the walk's
+  std::vector<OutputFileInfo> outputs;  // with options.run.dry_run only bytes_written (a spool of the input) is counted
+  // With options.run.dry_run: the plan (levels, constants) and the walk's
   // schedule (passes, nodes, expected IO), three lines each ending in '\n'.
   std::string dry_run_text;
   // Said on stderr by the CLI: notes under -v (tar members skipped), warnings

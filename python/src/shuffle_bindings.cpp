@@ -144,8 +144,8 @@ py::tuple run_job(const std::vector<std::string>& words, int progress_fd) {
     if (cli::parse_words(words, options)) throw UsageError("--help and --version are the program's");
     options.quiet = true;  // warnings come back in the result
     Job job = cli::make_job(options);
-    cli::start_worker_threads(job.options.threads);
-    if (progress_fd >= 0) job.options.progress = progress_to(progress_fd);
+    cli::start_worker_threads(job.options.run.threads);
+    if (progress_fd >= 0) job.options.run.progress = progress_to(progress_fd);
     JobResult result;
     {
       py::gil_scoped_release release;

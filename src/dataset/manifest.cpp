@@ -27,7 +27,7 @@ json options_of(const ManifestOptions& options) {
           {"zero_terminated", options.input.zero_terminated},
           {"header_records", options.input.header_lines < 0 ? json() : json(options.input.header_lines)},
           {"skip_empty", options.input.skip_empty},
-          {"head_count", or_null(options.head_count, UINT64_MAX)},
+          {"head_count", or_null(options.output.head_count, UINT64_MAX)},
           {"shards", or_null(options.output.shard_count, 0)},
           {"shard_size_bytes", or_null(options.output.shard_bytes, 0)},
           {"split", options.output.splits.empty() ? json() : splits},
@@ -37,15 +37,15 @@ json options_of(const ManifestOptions& options) {
 }  // namespace
 
 ManifestWriter::ManifestWriter(const ManifestOptions& options)
-    : options_(options), file_(std::make_unique<io::OutputFile>(options.path)) {}
+    : options_(options), file_(std::make_unique<io::OutputFile>(options.run.manifest_path)) {}
 
 ManifestWriter::~ManifestWriter() = default;
 
 void ManifestWriter::add(const ManifestEntry& run) { runs_.push_back(run); }
 
 std::string ManifestWriter::text() const {
-  const bool shipped = options_.constants.leaf_records == core::kPlanV2.leaf_records &&
-                       options_.constants.max_fanout == core::kPlanV2.max_fanout;
+  const bool shipped = options_.run.constants.leaf_records == core::kPlanV2.leaf_records &&
+                       options_.run.constants.max_fanout == core::kPlanV2.max_fanout;
   json inputs = json::array(), outputs = json::array(), patterns = json::array(), stale = json::array();
   const bool aligned = runs_.size() > 1;
   for (std::size_t d = 0; d < runs_.size(); ++d) {
@@ -71,8 +71,9 @@ std::string ManifestWriter::text() const {
       // The permutation P(seed, N) is a function of these: with testing
       // constants it is none of the shipped versions.
       {"permutation_version", shipped ? json(core::kPermutationVersion) : json()},
-      {"plan", {{"leaf_records", options_.constants.leaf_records}, {"max_fanout", options_.constants.max_fanout}}},
-      {"seed", options_.seed},
+      {"plan",
+       {{"leaf_records", options_.run.constants.leaf_records}, {"max_fanout", options_.run.constants.max_fanout}}},
+      {"seed", options_.run.seed},
       {"format", first.format},
       {"records", first.records},
       {"records_written", first.records_written},

@@ -14,12 +14,13 @@ namespace extshuffle::driver {
 namespace {
 
 bool several_files(const JobOptions& options) {
-  return dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
+  return dataset::writes_several_files(options.output.shard_count, options.output.shard_bytes,
+                                       options.output.splits.size());
 }
 
 std::vector<std::string> split_names(const JobOptions& options) {
   std::vector<std::string> names;
-  for (const dataset::SplitPart& part : options.splits) names.push_back(part.name);
+  for (const dataset::SplitPart& part : options.output.splits) names.push_back(part.name);
   return names;
 }
 
@@ -53,8 +54,9 @@ std::vector<dataset::CommitDestination> commit_destinations(const Job& job,
     if (names.empty()) names.push_back(output);
     destinations.push_back({output, split_names(job.options), dataset::directories_of(names)});
   }
-  if (!job.options.manifest_path.empty()) {
-    destinations.push_back({job.options.manifest_path, {}, dataset::directories_of({job.options.manifest_path})});
+  if (!job.options.run.manifest_path.empty()) {
+    destinations.push_back(
+        {job.options.run.manifest_path, {}, dataset::directories_of({job.options.run.manifest_path})});
   }
   for (const dataset::CommitDestination& d : destinations) {
     for (const std::string& directory : d.directories) {
@@ -67,7 +69,7 @@ std::vector<dataset::CommitDestination> commit_destinations(const Job& job,
 void check_destination_names(const Job& job, const std::vector<dataset::CommitDestination>& destinations,
                              const InputFiles& inputs) {
   const bool several = several_files(job.options);
-  const std::string& manifest = job.options.manifest_path;
+  const std::string& manifest = job.options.run.manifest_path;
   for (const dataset::CommitDestination& d : destinations) {
     const bool pattern = several && d.pattern != manifest;
     if (pattern && !manifest.empty() && dataset::matches_output_pattern(d.pattern, d.split_names, manifest)) {

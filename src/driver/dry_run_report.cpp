@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "extshuffle/ioperm/text_shuffle.hpp"
-#include "walk_options.hpp"
 
 namespace extshuffle::driver {
 
@@ -20,9 +19,9 @@ Schedule schedule_for(const JobOptions& options, const InputLayout& layout, std:
     const double mean = static_cast<double>(record_bytes) / n;
     const double variance = std::max(0.0, layout.text_count.record_bytes_squared / n - mean * mean);
     return ioperm::plan_schedule_text(layout.records, record_bytes, layout.text_count.longest_record_bytes,
-                                      text_options(options, layout), variance);
+                                      dataset::text_options(options.run, options.input, layout), variance);
   }
-  return ioperm::plan_schedule(layout.records, walk_options(options, layout));
+  return ioperm::plan_schedule(layout.records, dataset::walk_options(options.run, layout));
 }
 
 namespace {
@@ -33,10 +32,10 @@ namespace {
 std::uint64_t mebibytes_for_fewer_passes(JobOptions options, const InputLayout& layout, std::uint64_t record_bytes,
                                          std::uint32_t passes) {
   auto passes_at = [&](std::uint64_t bytes) {
-    options.memory_bytes = bytes;
+    options.run.memory_bytes = bytes;
     return schedule_for(options, layout, record_bytes).passes;
   };
-  std::uint64_t low = options.memory_bytes, high = std::max<std::uint64_t>(1, low);
+  std::uint64_t low = options.run.memory_bytes, high = std::max<std::uint64_t>(1, low);
   while (passes_at(high) >= passes) {  // invariant: `low` makes as many passes
     low = high;
     if (high >= (std::uint64_t{1} << 60)) return 0;
@@ -60,8 +59,8 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& optio
     std::snprintf(what, sizeof what, "%llu records of %zu bytes", static_cast<unsigned long long>(layout.records),
                   layout.record_size);
   }
-  const bool shipped = options.constants.leaf_records == core::kPlanV2.leaf_records &&
-                       options.constants.max_fanout == core::kPlanV2.max_fanout;
+  const bool shipped = options.run.constants.leaf_records == core::kPlanV2.leaf_records &&
+                       options.run.constants.max_fanout == core::kPlanV2.max_fanout;
   const std::string version =
       shipped ? "permutation version " + std::to_string(core::kPermutationVersion) : "testing constants";
   auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
@@ -85,8 +84,8 @@ std::string describe_schedule(const InputLayout& layout, const JobOptions& optio
                 "schedule: memory %llu bytes, %u pass%s through disk, %llu node%s streamed through scratch "
                 "space%s%s, %llu node%s in RAM\n"
                 "expected IO: %llu bytes read, %llu bytes written%s; peak memory %llu bytes\n",
-                what, version.c_str(), u(options.constants.leaf_records), u(options.constants.max_fanout), s.levels,
-                s.levels == 1 ? "" : "s", u(options.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
+                what, version.c_str(), u(options.run.constants.leaf_records), u(options.run.constants.max_fanout),
+                s.levels, s.levels == 1 ? "" : "s", u(options.run.memory_bytes), s.passes, s.passes == 1 ? "" : "es",
                 u(s.nodes_on_disk), s.nodes_on_disk == 1 ? "" : "s", routed, windows, u(s.nodes_in_memory),
                 s.nodes_in_memory == 1 ? "" : "s", u(s.bytes_read), u(s.bytes_written),
                 layout.count_known ? " (the count of the records taken from --checkpoint's journal)"
@@ -101,20 +100,21 @@ std::string describe_scratch(const JobOptions& options, std::uint64_t spooled_by
   // The spool, then the buckets of each pass through disk but the last
   // (which writes the output): an upper estimate of the files at once.
   const std::uint64_t buckets = s.passes > 1 ? record_bytes * (s.passes - 1) : 0;
-  const std::string where = options.tmpdir.empty() ? "the scratch directory" : "'" + options.tmpdir + "'";
+  const std::string where = options.run.tmpdir.empty() ? "the scratch directory" : "'" + options.run.tmpdir + "'";
   return "scratch space: up to " + std::to_string(spooled_bytes + buckets) + " bytes in " + where + " (" +
          std::to_string(spooled_bytes) + " bytes of spooled input)\n";
 }
 
 std::string describe_mode(const JobOptions& options) {
-  const char* mode = options.repeat          ? "-r (draws with replacement)"
-                     : options.echo          ? "-e (the arguments)"
-                     : options.integer_range ? "-i (an integer range)"
-                                             : "-n 0";
+  const char* mode = options.input.repeat         ? "-r (draws with replacement)"
+                     : options.mode.echo          ? "-e (the arguments)"
+                     : options.mode.integer_range ? "-i (an integer range)"
+                                                  : "-n 0";
   std::string text = std::string("plan: shuf mode ") + mode;
-  if (options.echo) text += ", " + std::to_string(options.echo_items.size()) + " records";
-  if (options.integer_range) {
-    const unsigned __int128 count = static_cast<unsigned __int128>(options.range_high) + 1 - options.range_low;
+  if (options.mode.echo) text += ", " + std::to_string(options.mode.echo_items.size()) + " records";
+  if (options.mode.integer_range) {
+    const unsigned __int128 count =
+        static_cast<unsigned __int128>(options.mode.range_high) + 1 - options.mode.range_low;
     text += ", " + (count > UINT64_MAX ? std::string("18446744073709551616") : std::to_string(static_cast<std::uint64_t>(count))) +
             " records";
   }
@@ -129,7 +129,7 @@ std::string describe_fewer_passes(const InputLayout& layout, const JobOptions& o
     const std::uint64_t mebibytes = mebibytes_for_fewer_passes(options, layout, record_bytes, p);
     if (mebibytes == 0) break;
     JobOptions larger = options;
-    larger.memory_bytes = mebibytes << 20;
+    larger.run.memory_bytes = mebibytes << 20;
     p = schedule_for(larger, layout, record_bytes).passes;
     text += (text.empty() ? "fewer passes: " : ", ") + std::to_string(p) + (p == 1 ? " pass (in RAM)" : " passes") +
             " from -S " + std::to_string(mebibytes) + "M";

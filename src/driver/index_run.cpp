@@ -12,7 +12,6 @@
 #include "extshuffle/dataset/index_identity.hpp"
 #include "extshuffle/dataset/input_index.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
-#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/driver/progress_meter.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_source.hpp"
@@ -50,9 +49,9 @@ RunResult index_one(const JobOptions& options, const IndexTask& task, std::atomi
   auto output = std::make_unique<dataset::ShardedOutput>(spec);
   output->start_stream();
   const dataset::IndexedFile facts = dataset::indexed_file_facts(task.input);
-  io::InputSource source(task.input, io::scratch_directory(options.tmpdir));
+  io::InputSource source(task.input, io::scratch_directory(options.run.tmpdir));
   const dataset::IndexHeader header = dataset::write_input_index(
-      dataset_options(options), source, facts,
+      options.input, source, facts,
       [&output](const void* data, std::size_t bytes) { output->write_stream(data, bytes); }, progress);
   // The index holds the file as it was when the pass began: a file written
   // meanwhile would be indexed half old, half new.
@@ -84,7 +83,7 @@ std::vector<RunResult> run_index_only(const JobOptions& options, const std::vect
                                       JobCommit& commit) {
   std::uint64_t total_bytes = 0;
   const std::vector<IndexTask> tasks = index_tasks(datasets, total_bytes);
-  ProgressMeter progress(total_bytes, options.progress);
+  ProgressMeter progress(total_bytes, options.run.progress);
   std::vector<RunResult> results;
   for (const IndexTask& task : tasks) results.push_back(index_one(options, task, progress.counter(), commit));
   return results;

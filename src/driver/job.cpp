@@ -9,8 +9,8 @@ namespace {
 
 // --index and --index-only (docs/cli.md "Record indexes").
 void check_index_options(const JobOptions& options, const std::vector<JobDataset>& datasets) {
-  const bool generated = options.echo || options.integer_range || options.repeat;
-  if (!options.checkpoint_dir.empty() && (options.index || options.index_only)) {
+  const bool generated = options.mode.echo || options.mode.integer_range || options.input.repeat;
+  if (!options.run.checkpoint_dir.empty() && (options.index || options.index_only)) {
     // A resumed file's index would miss the record ends written before the
     // stop, and an index pass has nothing worth resuming (docs/cli.md).
     throw UsageError(
@@ -21,9 +21,10 @@ void check_index_options(const JobOptions& options, const std::vector<JobDataset
     if (options.index)
       throw UsageError("--index and --index-only cannot be combined: --index-only writes indexes alone");
     if (generated) throw UsageError("--index-only indexes INPUT files: not -e, -i or --repeat");
-    const bool shuffle_options = options.shard_count > 0 || options.shard_bytes > 0 || !options.splits.empty() ||
-                                 !options.manifest_path.empty() || options.head_count != UINT64_MAX || options.verify ||
-                                 options.dry_run || options.clean;
+    const bool shuffle_options = options.output.shard_count > 0 || options.output.shard_bytes > 0 ||
+                                 !options.output.splits.empty() || !options.run.manifest_path.empty() ||
+                                 options.output.head_count != UINT64_MAX || options.input.verify ||
+                                 options.run.dry_run || options.output.clean;
     if (shuffle_options) {
       throw UsageError(
           "--index-only writes indexes, no shuffle: --shards, --shard-size, --split, --manifest, --clean, "
@@ -38,7 +39,7 @@ void check_index_options(const JobOptions& options, const std::vector<JobDataset
     }
   }
   if (!options.index) return;
-  if (generated || options.head_count == 0) {
+  if (generated || options.output.head_count == 0) {
     throw UsageError("--index indexes the shuffled records of INPUT files: not -e, -i, --repeat or -n 0");
   }
   for (const JobDataset& dataset : datasets) {
@@ -51,17 +52,17 @@ void check_index_options(const JobOptions& options, const std::vector<JobDataset
 }  // namespace
 
 Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
-  if (options.threads < 1) throw UsageError("invalid thread count " + std::to_string(options.threads));
+  if (options.run.threads < 1) throw UsageError("invalid thread count " + std::to_string(options.run.threads));
   if (datasets.empty()) throw UsageError("no dataset to shuffle");
-  const bool generated = options.echo || options.integer_range;
-  if (!options.checkpoint_dir.empty() && (generated || options.repeat)) {
+  const bool generated = options.mode.echo || options.mode.integer_range;
+  if (!options.run.checkpoint_dir.empty() && (generated || options.input.repeat)) {
     throw UsageError("--checkpoint: -e, -i and -r shuffle no input file, there is nothing to resume: drop it");
   }
   for (const JobDataset& dataset : datasets) {
     if (dataset.inputs.empty()) throw UsageError("a dataset needs at least one input");
     if (dataset.output.empty()) throw UsageError("an output name cannot be empty");
     const bool reads_stdin = std::find(dataset.inputs.begin(), dataset.inputs.end(), "-") != dataset.inputs.end();
-    if (options.dry_run && reads_stdin && !generated) {
+    if (options.run.dry_run && reads_stdin && !generated) {
       throw UsageError("--dry-run needs an INPUT file, not standard input");
     }
     if (datasets.size() > 1 && dataset.inputs.size() != 1) {
@@ -71,10 +72,10 @@ Job make_job(JobOptions options, std::vector<JobDataset> datasets) {
       throw UsageError("standard input cannot be one of several aligned inputs");
     }
     // A resumed run reads its inputs again and continues its output files.
-    if (!options.checkpoint_dir.empty() && reads_stdin) {
+    if (!options.run.checkpoint_dir.empty() && reads_stdin) {
       throw UsageError("--checkpoint: standard input cannot be read again by a resumed run: name an input file");
     }
-    if (!options.checkpoint_dir.empty() && dataset.output == "-") {
+    if (!options.run.checkpoint_dir.empty() && dataset.output == "-") {
       throw UsageError("--checkpoint: standard output cannot be continued by a resumed run: name an output file");
     }
   }

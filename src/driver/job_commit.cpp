@@ -3,22 +3,14 @@
 
 #include <optional>
 
-#include "extshuffle/driver/job_slices.hpp"
+#include "extshuffle/driver/job_manifest.hpp"
 
 namespace extshuffle::driver {
 
-namespace {
-
-std::optional<dataset::ManifestOptions> job_manifest(const JobOptions& options) {
-  if (options.manifest_path.empty() || options.dry_run) return std::nullopt;
-  return manifest_options(options);
-}
-
-}  // namespace
-
 JobCommit::JobCommit(const JobOptions& options, const JobFiles& files)
-    : clean_(options.clean),
-      commit_({files.destinations, files.read_files, options.clean, options.waiting}, job_manifest(options)) {}
+    : clean_(options.output.clean),
+      commit_({files.destinations, files.read_files, options.output.clean, options.run.waiting},
+              job_manifest(options)) {}
 
 void JobCommit::add(std::unique_ptr<dataset::ShardedOutput> output) {
   commit_.add(*output);

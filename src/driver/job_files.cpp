@@ -127,12 +127,13 @@ void resolve_write(Write& write) {
 // every split's every shard with --shards; one representative per split
 // with --shard-size (their count is known only at the end).
 std::vector<std::string> output_names(const JobOptions& options, const JobDataset& dataset) {
-  const bool several = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
+  const bool several = dataset::writes_several_files(options.output.shard_count, options.output.shard_bytes,
+                                                     options.output.splits.size());
   if (!several || dataset.output == "-") return {dataset.output};
   std::vector<std::string> splits;
-  for (const dataset::SplitPart& part : options.splits) splits.push_back(part.name);
+  for (const dataset::SplitPart& part : options.output.splits) splits.push_back(part.name);
   if (splits.empty()) splits.push_back("");
-  const std::uint64_t shards = std::max<std::uint64_t>(options.shard_count, 1);
+  const std::uint64_t shards = std::max<std::uint64_t>(options.output.shard_count, 1);
   std::vector<std::string> names;
   for (const std::string& split : splits) {
     for (std::uint64_t shard = 0; shard < shards; ++shard) {
@@ -143,8 +144,9 @@ std::vector<std::string> output_names(const JobOptions& options, const JobDatase
 }
 
 std::uint64_t output_file_count(const JobOptions& options, std::size_t datasets) {
-  const std::uint64_t splits = std::max<std::size_t>(options.splits.size(), 1);
-  const std::uint64_t shards = options.shard_bytes > 0 ? 0 : std::max<std::uint64_t>(options.shard_count, 1);
+  const std::uint64_t splits = std::max<std::size_t>(options.output.splits.size(), 1);
+  const std::uint64_t shards =
+      options.output.shard_bytes > 0 ? 0 : std::max<std::uint64_t>(options.output.shard_count, 1);
   const unsigned __int128 files = static_cast<unsigned __int128>(splits) * shards * datasets;
   return files > UINT64_MAX / 2 ? UINT64_MAX / 2 : static_cast<std::uint64_t>(files);
 }
@@ -172,7 +174,7 @@ struct Reads {
 Reads read_keys(const Job& job, JobFiles& files) {
   Reads reads;
   for (const JobDataset& dataset : job.datasets) {
-    if (job.options.echo || job.options.integer_range) break;
+    if (job.options.mode.echo || job.options.mode.integer_range) break;
     for (const std::string& operand : dataset.inputs) {
       struct stat st {};
       if (operand != "-" && ::stat(operand.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -227,8 +229,8 @@ std::vector<Write> planned_writes(const Job& job) {
     return writes;
   }
   const bool single = job.datasets.size() == 1;
-  const bool several =
-      dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
+  const bool several = dataset::writes_several_files(job.options.output.shard_count, job.options.output.shard_bytes,
+                                                     job.options.output.splits.size());
   for (const JobDataset& dataset : job.datasets) {
     for (const std::string& name : output_names(job.options, dataset)) {
       if (name == "-") continue;
@@ -245,8 +247,9 @@ std::vector<Write> planned_writes(const Job& job) {
       writes.back().index = true;
     }
   }
-  if (!job.options.manifest_path.empty()) {
-    writes.push_back(planned(job.options.manifest_path, "--manifest '" + job.options.manifest_path + "'", false));
+  if (!job.options.run.manifest_path.empty()) {
+    writes.push_back(
+        planned(job.options.run.manifest_path, "--manifest '" + job.options.run.manifest_path + "'", false));
   }
   return writes;
 }
@@ -298,7 +301,7 @@ std::vector<dataset::CommitDestination> index_destinations(const std::vector<std
 void append_index_destinations(const Job& job, const std::vector<std::vector<std::string>>& known,
                                std::vector<dataset::CommitDestination>& destinations) {
   std::vector<std::string> splits;
-  for (const dataset::SplitPart& part : job.options.splits) splits.push_back(part.name);
+  for (const dataset::SplitPart& part : job.options.output.splits) splits.push_back(part.name);
   for (std::size_t k = 0; k < job.datasets.size(); ++k) {
     std::vector<std::string> names;
     for (const std::string& name : known[k]) names.push_back(dataset::index_path_beside(name));
@@ -318,12 +321,12 @@ JobFiles check_job_files(const Job& job) {
   // process is looked up again by its name.
   io::forget_removed_directories();
   JobFiles files;
-  const bool several =
-      dataset::writes_several_files(job.options.shard_count, job.options.shard_bytes, job.options.splits.size());
+  const bool several = dataset::writes_several_files(job.options.output.shard_count, job.options.output.shard_bytes,
+                                                     job.options.output.splits.size());
   for (const JobDataset& dataset : job.datasets) {
     if (several) {
-      dataset::check_output_pattern(dataset.output, job.options.shard_count, job.options.shard_bytes,
-                                    job.options.splits.size());
+      dataset::check_output_pattern(dataset.output, job.options.output.shard_count, job.options.output.shard_bytes,
+                                    job.options.output.splits.size());
     }
   }
   const Reads reads = read_keys(job, files);

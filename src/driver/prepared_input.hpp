@@ -57,7 +57,7 @@ class PreparedInput {
 PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint = {});
 
 // Shuffles `input`, prepared with these options, into dataset.output; with
-// options.dry_run, only describes what it would do. The output is untouched
+// options.run.dry_run, only describes what it would do. The output is untouched
 // unless it succeeds: its finished files go to `commit`, which renames them
 // into place with the Job's other outputs. Throws like prepare_input().
 RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit);

@@ -45,9 +45,9 @@ std::vector<std::pair<std::string, io::JournalRecord>> slots_of(const std::vecto
 }  // namespace
 
 RunCheckpoint::RunCheckpoint(const Job& job)
-    : directory_(job.options.dry_run ? io::CheckpointDirectory::look(job.options.checkpoint_dir)
-                                     : io::CheckpointDirectory(job.options.checkpoint_dir)) {
-  const bool dry_run = job.options.dry_run;
+    : directory_(job.options.run.dry_run ? io::CheckpointDirectory::look(job.options.run.checkpoint_dir)
+                                         : io::CheckpointDirectory(job.options.run.checkpoint_dir)) {
+  const bool dry_run = job.options.run.dry_run;
   const std::string identity = job_identity(job);
   std::vector<io::JournalRecord> records;
   if (!dry_run) {

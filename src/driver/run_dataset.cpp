@@ -17,27 +17,24 @@
 
 #include "dataset/dataset_input.hpp"
 #include "dataset/sharded_output.hpp"
+#include "dry_run_report.hpp"
+#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/dataset/index_identity.hpp"
 #include "extshuffle/dataset/stale_pieces.hpp"
 #include "extshuffle/dataset/verification.hpp"
-#include "dry_run_report.hpp"
-#include "job_commit.hpp"
+#include "extshuffle/driver/progress_meter.hpp"
 #include "extshuffle/errors.hpp"
-#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/scratch_space.hpp"
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
+#include "job_commit.hpp"
 #include "modes/empty_run.hpp"
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
-#include "extshuffle/driver/job_slices.hpp"
-#include "extshuffle/driver/progress_meter.hpp"
-#include "mode_options.hpp"
 #include "run_checkpoint.hpp"
 #include "run_identity.hpp"
 #include "run_notes.hpp"
-#include "walk_options.hpp"
 
 namespace extshuffle::driver {
 
@@ -83,16 +80,16 @@ std::uint64_t peak_rss_bytes() {
 dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dataset) {
   dataset::OutputSpec spec;
   spec.pattern = dataset.output;
-  spec.options = output_options(options);
-  spec.threads = options.threads;
-  spec.read_back = options.verify;
+  spec.options = options.output;
+  spec.threads = options.run.threads;
+  spec.read_back = options.input.verify;
   spec.index = options.index;
-  spec.resumable = !options.checkpoint_dir.empty();
+  spec.resumable = !options.run.checkpoint_dir.empty();
   return spec;
 }
 
 std::unique_ptr<ShardedOutput> open_output(const JobOptions& options, const JobDataset& dataset) {
-  return options.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(options, dataset));
+  return options.run.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(options, dataset));
 }
 
 // Whether the input was read to count its records: text, unless its counts
@@ -107,7 +104,7 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
   schedule.bytes_read += counting_reads(layout) ? dataset.bytes : 0;
   const bool mapped = layout.framed() && layout.syntax.framing != formats::Framing::kTarSample &&
-                      dataset.files.size() == 1 && ioperm::maps_input(dataset.bytes, options.memory_bytes);
+                      dataset.files.size() == 1 && ioperm::maps_input(dataset.bytes, options.run.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
     schedule.bytes_read -= dataset.data.bytes;
   }
@@ -121,7 +118,7 @@ ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput
 // the input's, with no blank records (none is written) and no zero blocks
 // inside (each file is one archive).
 dataset::IndexReading output_index_reading(const JobOptions& options, const InputLayout& layout) {
-  dataset::IndexReading reading = dataset::index_reading(dataset_options(options), layout.format, layout.record_size);
+  dataset::IndexReading reading = dataset::index_reading(options.input, layout.format, layout.record_size);
   reading.skip_empty = false;
   reading.ignore_zeros = false;
   return reading;
@@ -140,11 +137,11 @@ std::uint64_t start_output(const JobOptions& options, const InputLayout& layout,
                                  tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
                                  dataset::IndexReading{}};
   if (options.index) form.index_reading = output_index_reading(options, layout);
-  const std::uint64_t wanted = output.start(form, std::min(options.head_count, layout.records));
+  const std::uint64_t wanted = output.start(form, std::min(options.output.head_count, layout.records));
   if (output.records_left_out() > 0) {
     result.warnings.push_back(dataset::left_out_warning(output.records_left_out(), wanted));
   }
-  dataset::check_verify_takes_all(options.verify, options.head_count, layout.records, wanted);
+  dataset::check_verify_takes_all(options.input.verify, options.output.head_count, layout.records, wanted);
   return wanted;
 }
 
@@ -175,9 +172,9 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
   const DatasetInput& dataset = prepared.dataset;
   const InputLayout& layout = dataset.layout;
   try {
-    ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, options.progress);
+    ProgressMeter progress(schedule.bytes_read + schedule.bytes_written, options.run.progress);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t n) {
-      if (options.verify) {
+      if (options.input.verify) {
         if (layout.framed()) {
           dataset::add_text_records(written, data, n, layout.syntax);
         } else {
@@ -187,7 +184,7 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
       output.write(data, n);
     };
     if (layout.framed()) {
-      ioperm::TextOptions text = text_options(options, layout);
+      ioperm::TextOptions text = dataset::text_options(options.run, options.input, layout);
       text.walk.output_records = wanted;
       text.walk.progress_bytes = progress.counter();
       text.walk.checkpoint = prepared.checkpoint;
@@ -195,7 +192,7 @@ ioperm::WalkStats shuffle_into(const JobOptions& options, PreparedInput::State& 
       return ioperm::shuffle_text(dataset.data, layout.records, layout.text_count.longest_record_bytes, in.scratch(),
                                   in.scratch_offset(), text, sink, mapped_records.mapped ? &mapped_records : nullptr);
     }
-    ioperm::WalkOptions walk = walk_options(options, layout);
+    ioperm::WalkOptions walk = dataset::walk_options(options.run, layout);
     walk.output_records = wanted;
     walk.progress_bytes = progress.counter();
     walk.checkpoint = prepared.checkpoint;
@@ -214,7 +211,7 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
   RunStats stats;
   stats.records = dataset.layout.records;
   stats.bytes = dataset.bytes;
-  stats.levels = core::plan_levels(dataset.layout.records, options.constants);
+  stats.levels = core::plan_levels(dataset.layout.records, options.run.constants);
   stats.passes = walk.passes;
   stats.bytes_read = (counting_reads(dataset.layout) ? dataset.bytes : 0) + walk.bytes_read;
   stats.bytes_written = spooled_bytes + walk.bytes_written;
@@ -233,10 +230,10 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   const auto start = std::chrono::steady_clock::now();
   const DatasetInput& dataset = prepared.dataset;
   const InputLayout& layout = dataset.layout;
-  core::check_plan(layout.records, options.constants);
+  core::check_plan(layout.records, options.run.constants);
   const ioperm::Schedule schedule = expected_schedule(options, dataset);
   RunResult result;
-  if (options.dry_run) {
+  if (options.run.dry_run) {
     // The spool of a compressed input or a pipe is written to scratch
     // space before the walk: it counts among the bytes written.
     const std::uint64_t spooled = prepared.inputs.spooled_bytes();
@@ -249,7 +246,8 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
     if (prepared.checkpoint) {
       // DIR holds what -T would, kept until the run succeeds, and the journal.
       const std::uint64_t kept = spooled + (schedule.passes > 1 ? dataset.data.bytes * (schedule.passes - 1) : 0);
-      result.dry_run_text += "checkpoint: '" + options.checkpoint_dir + "' will hold up to " + std::to_string(kept) +
+      result.dry_run_text += "checkpoint: '" + options.run.checkpoint_dir + "' will hold up to " +
+                             std::to_string(kept) +
                              " bytes of scratch space and a journal of a few MiB at most, removed once the run "
                              "succeeds\n" +
                              prepared.checkpoint->describe(layout.records, false);
@@ -259,9 +257,9 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   DatasetCheckpoint* checkpoint = prepared.checkpoint;
   if (checkpoint) {
     // About one chunk a thread between two points of pass 1.
-    const std::uint64_t chunk_bytes =
-        static_cast<std::uint64_t>(static_cast<unsigned __int128>(dataset.data.bytes) * options.constants.leaf_records *
-                                   options.threads / std::max<std::uint64_t>(layout.records, 1));
+    const std::uint64_t chunk_bytes = static_cast<std::uint64_t>(
+        static_cast<unsigned __int128>(dataset.data.bytes) * options.run.constants.leaf_records * options.run.threads /
+        std::max<std::uint64_t>(layout.records, 1));
     checkpoint->begin(
         plan_identity(layout.records, dataset.data.bytes, layout.text_count.longest_record_bytes, schedule),
         dataset.data.bytes, chunk_bytes);
@@ -273,8 +271,8 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
                 dataset::format_name(layout.format), schedule.passes);
   // Through disk, the first pass writes every record into buckets in
   // scratch space: refused up front where -T cannot hold even that.
-  if (schedule.passes > 1 && options.head_count >= layout.records && !resumed) {
-    io::check_scratch_room(checkpoint ? options.checkpoint_dir : io::scratch_directory(options.tmpdir),
+  if (schedule.passes > 1 && options.output.head_count >= layout.records && !resumed) {
+    io::check_scratch_room(checkpoint ? options.run.checkpoint_dir : io::scratch_directory(options.run.tmpdir),
                            dataset.data.bytes, "the shuffle");
   }
   if (!checkpoint && output_unbuffered(schedule, prepared.inputs.spooled_bytes())) output->prefer_unbuffered();
@@ -287,7 +285,7 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
                                      : shuffle_into(options, prepared, wanted, schedule, *output, written);
   // 6. Check; the commit is the Job's: every file of every dataset is complete and fsynced before the first is renamed.
   prepared.inputs.check_unchanged();
-  if (options.verify) dataset::check_digests(layout.digest, written);
+  if (options.input.verify) dataset::check_digests(layout.digest, written);
   output->finish();  // committed with the Job's other outputs (JobCommit), which finds the stale pieces
   if (checkpoint) checkpoint->finish();
   result.inputs = dataset.files;
@@ -303,23 +301,24 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
 
 // The records a mode writes: -r's K draws, -e's or -i's items (all, or
 // the first K), none for -n 0.
-std::uint64_t mode_records(const modes::ModeOptions& options, bool empty) {
-  if (options.repeat || empty) return options.repeat ? options.head_count : 0;
+std::uint64_t mode_records(const modes::ModeSlices& options, bool empty) {
+  if (options.input.repeat || empty) return options.input.repeat ? options.output.head_count : 0;
   if (modes::ItemPrinter::empty(options)) return 0;
   const std::uint64_t last = modes::ItemPrinter::last_index(options);
-  return options.head_count <= last ? options.head_count : last + 1;
+  return options.output.head_count <= last ? options.output.head_count : last + 1;
 }
 
 // Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i,
 // written into a stream output the Job commits as any other. A dry run of
 // them writes nothing either.
 std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
-  const modes::ModeOptions mode = mode_options(options);
-  const bool repeat = options.repeat, empty = !repeat && modes::outputs_nothing_of_input(mode, dataset.inputs.front());
-  if (!repeat && !empty && !options.echo && !options.integer_range) return std::nullopt;
+  const modes::ModeSlices mode{options.run, options.input, options.output, options.mode};
+  const bool repeat = options.input.repeat,
+             empty = !repeat && modes::outputs_nothing_of_input(mode, dataset.inputs.front());
+  if (!repeat && !empty && !options.mode.echo && !options.mode.integer_range) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
-  if (options.dry_run) {
+  if (options.run.dry_run) {
     result.dry_run_text = describe_mode(options);
     return result;
   }
@@ -348,9 +347,9 @@ namespace {
 // (a dry run writes nothing there).
 io::InputSet open_inputs(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint) {
   const std::vector<std::string> paths = dataset::expand_dataset_paths(dataset.inputs);
-  if (!checkpoint.run || options.dry_run)
-    return io::InputSet(paths, io::scratch_directory(options.tmpdir), options.memory_bytes);
-  return io::InputSet(paths, checkpoint.run->scratch(checkpoint.index), options.memory_bytes);
+  if (!checkpoint.run || options.run.dry_run)
+    return io::InputSet(paths, io::scratch_directory(options.run.tmpdir), options.run.memory_bytes);
+  return io::InputSet(paths, checkpoint.run->scratch(checkpoint.index), options.run.memory_bytes);
 }
 
 }  // namespace
@@ -360,14 +359,14 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
   // One input that may fit in RAM is mapped (text: and counted where it
   // lies, and so read once; InputMapping).
   InputMapping mapping;
-  mapping.budget_bytes = options.memory_bytes;
+  mapping.budget_bytes = options.run.memory_bytes;
   // With a checkpoint, text an earlier run of the same inputs counted is
   // not read to count it again (its counts are the journal's).
   DatasetCheckpoint* part = checkpoint.run ? &checkpoint.run->dataset(checkpoint.index) : nullptr;
   dataset::TextCounts counts;
   if (part) counts.known = part->known_counts();
-  DatasetInput read = dataset::read_dataset(dataset_options(options), inputs, options.dry_run ? nullptr : &mapping,
-                                            part ? &counts : nullptr);
+  DatasetInput read =
+      dataset::read_dataset(options.input, inputs, options.run.dry_run ? nullptr : &mapping, part ? &counts : nullptr);
   if (part) part->counted(std::move(counts.found));
   return PreparedInput(
       std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping), part));

@@ -76,23 +76,23 @@ std::string job_identity(const Job& job) {
   std::ostringstream out;
   identity_line(out, "program version", EXTSHUFFLE_VERSION);
   identity_line(out, "permutation version",
-                std::to_string(core::kPermutationVersion) + " L=" + std::to_string(o.constants.leaf_records) +
-                    " F=" + std::to_string(o.constants.max_fanout));
-  identity_line(out, "--seed", std::to_string(o.seed));
-  identity_line(out, "--format", std::to_string(static_cast<int>(o.format)));
-  identity_line(out, "--record-size", std::to_string(o.record_size));
-  identity_line(out, "--zero-terminated", std::to_string(o.zero_terminated));
-  identity_line(out, "--ignore-zeros", std::to_string(o.ignore_zeros));
-  identity_line(out, "--header", std::to_string(o.header_lines));
-  identity_line(out, "--skip-empty", std::to_string(o.skip_empty));
-  identity_line(out, "-n", std::to_string(o.head_count));
-  identity_line(out, "--memory", std::to_string(o.memory_bytes));
-  identity_line(out, "--shards", std::to_string(o.shard_count));
-  identity_line(out, "--shard-size", std::to_string(o.shard_bytes));
-  identity_line(out, "--split", splits_text(o.splits));
-  identity_line(out, "--manifest", o.manifest_path.empty() ? "none" : absolute_path(o.manifest_path));
-  identity_line(out, "--clean", std::to_string(o.clean));
-  identity_line(out, "--verify", std::to_string(o.verify));
+                std::to_string(core::kPermutationVersion) + " L=" + std::to_string(o.run.constants.leaf_records) +
+                    " F=" + std::to_string(o.run.constants.max_fanout));
+  identity_line(out, "--seed", std::to_string(o.run.seed));
+  identity_line(out, "--format", std::to_string(static_cast<int>(o.input.format)));
+  identity_line(out, "--record-size", std::to_string(o.input.record_size));
+  identity_line(out, "--zero-terminated", std::to_string(o.input.zero_terminated));
+  identity_line(out, "--ignore-zeros", std::to_string(o.input.ignore_zeros));
+  identity_line(out, "--header", std::to_string(o.input.header_lines));
+  identity_line(out, "--skip-empty", std::to_string(o.input.skip_empty));
+  identity_line(out, "-n", std::to_string(o.output.head_count));
+  identity_line(out, "--memory", std::to_string(o.run.memory_bytes));
+  identity_line(out, "--shards", std::to_string(o.output.shard_count));
+  identity_line(out, "--shard-size", std::to_string(o.output.shard_bytes));
+  identity_line(out, "--split", splits_text(o.output.splits));
+  identity_line(out, "--manifest", o.run.manifest_path.empty() ? "none" : absolute_path(o.run.manifest_path));
+  identity_line(out, "--clean", std::to_string(o.output.clean));
+  identity_line(out, "--verify", std::to_string(o.input.verify));
   identity_line(out, "datasets", std::to_string(job.datasets.size()));
   for (std::size_t k = 0; k < job.datasets.size(); ++k) {
     const JobDataset& d = job.datasets[k];

@@ -50,7 +50,7 @@ JobResult run_job(const Job& job) {
   // --checkpoint DIR: locked, and the Job checked against what it holds
   // before any work (docs/cli.md "Resuming a run").
   std::optional<RunCheckpoint> checkpoint;
-  if (!job.options.checkpoint_dir.empty()) checkpoint.emplace(job);
+  if (!job.options.run.checkpoint_dir.empty()) checkpoint.emplace(job);
   RunCheckpoint* resumable = checkpoint ? &*checkpoint : nullptr;
   JobResult result;
   if (job.options.index_only) {
@@ -63,20 +63,20 @@ JobResult run_job(const Job& job) {
       result.datasets.push_back(run_prepared(job.options, job.datasets[k], std::move(inputs[k]), commit));
     }
   }
-  if (job.options.dry_run && !result.datasets.empty() && files.descriptors > 0) {
+  if (job.options.run.dry_run && !result.datasets.empty() && files.descriptors > 0) {
     result.datasets.back().dry_run_text += "descriptors: up to " + std::to_string(files.descriptors) + " open files (" +
                                            std::to_string(files.output_files) +
                                            " output files held until the commit)\n";
   }
-  if (job.options.dry_run && !result.datasets.empty() && !files.leftovers.empty()) {
+  if (job.options.run.dry_run && !result.datasets.empty() && !files.leftovers.empty()) {
     result.datasets.back().dry_run_text += leftovers_line(files.leftovers);
   }
-  if (job.options.dry_run && checkpoint && !result.datasets.empty()) {
+  if (job.options.run.dry_run && checkpoint && !result.datasets.empty()) {
     result.datasets.back().dry_run_text += checkpoint->refusal();
   }
-  if (!job.options.dry_run) {
+  if (!job.options.run.dry_run) {
     spdlog::debug("commit: {} dataset output(s){}", result.datasets.size(),
-                  job.options.manifest_path.empty() ? "" : " and the manifest");
+                  job.options.run.manifest_path.empty() ? "" : " and the manifest");
     commit.commit(result);
     // Committed: nothing is left to resume.
     if (checkpoint) checkpoint->remove_files();

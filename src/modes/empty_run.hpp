@@ -7,14 +7,14 @@
 
 #include <string>
 
-#include "mode_options.hpp"
+#include "extshuffle/modes/mode_options.hpp"
 
 namespace extshuffle::modes {
 
 // Whether `options` outputs nothing of `input` (the dataset's first input):
 // -n 0, no header kept (by --header, --format or the input's extension), an input not named .npy,
 // and neither --verify nor --dry-run (which have their own say about -n).
-bool outputs_nothing_of_input(const ModeOptions& options, const std::string& input);
+bool outputs_nothing_of_input(const ModeSlices& options, const std::string& input);
 
 // Writes an empty output (a valid empty stream for .gz and .zst) and opens
 // no input. Throws IoError for a bad destination.

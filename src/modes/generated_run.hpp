@@ -9,8 +9,8 @@
 #include <string>
 
 #include "dataset/sharded_output.hpp"
+#include "extshuffle/modes/mode_options.hpp"
 #include "extshuffle/modes/run_stats.hpp"
-#include "mode_options.hpp"
 
 namespace extshuffle::modes {
 
@@ -20,30 +20,30 @@ namespace extshuffle::modes {
 // the caller writes: order_npy.hpp).
 class ItemPrinter {
  public:
-  ItemPrinter(const ModeOptions& options, dataset::ShardedOutput& output, bool npy = false)
+  ItemPrinter(const ModeSlices& options, dataset::ShardedOutput& output, bool npy = false)
       : options_(options), output_(output), npy_(npy) {}
   ~ItemPrinter() = default;  // unflushed items are dropped: the run failed
 
   // The items' count minus one (2^64 - 1 for -i 0-18446744073709551615,
   // which holds 2^64); only when not empty().
-  static std::uint64_t last_index(const ModeOptions& options) {
-    return options.echo ? options.echo_items.size() - 1 : options.range_high - options.range_low;
+  static std::uint64_t last_index(const ModeSlices& options) {
+    return options.mode.echo ? options.mode.echo_items.size() - 1 : options.mode.range_high - options.mode.range_low;
   }
-  static bool empty(const ModeOptions& options) {
-    return options.echo ? options.echo_items.empty() : options.range_low > options.range_high;
+  static bool empty(const ModeSlices& options) {
+    return options.mode.echo ? options.mode.echo_items.empty() : options.mode.range_low > options.mode.range_high;
   }
 
   void print(std::uint64_t index) {
     if (npy_) {
-      const std::uint64_t number = options_.range_low + index;  // little-endian, as the .npy header says
+      const std::uint64_t number = options_.mode.range_low + index;  // little-endian, as the .npy header says
       text_.append(reinterpret_cast<const char*>(&number), sizeof number);
       if (text_.size() >= kFlushBytes) flush();
       return;
     }
-    if (options_.echo) {
-      text_ += options_.echo_items[index];
+    if (options_.mode.echo) {
+      text_ += options_.mode.echo_items[index];
     } else {
-      text_ += std::to_string(options_.range_low + index);
+      text_ += std::to_string(options_.mode.range_low + index);
     }
     text_ += options_.input.zero_terminated ? '\0' : '\n';
     if (text_.size() >= kFlushBytes) flush();
@@ -55,13 +55,13 @@ class ItemPrinter {
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
-  const ModeOptions& options_;
+  const ModeSlices options_;
   dataset::ShardedOutput& output_;
   bool npy_;
   std::string text_;
 };
 
-// Shuffles options.echo_items or the integers options.range_low..range_high
+// Shuffles options.mode.echo_items or the integers options.mode.range_low..range_high
 // into `output` (a stream: ShardedOutput::start_stream(), finished and
 // committed by the caller), or with -n K only the first K of them:
 // - when the plan addresses N (N <= 2^52 with the shipped constants) and
@@ -77,6 +77,6 @@ class ItemPrinter {
 // but seconds and peak_rss_bytes, which the caller measures. Throws
 // UsageError (a range beyond the plan without -n), BudgetError (its -n too
 // large for --memory), IoError.
-RunStats run_generated(const ModeOptions& options, dataset::ShardedOutput& output);
+RunStats run_generated(const ModeSlices& options, dataset::ShardedOutput& output);
 
 }  // namespace extshuffle::modes

@@ -4,11 +4,11 @@
 
 namespace extshuffle::modes {
 
-bool writes_order_npy(const ModeOptions& options, const std::string& output) {
+bool writes_order_npy(const ModeSlices& options, const std::string& output) {
   if (!output.ends_with(".npy")) return false;
-  if (options.echo) throw UsageError("-o " + output + ": a .npy output holds -i's numbers, not -e's items");
+  if (options.mode.echo) throw UsageError("-o " + output + ": a .npy output holds -i's numbers, not -e's items");
   if (options.input.zero_terminated) throw UsageError("-o " + output + ": -z ends lines, a .npy output has none");
-  return options.integer_range && !options.repeat;
+  return options.mode.integer_range && !options.input.repeat;
 }
 
 std::string order_npy_header(std::uint64_t count) {

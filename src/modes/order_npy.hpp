@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <string>
 
-#include "mode_options.hpp"
+#include "extshuffle/modes/mode_options.hpp"
 
 namespace extshuffle::modes {
 
 // Whether the run writes -i's numbers as .npy: -i (not -e, not -r) and an
 // output named *.npy. Throws UsageError for -e or -z with such an output.
-bool writes_order_npy(const ModeOptions& options, const std::string& output);
+bool writes_order_npy(const ModeSlices& options, const std::string& output);
 
 // The header of a version 1.0 .npy of `count` little-endian uint64
 // (descr '<u8', C order, shape (count,)), padded to 64 bytes as numpy does.

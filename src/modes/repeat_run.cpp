@@ -47,15 +47,15 @@ class RepeatOutput {
   std::string staged_;
 };
 
-bool endless(const ModeOptions& options) { return options.head_count == UINT64_MAX; }
+bool endless(const ModeSlices& options) { return options.output.head_count == UINT64_MAX; }
 
 // Records of an input, fetched by number: from RAM when the data fit in
 // half of --memory (and, for text, the index in a quarter), else one read
 // each from the input (or its spool).
 class RecordFetcher {
  public:
-  RecordFetcher(const ModeOptions& options, io::InputSource& source, const InputLayout& layout)
-      : source_(source), layout_(layout), budget_(options.memory_bytes), skip_blank_(options.input.skip_empty) {
+  RecordFetcher(const ModeSlices& options, io::InputSource& source, const InputLayout& layout)
+      : source_(source), layout_(layout), budget_(options.run.memory_bytes), skip_blank_(options.input.skip_empty) {
     const std::uint64_t data_bytes = source.bytes() - layout.data_offset;
     if (layout.framed()) {
       index_ = std::make_unique<TextRecordIndex>(source.data(), layout.data_offset, data_bytes, layout.records,
@@ -123,15 +123,15 @@ class RecordFetcher {
 };
 
 // -e ARG... and -i LO-HI: draw j prints the item repeat_draw() names.
-RunStats repeat_generated(const ModeOptions& options, dataset::ShardedOutput& output) {
+RunStats repeat_generated(const ModeSlices& options, dataset::ShardedOutput& output) {
   const bool empty = ItemPrinter::empty(options);
-  if (empty && options.head_count > 0) {
-    throw InputError(options.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
+  if (empty && options.output.head_count > 0) {
+    throw InputError(options.mode.echo ? "-e: no items to repeat" : "-i: an empty range has no numbers to repeat");
   }
   ItemPrinter printer(options, output);
   const std::uint64_t last_index = empty ? 0 : ItemPrinter::last_index(options);
-  for (std::uint64_t j = 0; endless(options) || j < options.head_count; ++j) {
-    printer.print(repeat_draw(options.seed, j, last_index));
+  for (std::uint64_t j = 0; endless(options) || j < options.output.head_count; ++j) {
+    printer.print(repeat_draw(options.run.seed, j, last_index));
   }
   printer.flush();
   RunStats stats;
@@ -146,28 +146,29 @@ std::uint64_t repeat_draw(std::uint64_t seed, std::uint64_t j, std::uint64_t las
   return last_index == UINT64_MAX ? stream.next_u64() : stream.next_below(last_index + 1);
 }
 
-RunStats run_repeat(const ModeOptions& options, const std::string& input, dataset::ShardedOutput& output,
+RunStats run_repeat(const ModeSlices& options, const std::string& input, dataset::ShardedOutput& output,
                     InputDescription& described) {
-  if (options.echo || options.integer_range) return repeat_generated(options, output);
+  if (options.mode.echo || options.mode.integer_range) return repeat_generated(options, output);
   // 1. The output is open (the caller's, so that a bad destination failed
   //    before any work); the input, its format and its records.
   RepeatOutput out(output);
-  io::InputSource source(input, io::scratch_directory(options.tmpdir));
+  io::InputSource source(input, io::scratch_directory(options.run.tmpdir));
   const InputLayout layout = read_input_layout(options.input, source);
   const std::string name = dataset::input_display_name(input);
   const bool npy = !layout.framed() && !layout.header.empty();
   if (npy && endless(options)) {
     throw UsageError("--repeat on a .npy array needs -n K: its header must give the row count");
   }
-  if (layout.records == 0 && options.head_count > 0) throw InputError("input " + name + ": no records to repeat");
+  if (layout.records == 0 && options.output.head_count > 0)
+    throw InputError("input " + name + ": no records to repeat");
   // 2. The header once (a .npy's now says K rows), then the draws.
   const std::string header =
-      npy ? formats::npy_header_with_rows(layout.header, options.head_count, name) : layout.header;
+      npy ? formats::npy_header_with_rows(layout.header, options.output.head_count, name) : layout.header;
   out.write(header.data(), header.size());
-  if (options.head_count > 0) {
+  if (options.output.head_count > 0) {
     RecordFetcher records(options, source, layout);
-    for (std::uint64_t j = 0; endless(options) || j < options.head_count; ++j) {
-      records.emit(repeat_draw(options.seed, j, layout.records - 1), out);
+    for (std::uint64_t j = 0; endless(options) || j < options.output.head_count; ++j) {
+      records.emit(repeat_draw(options.run.seed, j, layout.records - 1), out);
     }
   }
   // 3. Check; the caller commits.

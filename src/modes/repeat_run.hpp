@@ -13,8 +13,8 @@
 
 #include "dataset/sharded_output.hpp"
 #include "extshuffle/dataset/file_infos.hpp"
+#include "extshuffle/modes/mode_options.hpp"
 #include "extshuffle/modes/run_stats.hpp"
-#include "mode_options.hpp"
 
 namespace extshuffle::modes {
 
@@ -28,7 +28,7 @@ struct InputDescription {
   std::string format;  // dataset::format_name()
 };
 
-// Runs -r (options.repeat) on -e/-i items or on `input`:
+// Runs -r (options.input.repeat) on -e/-i items or on `input`:
 // fixed-size records and .npy rows (the output header gives K rows; an
 // endless .npy is a usage error) fetched by offset, text records and
 // TFRecord frames through a TextRecordIndex (text_record_index.hpp), the
@@ -37,7 +37,7 @@ struct InputDescription {
 // InputError ("no records to repeat") unless -n 0. `described`: the input
 // read and its format, for the manifest, as a shuffle records them (left
 // empty for -e/-i items). Throws like run().
-RunStats run_repeat(const ModeOptions& options, const std::string& input, dataset::ShardedOutput& output,
+RunStats run_repeat(const ModeSlices& options, const std::string& input, dataset::ShardedOutput& output,
                     InputDescription& described);
 
 }  // namespace extshuffle::modes

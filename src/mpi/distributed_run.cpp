@@ -71,19 +71,19 @@ std::vector<std::string> input_warnings(const State& in) {
 void open_shared_output(RankRun& r) {
   const std::uint64_t n = r.in.records;
   checkpoint(r.comm, [&] {
-    core::check_plan(n, r.options.constants);
-    if (!r.in.framed && !r.in.header.empty() && r.options.head_count < n) {
+    core::check_plan(n, r.options.run.constants);
+    if (!r.in.framed && !r.in.header.empty() && r.options.output.head_count < n) {
       throw UsageError("-n cannot shorten a .npy array: its header's shape would no longer match");
     }
-    r.plan =
-        plan_pieces(r.options, r.output_path, r.in.framed ? 0 : r.in.record_size, std::min(r.options.head_count, n));
-    dataset::check_verify_takes_all(r.options.verify, r.options.head_count, n, r.plan.records);
-    walk_for(r.options, r.in, r.options.memory_bytes, r.options.device).check_budget(r.in.root_facts());
+    r.plan = plan_pieces(r.options, r.output_path, r.in.framed ? 0 : r.in.record_size,
+                         std::min(r.options.output.head_count, n));
+    dataset::check_verify_takes_all(r.options.input.verify, r.options.output.head_count, n, r.plan.records);
+    walk_for(r.options, r.in, r.options.run.memory_bytes, r.options.run.device).check_budget(r.in.root_facts());
   });
   if (r.me == 0 && r.plan.left_out > 0) {
     r.warnings.push_back(dataset::left_out_warning(r.plan.left_out, r.plan.records));
   }
-  r.options.head_count = r.plan.records;
+  r.options.output.head_count = r.plan.records;
   if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
   std::vector<std::string> paths;
   for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
@@ -113,7 +113,8 @@ std::uint32_t run_alone(RankRun& r) {
   checkpoint(r.comm, [&] {
     open_sink(r, pieces, 0, r.plan.records, 0);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
-    const ioperm::TextOptions o = walk_options(r.options, in, r.options.memory_bytes, r.options.device, r.progress);
+    const ioperm::TextOptions o =
+        walk_options(r.options, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
     ioperm::WalkStats e;
     if (in.framed) {
       e = ioperm::shuffle_text(in.whole_text(), in.records, in.scratch(), in.scratch_offset(), o, sink);
@@ -152,7 +153,7 @@ std::uint32_t run_spread_root(RankRun& r) {
 // every rank's column sums.
 Distribution draw_counts(RankRun& r) {
   const auto t0 = Clock::now();
-  Distribution d = distribute(r.options.seed, r.in.records, r.options.constants, r.in.chunk_begin, r.comm);
+  Distribution d = distribute(r.options.run.seed, r.in.records, r.options.run.constants, r.in.chunk_begin, r.comm);
   r.stats.seconds_counting += since(t0);
   r.stats.splits_drawn = d.splits_drawn;
   r.stats.chunks = d.chunk_begin[r.me + 1] - d.chunk_begin[r.me];
@@ -181,7 +182,7 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   std::uint32_t passes = 1;
   std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
-    const auto walk = walk_for(r.options, in, r.options.memory_bytes, r.options.device, r.progress);
+    const auto walk = walk_for(r.options, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
     open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
       ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
@@ -208,7 +209,7 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
   RunStats& s = result.stats;
   s.records = r.in.records;
   s.bytes = r.in.input_bytes;
-  s.levels = core::plan_levels(r.in.records, r.options.constants);
+  s.levels = core::plan_levels(r.in.records, r.options.run.constants);
   s.passes = static_cast<std::uint32_t>(r.comm.max(passes));
   for (const RankStats& rank : all) {
     s.bytes_read += rank.bytes_read;
@@ -225,13 +226,14 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
                            Communicator& comm, DistributedCommit& commit) {
   const auto start = Clock::now();
-  if (options.dry_run) {
+  if (options.run.dry_run) {
     DistributedResult result;
     // Each rank's scratch, from what its staging wrote and its buckets.
     std::uint64_t scratch = 0;
     checkpoint(comm, [&] {
-      scratch = scratch_estimate(*input.state_, walk_for(options, *input.state_, options.memory_bytes, options.device),
-                                 options.constants, options.memory_bytes);
+      scratch = scratch_estimate(*input.state_,
+                                 walk_for(options, *input.state_, options.run.memory_bytes, options.run.device),
+                                 options.run.constants, options.run.memory_bytes);
     });
     const std::vector<std::uint64_t> scratch_bytes = comm.all_gather(scratch);
     if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size(), scratch_bytes);
@@ -261,21 +263,21 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   // once for a root that is one leaf on one rank; a spread root counts the
   // bytes it writes, about its share). Shown capped at 100%.
   std::optional<driver::ProgressMeter> meter;
-  if (r.me == 0 && options.progress) {
+  if (r.me == 0 && options.run.progress) {
     const std::uint64_t bytes = r.in.data_bytes();
     const auto ranks = static_cast<std::uint64_t>(comm.size());
-    const std::uint64_t expected = ranks == 1 && core::is_leaf(r.in.records, options.constants) ? 2 * bytes
-                                   : spread_root(r.in.records, options.constants, comm.size())  ? bytes / ranks
-                                                                                                : 4 * bytes / ranks;
-    meter.emplace(expected, options.progress);
+    const std::uint64_t expected = ranks == 1 && core::is_leaf(r.in.records, options.run.constants) ? 2 * bytes
+                                   : spread_root(r.in.records, options.run.constants, comm.size())  ? bytes / ranks
+                                                                                                    : 4 * bytes / ranks;
+    meter.emplace(expected, options.run.progress);
     r.progress = meter->counter();
   }
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, r.options.constants) && comm.size() == 1) {
+  if (core::is_leaf(r.in.records, r.options.run.constants) && comm.size() == 1) {
     passes = run_alone(r);
-  } else if (spread_root(r.in.records, r.options.constants, comm.size())) {
+  } else if (spread_root(r.in.records, r.options.run.constants, comm.size())) {
     passes = run_spread_root(r);
   } else {
     const Distribution d = draw_counts(r);
@@ -286,7 +288,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
-  if (options.verify) {
+  if (options.input.verify) {
     check_reads_against_holders(r.in, comm);
     dataset::RecordDigest read;
     checkpoint(comm, [&] { read = digest_held_records(r.in, r.display_name); });

@@ -7,9 +7,10 @@ using State = DistributedInput::State;
 ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
                                  device::Device device, std::atomic<std::uint64_t>* progress) {
   ioperm::TextOptions o;
-  o.walk.shuffle = {in.record_size, options.seed, options.constants, device, options.threads};
+  o.walk = ioperm::walk_options(options.run, in.record_size);
+  o.walk.shuffle.device = device;
   o.walk.memory_bytes = memory_bytes;
-  o.walk.output_records = options.head_count;
+  o.walk.output_records = options.output.head_count;
   o.walk.progress_bytes = progress;
   o.syntax = in.syntax;
   return o;

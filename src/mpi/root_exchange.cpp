@@ -13,12 +13,12 @@ namespace extshuffle::mpi {
 namespace {
 
 ExchangeBudget exchange_budget(RankRun& r, const Distribution& d, ioperm::NodePath path) {
-  const auto rules = walk_for(r.options, r.in, r.options.memory_bytes, device::Device::kCpu);
+  const auto rules = walk_for(r.options, r.in, r.options.run.memory_bytes, device::Device::kCpu);
   const std::optional<ExchangeBudget> share =
-      plan_exchange_budget(rules, d, r.me, r.options.memory_bytes, r.in.root_facts(), path);
+      plan_exchange_budget(rules, d, r.me, r.options.run.memory_bytes, r.in.root_facts(), path);
   if (!share) {
     throw BudgetError("--memory too small for " + std::to_string(d.ranks) +
-                      " ranks: " + std::to_string(r.options.memory_bytes) +
+                      " ranks: " + std::to_string(r.options.run.memory_bytes) +
                       " bytes cannot hold the scatter's chunk memory, its slices for other ranks and a buffer "
                       "per rank and bucket");
   }
@@ -33,7 +33,7 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
   bool stopped = false;  // by a failure seen in a round
   ioperm::WalkStats walked;
   try {
-    const io::ByteExtents chunks = r.in.chunk_data(r.me, r.options.constants);
+    const io::ByteExtents chunks = r.in.chunk_data(r.me, r.options.run.constants);
     r.stats.input_bytes_read = r.in.chunk_bytes_read(chunks);
     if (r.stats.chunks > 0) {
       walk.scatter_chunks(store, d.root, chunks, r.in.root_facts(), path, d.chunk_begin[r.me], d.chunk_begin[r.me + 1],
@@ -66,8 +66,8 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
 ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d) {
   std::optional<ExchangeBudget> in_memory;
   checkpoint(r.comm, [&] {
-    const auto rules = walk_for(r.options, r.in, r.options.memory_bytes, device::Device::kCpu);
-    in_memory = plan_exchange_budget(rules, d, r.me, r.options.memory_bytes, r.in.root_facts(),
+    const auto rules = walk_for(r.options, r.in, r.options.run.memory_bytes, device::Device::kCpu);
+    in_memory = plan_exchange_budget(rules, d, r.me, r.options.run.memory_bytes, r.in.root_facts(),
                                      ioperm::NodePath::kChunksInMemory);
   });
   const bool routed = r.comm.max(in_memory ? 0 : 1) == 1;
@@ -93,7 +93,7 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
       pool = MappedMemory(budget.pool_bytes);
       receive = MappedMemory(budget.receive_bytes);
       writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
-      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.options.head_count,
+      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.options.output.head_count,
                        writer_buffers.get(), budget.writer_buffer_bytes);
     });
     ExchangeTargets targets(

@@ -36,12 +36,12 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   // (and --checkpoint's DIR refused before it is looked at).
   driver::JobFiles job_files;
   checkpoint(comm, [&] {
-    refuse_checkpoint(job.options.checkpoint_dir);
+    refuse_checkpoint(job.options.run.checkpoint_dir);
     job_files = driver::check_job_files(job);
   });
   // --dry-run: extshuffle's own plan of the Job, from rank 0.
   JobResult plan;
-  if (job.options.dry_run) {
+  if (job.options.run.dry_run) {
     checkpoint(comm, [&] {
       if (comm.rank() == 0) plan = driver::run_job(job);
     });
@@ -64,7 +64,7 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
     results.push_back(run_into(job.options, job.datasets[k], std::move(inputs[k]), comm, commit));
     if (k < plan.datasets.size()) results.back().dry_run_text.insert(0, plan.datasets[k].dry_run_text);
   }
-  if (job.options.dry_run || results.empty()) return results;
+  if (job.options.run.dry_run || results.empty()) return results;
   // The commit is the Job's: its seconds go to the last dataset's RANK lines.
   const auto t0 = std::chrono::steady_clock::now();
   commit.commit();

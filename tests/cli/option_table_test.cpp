@@ -54,20 +54,20 @@ TEST(OptionTable, ValuesLandWhereTheirRowsSay) {
               "64M",    "-j", "3",  "--format",  "binary",       "--verify", "--shards",       "4",  "--manifest",
               "m.json", "-n", "9",  "--dry-run", "in.bin",       "-o",       "out-{shard}.bin"});
   const JobOptions& o = job.options;
-  EXPECT_EQ(o.seed, 7u);
-  EXPECT_EQ(o.tmpdir, "/scratch");
-  EXPECT_EQ(o.checkpoint_dir, "/journal");
-  EXPECT_EQ(o.record_size, 4096u);
-  EXPECT_EQ(o.memory_bytes, 64u << 20);
-  EXPECT_EQ(o.threads, 3);
-  EXPECT_EQ(o.format, formats::Format::kBinary);
-  EXPECT_TRUE(o.verify);
-  EXPECT_EQ(o.shard_count, 4u);
-  EXPECT_EQ(o.manifest_path, "m.json");
-  EXPECT_EQ(o.head_count, 9u);
-  EXPECT_TRUE(o.dry_run);
-  EXPECT_FALSE(o.zero_terminated);
-  EXPECT_FALSE(o.clean);
+  EXPECT_EQ(o.run.seed, 7u);
+  EXPECT_EQ(o.run.tmpdir, "/scratch");
+  EXPECT_EQ(o.run.checkpoint_dir, "/journal");
+  EXPECT_EQ(o.input.record_size, 4096u);
+  EXPECT_EQ(o.run.memory_bytes, 64u << 20);
+  EXPECT_EQ(o.run.threads, 3);
+  EXPECT_EQ(o.input.format, formats::Format::kBinary);
+  EXPECT_TRUE(o.input.verify);
+  EXPECT_EQ(o.output.shard_count, 4u);
+  EXPECT_EQ(o.run.manifest_path, "m.json");
+  EXPECT_EQ(o.output.head_count, 9u);
+  EXPECT_TRUE(o.run.dry_run);
+  EXPECT_FALSE(o.input.zero_terminated);
+  EXPECT_FALSE(o.output.clean);
 }
 
 }  // namespace

@@ -61,10 +61,10 @@ class ManifestTest : public ::testing::Test {
 
   ManifestOptions options(const std::string& manifest) const {
     ManifestOptions o;
-    o.seed = 42;
+    o.run.seed = 42;
     o.output.shard_count = 2;
     o.input.format = formats::Format::kTfrecord;  // every --format has a name in the manifest
-    o.path = path(manifest);
+    o.run.manifest_path = path(manifest);
     return o;
   }
 

@@ -115,7 +115,7 @@ class JobCommitTest : public ::testing::Test {
 
 TEST_F(JobCommitTest, EveryOutputIsInPlaceAndTheManifestIsRenamedLast) {
   JobOptions options;
-  options.manifest_path = path("m.json");
+  options.run.manifest_path = path("m.json");
   const Job job = make_job(options, {{{path("a.txt")}, path("xs.txt")}, {{path("b.txt")}, path("ys.txt")}});
   write_file(path("ys.txt"), "an older run's\n");
   JobCommit commit(job.options, check_job_files(job));
@@ -170,7 +170,7 @@ class FileSizeLimit {
 
 TEST_F(JobCommitTest, AManifestThatCannotBeWrittenPublishesNothingAndLeavesEveryOldFileAsItWas) {
   JobOptions options;
-  options.manifest_path = path("m.json");
+  options.run.manifest_path = path("m.json");
   const Job job = make_job(options, {{{path("a.txt")}, path("xs.txt")}, {{path("b.txt")}, path("ys.txt")}});
   write_file(path("xs.txt"), "old xs\n");
   write_file(path("ys.txt"), "old ys\n");
@@ -233,7 +233,7 @@ TEST_F(JobCommitTest, TheDirectorySwappedForASymbolicLinkAfterThePlanRedirectsNo
   fs::create_directory(path("elsewhere"));
   write_file(path("out/xs.txt"), "old\n");
   JobOptions options;
-  options.manifest_path = path("out/m.json");
+  options.run.manifest_path = path("out/m.json");
   const Job job = make_job(options, {{{path("a.txt")}, path("out/xs.txt")}});
   JobCommit commit(job.options, check_job_files(job));
   JobResult result;

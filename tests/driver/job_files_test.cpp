@@ -79,7 +79,7 @@ TEST_F(JobFilesTest, MoreOutputFilesThanTheProcessMayOpenAreRefusedBeforeTheirNa
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
   if (limit.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "no limit on open files";
   JobOptions options;
-  options.shard_count = std::uint64_t{1} << 40;  // names that would take terabytes to list
+  options.output.shard_count = std::uint64_t{1} << 40;  // names that would take terabytes to list
   EXPECT_NE(refusal({{{path("a.txt")}, path("o-{shard}.txt")}}, options).find("ulimit -n"), std::string::npos);
 }
 
@@ -92,9 +92,9 @@ TEST_F(JobFilesTest, StandardOutputIsNoWriteAndAnInputDirectoryStandsForItsFiles
 
 TEST_F(JobFilesTest, ShardsAndSplitsExpandToEveryNameAndTheManifestComesLast) {
   JobOptions options;
-  options.shard_count = 2;
-  options.splits = dataset::parse_split_spec("train=0.5,test=rest");
-  options.manifest_path = path("m.json");
+  options.output.shard_count = 2;
+  options.output.splits = dataset::parse_split_spec("train=0.5,test=rest");
+  options.run.manifest_path = path("m.json");
   const JobFiles plan = check_job_files(job({{{path("a.txt")}, path("{split}-{shard}-of-{shards}.txt")}}, options));
   EXPECT_EQ(plan.writes, (std::vector<std::string>{path("train-00000-of-00002.txt"), path("train-00001-of-00002.txt"),
                                                    path("test-00000-of-00002.txt"), path("test-00001-of-00002.txt"),
@@ -104,8 +104,8 @@ TEST_F(JobFilesTest, ShardsAndSplitsExpandToEveryNameAndTheManifestComesLast) {
 
 TEST_F(JobFilesTest, WithAShardSizeTheCountIsKnownOnlyAtTheEnd) {
   JobOptions options;
-  options.shard_bytes = 1000;
-  options.splits = dataset::parse_split_spec("train=0.5,test=rest");
+  options.output.shard_bytes = 1000;
+  options.output.splits = dataset::parse_split_spec("train=0.5,test=rest");
   const JobFiles plan = check_job_files(job({{{path("a.txt")}, path("{split}-{shard}.txt")}}, options));
   // One name per split stands for its pieces in the checks.
   EXPECT_EQ(plan.writes, (std::vector<std::string>{path("train-00000.txt"), path("test-00000.txt")}));
@@ -114,7 +114,7 @@ TEST_F(JobFilesTest, WithAShardSizeTheCountIsKnownOnlyAtTheEnd) {
 
 TEST_F(JobFilesTest, AlignedDatasetsGetTheirOwnNamesEach) {
   JobOptions options;
-  options.shard_count = 3;
+  options.output.shard_count = 3;
   const JobFiles plan = check_job_files(
       job({{{path("a.txt")}, path("xs-{shard}.txt")}, {{path("b.txt")}, path("ys-{shard}.txt")}}, options));
   EXPECT_EQ(plan.reads, (std::vector<std::string>{path("a.txt"), path("b.txt")}));
@@ -126,12 +126,12 @@ TEST_F(JobFilesTest, AlignedDatasetsGetTheirOwnNamesEach) {
 
 TEST_F(JobFilesTest, PatternsThatCannotNameTheirPiecesAreRefused) {
   JobOptions shards;
-  shards.shard_count = 2;
+  shards.output.shard_count = 2;
   EXPECT_NE(refusal({{{path("a.txt")}, path("out.txt")}}, shards), "");            // no {shard}
   EXPECT_NE(refusal({{{path("a.txt")}, "-"}}, shards), "");                        // standard output
   EXPECT_NE(refusal({{{path("a.txt")}, path("o-{shard}-{x}.txt")}}, shards), "");  // a stray placeholder
   JobOptions splits;
-  splits.splits = dataset::parse_split_spec("train=0.5,test=rest");
+  splits.output.splits = dataset::parse_split_spec("train=0.5,test=rest");
   EXPECT_NE(refusal({{{path("a.txt")}, path("out.txt")}}, splits), "");  // no {split}
   EXPECT_EQ(refusal({{{path("a.txt")}, path("{split}.txt")}}, splits), "");
 }
@@ -151,7 +151,7 @@ TEST_F(JobFilesTest, TwoWritesToOneFileAreRefusedHoweverItIsNamed) {
             std::string::npos);
   // The manifest named as an output.
   JobOptions options;
-  options.manifest_path = out;
+  options.run.manifest_path = out;
   EXPECT_NE(refusal({{{path("a.txt")}, out}}, options).find("two writes to one file"), std::string::npos);
   // Writes into a character device are harmless: /dev/null twice is allowed.
   EXPECT_EQ(refusal({{{path("a.txt")}, "/dev/null"}, {{path("b.txt")}, "/dev/null"}}), "");
@@ -165,7 +165,7 @@ TEST_F(JobFilesTest, AWriteToAnInputIsRefusedButShufsInPlaceForm) {
   EXPECT_NE(refusal({{{path("a.txt")}, path("b.txt")}, {{path("b.txt")}, path("o.txt")}}).find("is the input"),
             std::string::npos);
   JobOptions options;
-  options.manifest_path = path("b.txt");
+  options.run.manifest_path = path("b.txt");
   EXPECT_NE(refusal({{{path("a.txt"), path("b.txt")}, path("o.txt")}}, options).find("is the input"),
             std::string::npos);
 }

@@ -62,7 +62,7 @@ TEST(MpiPiecePlan, OneOutputIsOnePieceOfEveryRecord) {
 
 TEST(MpiPiecePlan, ShardsAreNearEqualWithTheFirstOnesLonger) {
   JobOptions options;
-  options.shard_count = 3;
+  options.output.shard_count = 3;
   const PiecePlan plan = plan_pieces(options, "out-{shard}-of-{shards}.bin", 8, 10);
   EXPECT_TRUE(plan.several_files);
   EXPECT_EQ(piece_records(plan), (std::vector<std::uint64_t>{4, 3, 3}));
@@ -76,7 +76,7 @@ TEST(MpiPiecePlan, ShardsAreNearEqualWithTheFirstOnesLonger) {
 
 TEST(MpiPiecePlan, ShardsBeyondTheRecordsAreEmptyAndPassedOver) {
   JobOptions options;
-  options.shard_count = 5;
+  options.output.shard_count = 5;
   const PiecePlan plan = plan_pieces(options, "out-{shard}.bin", 8, 3);
   EXPECT_EQ(piece_records(plan), (std::vector<std::uint64_t>{1, 1, 1, 0, 0}));
   EXPECT_EQ(plan.piece_of(2), 2u);
@@ -85,20 +85,20 @@ TEST(MpiPiecePlan, ShardsBeyondTheRecordsAreEmptyAndPassedOver) {
 
 TEST(MpiPiecePlan, FixedSizeShardSizeIsACountOfWholeRecords) {
   JobOptions options;
-  options.shard_bytes = 35;  // 3 records of 10 bytes
+  options.output.shard_bytes = 35;  // 3 records of 10 bytes
   const PiecePlan plan = plan_pieces(options, "out-{shard}-of-{shards}.bin", 10, 10);
   EXPECT_FALSE(plan.cut_by_bytes);
   EXPECT_EQ(piece_records(plan), (std::vector<std::uint64_t>{3, 3, 3, 1}));
   EXPECT_EQ(plan.pieces.back().path, "out-00003-of-00004.bin");
   expect_contiguous(plan);
   // A shard smaller than a record still holds one.
-  options.shard_bytes = 5;
+  options.output.shard_bytes = 5;
   EXPECT_EQ(piece_records(plan_pieces(options, "out-{shard}.bin", 10, 4)), (std::vector<std::uint64_t>{1, 1, 1, 1}));
 }
 
 TEST(MpiPiecePlan, TextShardSizeLeavesThePiecesToTheByteCut) {
   JobOptions options;
-  options.shard_bytes = 100;
+  options.output.shard_bytes = 100;
   const PiecePlan plan = plan_pieces(options, "out-{shard}.jsonl", 0, 10);
   EXPECT_TRUE(plan.cut_by_bytes);
   EXPECT_TRUE(plan.pieces.empty());
@@ -108,9 +108,9 @@ TEST(MpiPiecePlan, TextShardSizeLeavesThePiecesToTheByteCut) {
 
 TEST(MpiPiecePlan, SplitsEndWhereExtshuffleEndsThemAndLeaveTheRestOut) {
   JobOptions options;
-  options.splits = dataset::parse_split_spec("train=0.5,test=3");
+  options.output.splits = dataset::parse_split_spec("train=0.5,test=3");
   const PiecePlan plan = plan_pieces(options, "out-{split}.bin", 8, 10);
-  EXPECT_EQ(plan.split_ends, dataset::split_ends(options.splits, 10));
+  EXPECT_EQ(plan.split_ends, dataset::split_ends(options.output.splits, 10));
   EXPECT_EQ(plan.split_ends, (std::vector<std::uint64_t>{5, 8}));
   EXPECT_EQ(plan.records, 8u);
   EXPECT_EQ(plan.left_out, 2u);
@@ -125,8 +125,8 @@ TEST(MpiPiecePlan, SplitsEndWhereExtshuffleEndsThemAndLeaveTheRestOut) {
 
 TEST(MpiPiecePlan, EachSplitIsShardedOnItsOwn) {
   JobOptions options;
-  options.splits = dataset::parse_split_spec("train=0.7,test=rest");
-  options.shard_count = 2;
+  options.output.splits = dataset::parse_split_spec("train=0.7,test=rest");
+  options.output.shard_count = 2;
   const PiecePlan plan = plan_pieces(options, "{split}-{shard}.bin", 8, 10);
   // train: 7 records in shards of 4 and 3; test: 3 in shards of 2 and 1.
   EXPECT_EQ(piece_records(plan), (std::vector<std::uint64_t>{4, 3, 2, 1}));
@@ -139,10 +139,10 @@ TEST(MpiPiecePlan, EachSplitIsShardedOnItsOwn) {
 
 TEST(MpiPiecePlan, APatternWithoutTheShardIsAUsageError) {
   JobOptions options;
-  options.shard_count = 3;
+  options.output.shard_count = 3;
   EXPECT_THROW(plan_pieces(options, "out.bin", 8, 10), UsageError);
-  options.shard_count = 0;
-  options.splits = dataset::parse_split_spec("a=5,b=6");
+  options.output.shard_count = 0;
+  options.output.splits = dataset::parse_split_spec("a=5,b=6");
   EXPECT_THROW(plan_pieces(options, "out-{split}.bin", 8, 10), UsageError);  // 11 of 10 records
 }
 

@@ -181,7 +181,7 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
   ASSERT_EQ(files.records, starts.size() - 1);
   ASSERT_EQ(files.data_bytes, expected.size());
   for (const std::uint64_t leaf : {1, 5, 64, 300, 5000}) {
-    core::PlanConstants constants = options.constants;
+    core::PlanConstants constants = options.run.constants;
     constants.leaf_records = leaf;
     const std::vector<std::uint64_t> held = held_record_split(files.records, constants, comm.size());
     const std::vector<std::uint64_t> bytes = record_byte_offsets(files, held, comm);
@@ -206,7 +206,7 @@ TEST(StagedInput, EachRankHoldsExactlyItsRecordsBytes) {
   // that starts at or after byte B r / P (none when no record does),
   // wherever that chunk began (in an earlier file too, for small files).
   for (const std::uint64_t leaf : {1, 5, 64, 300, 5000}) {
-    core::PlanConstants constants = options.constants;
+    core::PlanConstants constants = options.run.constants;
     constants.leaf_records = leaf;
     std::vector<std::uint64_t> chunk_begin;
     const HeldSplit split = chunk_split_by_bytes(files, constants, comm.size(), chunk_begin, comm);

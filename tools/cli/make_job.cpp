@@ -52,9 +52,9 @@ void set_range(JobOptions& options, const std::string& text) {
   if (!low || !high || (*low > *high && *low - *high != 1)) {
     throw UsageError("invalid input range '" + text + "': expected LO-HI with LO <= HI + 1");
   }
-  options.integer_range = true;
-  options.range_low = *low;
-  options.range_high = *high;
+  options.mode.integer_range = true;
+  options.mode.range_low = *low;
+  options.mode.range_high = *high;
 }
 
 // Files: without -o, [INPUT [OUTPUT]] as shuf; with one -o (before or after
@@ -67,7 +67,7 @@ void set_files(const Options& o, Job& job) {
   if (o.echo || !o.input_range.empty()) {
     if (o.outputs.size() > 1) throw UsageError("-e and -i write one output");
     if (o.echo) {
-      options.echo_items = o.operands;
+      options.mode.echo_items = o.operands;
     } else {
       if (!o.operands.empty()) throw UsageError("extra operand '" + o.operands[0] + "' with -i");
       set_range(options, o.input_range);
@@ -99,14 +99,15 @@ void set_files(const Options& o, Job& job) {
 // --- datasets: --shards, --shard-size, --split, --manifest, weighed together ---
 void check_dataset_options(const Options& o, const Job& job) {
   const JobOptions& options = job.options;
-  if (options.shard_count > 0 && options.shard_bytes > 0)
+  if (options.output.shard_count > 0 && options.output.shard_bytes > 0)
     throw UsageError("--shards and --shard-size cannot be combined");
-  const bool files = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
+  const bool files = dataset::writes_several_files(options.output.shard_count, options.output.shard_bytes,
+                                                   options.output.splits.size());
   if (o.clean && !files) throw UsageError("--clean removes old pieces of -o's pattern: it needs --shards, --shard-size or --split");
-  if ((files || !o.manifest.empty()) && (options.echo || options.integer_range)) {
+  if ((files || !o.manifest.empty()) && (options.mode.echo || options.mode.integer_range)) {
     throw UsageError("--shards, --shard-size, --split and --manifest are for input files, not -e or -i");
   }
-  if (options.shard_bytes > 0 && job.datasets.size() > 1) {
+  if (options.output.shard_bytes > 0 && job.datasets.size() > 1) {
     throw UsageError("--shard-size cuts by bytes, which differ between aligned inputs: use --shards to keep "
                      "their shards aligned");
   }
@@ -119,7 +120,7 @@ void check_dataset_options(const Options& o, const Job& job) {
 // or plan) and --random-source, which gives the seed.
 void set_shuf_habits(const Options& o, Job& job) {
   JobOptions& options = job.options;
-  options.repeat = o.repeat;
+  options.input.repeat = o.repeat;
   if (o.repeat && (job.datasets.size() > 1 || job.datasets.front().inputs.size() > 1)) {
     throw UsageError("--repeat draws from one input");
   }
@@ -127,7 +128,7 @@ void set_shuf_habits(const Options& o, Job& job) {
   if (o.repeat && o.dry_run) throw UsageError("--dry-run describes a shuffle: --repeat draws with replacement");
   if (o.random_source.empty()) return;
   if (!o.seed.empty()) throw UsageError("--random-source and --seed both give the seed: use one");
-  options.seed = io::seed_from_random_source(o.random_source);
+  options.run.seed = io::seed_from_random_source(o.random_source);
 }
 
 // The plan's constants (--leaf-records, --fanout): testing knobs that change the permutation.
@@ -136,8 +137,8 @@ void set_constants(const Options& o, JobOptions& options) {
   if (o.fanout == 1) throw UsageError("invalid --fanout '1': must be at least 2");
   spdlog::warn("--leaf-records/--fanout change the permutation: output differs from permutation version {}",
                core::kPermutationVersion);
-  if (o.leaf_records != 0) options.constants.leaf_records = o.leaf_records;
-  if (o.fanout != 0) options.constants.max_fanout = o.fanout;
+  if (o.leaf_records != 0) options.run.constants.leaf_records = o.leaf_records;
+  if (o.fanout != 0) options.run.constants.max_fanout = o.fanout;
 }
 
 }  // namespace
@@ -153,27 +154,28 @@ Job make_job(const Options& o) {
   const auto checkpointed = o.seed.empty() && o.random_source.empty() && !o.checkpoint.empty()
                                 ? driver::checkpointed_seed(o.checkpoint)
                                 : std::nullopt;
-  if (o.random_source.empty()) options.seed = checkpointed ? *checkpointed : seed_of(o.seed);
+  if (o.random_source.empty()) options.run.seed = checkpointed ? *checkpointed : seed_of(o.seed);
   for (const OptionRow& row : option_table()) {
     if (row.land != nullptr) row.land(o, options);
   }
-  if ((o.echo || options.integer_range) && options.record_size == 0) options.record_size = 8;  // indices
+  if ((o.echo || options.mode.integer_range) && options.input.record_size == 0)
+    options.input.record_size = 8;  // indices
   set_constants(o, options);
   check_dataset_options(o, job);
   set_shuf_habits(o, job);
   Job made = extshuffle::make_job(std::move(job.options), std::move(job.datasets));
   // --device cuda without a usable GPU fails now, before any input is read
   // or counted (the first shuffle found it only after the counting pass).
-  device::require_usable(made.options.device);
+  device::require_usable(made.options.run.device);
   return made;
 }
 
 std::string drawn_seed_line(const Options& o, const JobOptions& options) {
-  const bool writes_dataset =
-      dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size()) ||
-      !options.manifest_path.empty();
-  if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || options.dry_run) return {};
-  const std::string seed = std::to_string(options.seed);
+  const bool writes_dataset = dataset::writes_several_files(options.output.shard_count, options.output.shard_bytes,
+                                                            options.output.splits.size()) ||
+                              !options.run.manifest_path.empty();
+  if (!o.seed.empty() || !o.random_source.empty() || !writes_dataset || options.run.dry_run) return {};
+  const std::string seed = std::to_string(options.run.seed);
   return "seed " + seed + " drawn for this dataset (repeat the run with --seed " + seed + ")";
 }
 

@@ -62,7 +62,7 @@ constexpr OptionRow kRun[] = {
      .text = &Options::record_size,
      .land =
          [](const Options& o, JobOptions& job) {
-           if (!o.record_size.empty()) job.record_size = parse_byte_count(o.record_size, "--record-size");
+           if (!o.record_size.empty()) job.input.record_size = parse_byte_count(o.record_size, "--record-size");
          },
      .keyword = Keyword::kSize},
     {.names = "-S,--memory",
@@ -72,7 +72,7 @@ constexpr OptionRow kRun[] = {
      .text = &Options::memory,
      .land =
          [](const Options& o, JobOptions& job) {
-           job.memory_bytes =
+           job.run.memory_bytes =
                o.memory.empty() ? default_memory_bytes() : parse_memory_size(o.memory, io::usable_memory_bytes());
          },
      .keyword = Keyword::kSize},
@@ -80,14 +80,14 @@ constexpr OptionRow kRun[] = {
      .help = "scratch directory (default: $TMPDIR, else /tmp)",
      .type_name = "DIR",
      .text = &Options::tmpdir,
-     .land = [](const Options& o, JobOptions& job) { job.tmpdir = o.tmpdir; },
+     .land = [](const Options& o, JobOptions& job) { job.run.tmpdir = o.tmpdir; },
      .keyword = Keyword::kValue},
     {.names = "--checkpoint",
      .help = "keep scratch and a journal in DIR (yours alone); the same command run again resumes where a "
              "killed run stopped; DIR's files go when the run succeeds",
      .type_name = "DIR",
      .text = &Options::checkpoint,
-     .land = [](const Options& o, JobOptions& job) { job.checkpoint_dir = o.checkpoint; },
+     .land = [](const Options& o, JobOptions& job) { job.run.checkpoint_dir = o.checkpoint; },
      .keyword = Keyword::kValue,
      .distributed = false},
     {.names = "-j,--threads",
@@ -97,7 +97,7 @@ constexpr OptionRow kRun[] = {
            return app.add_option(row.names, o.threads, row.help)->check(CLI::NonNegativeNumber);
          },
      // 0 = all cores: OpenMP's count, which honours OMP_NUM_THREADS and the CPU affinity mask.
-     .land = [](const Options& o, JobOptions& job) { job.threads = device::resolve_threads(o.threads); },
+     .land = [](const Options& o, JobOptions& job) { job.run.threads = device::resolve_threads(o.threads); },
      .keyword = Keyword::kValue},
     {.names = "--device",
      .help = "where in-memory shuffles run: auto, cpu or cuda",
@@ -107,7 +107,7 @@ constexpr OptionRow kRun[] = {
      .land =
          [](const Options& o, JobOptions& job) {
            if (o.device == "cuda" || (o.device == "auto" && device::cuda_available()))
-             job.device = device::Device::kCuda;
+             job.run.device = device::Device::kCuda;
          },
      .keyword = Keyword::kValue},
     // The plan's constants land in make_job's step, which warns once for both.
@@ -132,17 +132,17 @@ constexpr OptionRow kFormat[] = {
      .type_name = "FORMAT",
      .text = &Options::format,
      .choices = "auto,binary,lines,csv,tsv,jsonl,tfrecord,tar",
-     .land = [](const Options& o, JobOptions& job) { job.format = format_named(o.format); },
+     .land = [](const Options& o, JobOptions& job) { job.input.format = format_named(o.format); },
      .keyword = Keyword::kValue},
     {.names = "-z,--zero-terminated",
      .help = "lines end with NUL, not newline (as shuf -z)",
      .flag = &Options::zero_terminated,
-     .land = [](const Options& o, JobOptions& job) { job.zero_terminated = o.zero_terminated; },
+     .land = [](const Options& o, JobOptions& job) { job.input.zero_terminated = o.zero_terminated; },
      .keyword = Keyword::kFlag},
     {.names = "--ignore-zeros",
      .help = "tar: read through zero blocks (archives concatenated with cat), as GNU tar's --ignore-zeros",
      .flag = &Options::ignore_zeros,
-     .land = [](const Options& o, JobOptions& job) { job.ignore_zeros = o.ignore_zeros; },
+     .land = [](const Options& o, JobOptions& job) { job.input.ignore_zeros = o.ignore_zeros; },
      .keyword = Keyword::kFlag},
     // A flag, so that "--header data.csv" leaves the file an operand; its N
     // is found after the parse (options.cpp's take_header_count).
@@ -154,13 +154,13 @@ constexpr OptionRow kFormat[] = {
          },
      .land =
          [](const Options& o, JobOptions& job) {
-           if (o.header) job.header_lines = header_lines(*o.header);
+           if (o.header) job.input.header_lines = header_lines(*o.header);
          },
      .keyword = Keyword::kValue},
     {.names = "--skip-empty",
      .help = "blank lines are not records: drop them",
      .flag = &Options::skip_empty,
-     .land = [](const Options& o, JobOptions& job) { job.skip_empty = o.skip_empty; },
+     .land = [](const Options& o, JobOptions& job) { job.input.skip_empty = o.skip_empty; },
      .keyword = Keyword::kFlag,
      .distributed = false},
 };
@@ -170,7 +170,7 @@ constexpr OptionRow kShuf[] = {
     {.names = "-e,--echo",
      .help = "shuffle the arguments, one per output line (as shuf -e)",
      .flag = &Options::echo,
-     .land = [](const Options& o, JobOptions& job) { job.echo = o.echo; },
+     .land = [](const Options& o, JobOptions& job) { job.mode.echo = o.echo; },
      .distributed = false},
     // The range lands with the files (make_job's set_files).
     {.names = "-i,--input-range",
@@ -187,7 +187,7 @@ constexpr OptionRow kShuf[] = {
          [](CLI::App& app, Options&, PendingOptions& pending, const OptionRow& row) {
            return app.add_option(row.names, pending.head_counts, row.help)->type_name("K")->allow_extra_args(false);
          },
-     .land = [](const Options& o, JobOptions& job) { job.head_count = o.head_count; },
+     .land = [](const Options& o, JobOptions& job) { job.output.head_count = o.head_count; },
      .keyword = Keyword::kValue},
     // Lands with shuf's habits (make_job's set_shuf_habits), which check it against the files.
     {.names = "-r,--repeat",
@@ -204,7 +204,7 @@ constexpr OptionRow kShuf[] = {
      .help = "check that the output holds exactly the input's records (a digest of each side) before "
              "committing it",
      .flag = &Options::verify,
-     .land = [](const Options& o, JobOptions& job) { job.verify = o.verify; },
+     .land = [](const Options& o, JobOptions& job) { job.input.verify = o.verify; },
      .keyword = Keyword::kFlag},
 };
 
@@ -217,7 +217,7 @@ constexpr OptionRow kDataset[] = {
      .text = &Options::shards,
      .land =
          [](const Options& o, JobOptions& job) {
-           if (!o.shards.empty()) job.shard_count = shard_count(o.shards);
+           if (!o.shards.empty()) job.output.shard_count = shard_count(o.shards);
          },
      .keyword = Keyword::kValue},
     {.names = "--shard-size",
@@ -227,7 +227,7 @@ constexpr OptionRow kDataset[] = {
      .text = &Options::shard_size,
      .land =
          [](const Options& o, JobOptions& job) {
-           if (!o.shard_size.empty()) job.shard_bytes = parse_size(o.shard_size, "--shard-size");
+           if (!o.shard_size.empty()) job.output.shard_bytes = parse_size(o.shard_size, "--shard-size");
          },
      .keyword = Keyword::kSize},
     {.names = "--split",
@@ -238,14 +238,14 @@ constexpr OptionRow kDataset[] = {
      .text = &Options::split,
      .land =
          [](const Options& o, JobOptions& job) {
-           if (!o.split.empty()) job.splits = dataset::parse_split_spec(o.split);
+           if (!o.split.empty()) job.output.splits = dataset::parse_split_spec(o.split);
          },
      .keyword = Keyword::kValue},
     {.names = "--clean",
      .help = "remove files that match -o's pattern but that this run does not write (pieces of an older run), "
              "once the new ones are in place; without it they are named in a warning",
      .flag = &Options::clean,
-     .land = [](const Options& o, JobOptions& job) { job.clean = o.clean; },
+     .land = [](const Options& o, JobOptions& job) { job.output.clean = o.clean; },
      .keyword = Keyword::kFlag},
     {.names = "--manifest",
      .help = "write FILE (JSON) once the outputs are in place: inputs, seed, permutation version, options and "
@@ -255,7 +255,7 @@ constexpr OptionRow kDataset[] = {
      .land =
          [](const Options& o, JobOptions& job) {
            if (o.manifest == "-") throw UsageError("--manifest needs a file name, not standard output");
-           job.manifest_path = o.manifest;
+           job.run.manifest_path = o.manifest;
          },
      .keyword = Keyword::kValue},
     {.names = "--index",
@@ -277,7 +277,7 @@ constexpr OptionRow kReport[] = {
     {.names = "--dry-run",
      .help = "print the plan and the schedule, do nothing",
      .flag = &Options::dry_run,
-     .land = [](const Options& o, JobOptions& job) { job.dry_run = o.dry_run; },
+     .land = [](const Options& o, JobOptions& job) { job.run.dry_run = o.dry_run; },
      .keyword = Keyword::kFlag},
     {.names = "--stats", .help = "print one machine-readable RESULT line on stderr", .flag = &Options::stats},
     {.names = "--progress",

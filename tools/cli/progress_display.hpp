@@ -1,6 +1,6 @@
 // The progress line on stderr (when it is a terminal, or --progress): bytes
 // moved through disk so far, of the total expected, rate and ETA. The
-// library reports; this draws (JobOptions::progress). On a terminal the
+// library reports; this draws (RunOptions::progress). On a terminal the
 // line is redrawn in place; elsewhere (a log file, mpirun's pipe) escape
 // codes would be garbage there: a plain line is written at each tenth.
 #pragma once
@@ -19,7 +19,7 @@ class ProgressDisplay {
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
-  // The callback for JobOptions::progress; it draws on this display, which must
+  // The callback for RunOptions::progress; it draws on this display, which must
   // outlive the run. The rate counts from a run's first report.
   ProgressCallback callback();
   // Erases the line, if one was drawn (before other output on stderr).

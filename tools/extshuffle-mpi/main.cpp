@@ -75,18 +75,18 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
   // One seed for all: a random one is rank 0's. The default budget and
   // thread count are shared by the ranks of a machine.
   JobOptions& options = job.options;
-  options.seed = comm.broadcast(options.seed, 0);
+  options.run.seed = comm.broadcast(options.run.seed, 0);
   const int neighbours = comm.ranks_on_this_machine();
-  if (command_line.memory.empty()) options.memory_bytes /= static_cast<std::uint64_t>(neighbours);
-  if (command_line.threads == 0) options.threads = std::max(1, options.threads / neighbours);
+  if (command_line.memory.empty()) options.run.memory_bytes /= static_cast<std::uint64_t>(neighbours);
+  if (command_line.threads == 0) options.run.threads = std::max(1, options.run.threads / neighbours);
   // Progress on rank 0 alone (its own walks: docs/mpi.md), as extshuffle
   // draws it: with --progress, or on a terminal, never with -q.
   cli::ProgressDisplay progress;
   if (comm.rank() == 0 && !command_line.quiet && (command_line.progress || ::isatty(2))) {
-    options.progress = progress.callback();
+    options.run.progress = progress.callback();
   }
   // Rank 0 commits: a wait for another job's commit, said once (not with -q).
-  options.waiting = [&progress](const std::string& message) {
+  options.run.waiting = [&progress](const std::string& message) {
     progress.clear();
     spdlog::warn("{}", message);
   };
@@ -96,7 +96,7 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
     if (comm.rank() != 0) continue;                   // rank 0 alone says what the job did, once
     std::fputs(result.dry_run_text.c_str(), stdout);  // --dry-run: the plan, the shares
     cli::say_messages(result.notes, result.warnings, result.output_warnings);
-    if (command_line.stats && !options.dry_run) print_stats(result, comm.size(), options.seed);
+    if (command_line.stats && !options.run.dry_run) print_stats(result, comm.size(), options.run.seed);
   }
   const std::string seed_line = cli::drawn_seed_line(command_line, options);  // rank 0's logger alone prints
   if (!seed_line.empty()) spdlog::warn("{}", seed_line);

@@ -33,11 +33,11 @@ int run_cli(int argc, char** argv) {
   if (const auto exit_code = cli::parse_options(argc, argv, options)) return *exit_code;
   cli::set_up_logging(options, "extshuffle");
   Job job = cli::make_job(options);
-  cli::start_worker_threads(job.options.threads);
+  cli::start_worker_threads(job.options.run.threads);
   cli::ProgressDisplay progress;
-  if (!options.quiet && (options.progress || ::isatty(2))) job.options.progress = progress.callback();
+  if (!options.quiet && (options.progress || ::isatty(2))) job.options.run.progress = progress.callback();
   // A wait for another run's commit, said once, at every level but -q's.
-  job.options.waiting = [&progress](const std::string& message) {
+  job.options.run.waiting = [&progress](const std::string& message) {
     progress.clear();
     spdlog::warn("{}", message);
   };
@@ -46,7 +46,7 @@ int run_cli(int argc, char** argv) {
   for (const RunResult& dataset : result.datasets) {
     std::fputs(dataset.dry_run_text.c_str(), stdout);
     cli::say_messages(dataset.notes, dataset.warnings, dataset.output_warnings);
-    if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats, job.options.seed).c_str());
+    if (options.stats) std::fprintf(stderr, "%s\n", cli::result_line(dataset.stats, job.options.run.seed).c_str());
   }
   const std::string seed_line = cli::drawn_seed_line(options, job.options);
   if (!seed_line.empty()) spdlog::warn("{}", seed_line);

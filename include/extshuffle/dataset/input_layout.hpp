@@ -12,12 +12,13 @@
 
 #include "extshuffle/dataset/dataset_options.hpp"
 #include "extshuffle/dataset/record_digest.hpp"
-#include "extshuffle/ioperm/text_shuffle.hpp"
+#include "extshuffle/dataset/text_input.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/formats/tar.hpp"
 #include "extshuffle/io/mapped_bytes.hpp"
-#include "extshuffle/dataset/text_input.hpp"
+#include "extshuffle/ioperm/shuffle_options.hpp"
+#include "extshuffle/ioperm/text_shuffle.hpp"
 
 namespace extshuffle::io {
 class InputSource;
@@ -50,6 +51,17 @@ struct InputLayout {
   // not of record_size bytes.
   bool framed() const { return format.kind == formats::RecordKind::kFramed; }
 };
+
+// What the walk is told to shuffle a layout's records under the run's
+// options (ioperm/shuffle_options.hpp): fixed-size records, or framed ones
+// read as `input` says (--skip-empty).
+inline ioperm::WalkOptions walk_options(const ioperm::RunOptions& run, const InputLayout& layout) {
+  return ioperm::walk_options(run, layout.record_size);
+}
+inline ioperm::TextOptions text_options(const ioperm::RunOptions& run, const DatasetOptions& input,
+                                        const InputLayout& layout) {
+  return ioperm::TextOptions{walk_options(run, layout), layout.syntax, input.skip_empty, layout.spooled};
+}
 
 // One text input that may fit in RAM is mapped (io/mapped_bytes.hpp) and
 // its records counted where they lie, so that a run in RAM reads it once and

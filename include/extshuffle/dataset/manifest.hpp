@@ -12,8 +12,9 @@
 
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/dataset/dataset_options.hpp"
-#include "extshuffle/io/publication.hpp"
 #include "extshuffle/dataset/file_infos.hpp"
+#include "extshuffle/io/publication.hpp"
+#include "extshuffle/ioperm/run_options.hpp"
 
 namespace extshuffle::io {
 class OutputFile;
@@ -21,15 +22,12 @@ class OutputFile;
 
 namespace extshuffle::dataset {
 
-// What the manifest is told of a Job's options: where it goes and the
-// options that define the output, recorded as given.
+// What the manifest is told of a Job's options: the slices that define the
+// output, whole, recorded as given; it goes to run.manifest_path.
 struct ManifestOptions {
-  std::string path;  // --manifest FILE.json
-  std::uint64_t seed = 0;
-  core::PlanConstants constants = core::kPlanV2;
-  DatasetOptions input;                   // how the inputs were read
-  std::uint64_t head_count = UINT64_MAX;  // -n: the first K records of the permutation
-  OutputOptions output;                   // how the output was cut into files
+  ioperm::RunOptions run;  // the seed and the plan's constants; the manifest's path
+  DatasetOptions input;    // how the inputs were read
+  OutputOptions output;    // -n, and how the output was cut into files
 };
 
 // What the manifest records of one dataset's run.

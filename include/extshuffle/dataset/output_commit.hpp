@@ -32,10 +32,10 @@
 #include <utility>
 #include <vector>
 
+#include "extshuffle/dataset/file_infos.hpp"
 #include "extshuffle/dataset/manifest.hpp"
 #include "extshuffle/io/commit_lock.hpp"
 #include "extshuffle/io/publication.hpp"
-#include "extshuffle/dataset/file_infos.hpp"
 
 namespace extshuffle::dataset {
 

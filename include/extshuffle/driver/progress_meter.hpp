@@ -1,4 +1,4 @@
-// Progress of a run for JobOptions::progress: a background thread reads the
+// Progress of a run for RunOptions::progress: a background thread reads the
 // counter the walk publishes into (bytes read plus written) and hands it
 // to the caller's callback twice a second. The library draws nothing; the
 // CLI does (tools/cli/progress_display.hpp).

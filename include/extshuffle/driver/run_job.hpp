@@ -1,7 +1,7 @@
 // The library's entry point for one run on one machine (docs/conventions.md, The Job and its commit): runs
 // a Job built by make_job() (extshuffle/job.hpp). It prints nothing: the
 // caller prints the dry-run text and the RESULT fields it returns, and draws
-// progress from JobOptions::progress.
+// progress from RunOptions::progress.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include "extshuffle/core/plan.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
+#include "extshuffle/ioperm/run_options.hpp"
 
 namespace extshuffle::ioperm {
 
@@ -37,6 +38,13 @@ struct WalkOptions {
   // the last durable one (walk_checkpoint.hpp); null: not checkpointed.
   WalkCheckpoint* checkpoint = nullptr;
 };
+
+// The walk's options for records of record_size bytes (0: text) under the
+// run's permutation, device, threads and memory; output_records, progress
+// and checkpoint left to the caller.
+inline WalkOptions walk_options(const RunOptions& run, std::size_t record_size) {
+  return WalkOptions{{record_size, run.seed, run.constants, run.device, run.threads}, run.memory_bytes};
+}
 
 struct TextOptions {
   WalkOptions walk;

@@ -89,7 +89,7 @@ class DistributedInput {
 // rank (rank_failure.hpp).
 DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm);
 
-// --checkpoint DIR (JobOptions::checkpoint_dir) is extshuffle's alone: the
+// --checkpoint DIR (RunOptions::checkpoint_dir) is extshuffle's alone: the
 // ranks' exchanged buckets, the spread root's shuffles and the shared
 // output's pieces are not journalled, so a restarted job could not promise
 // the uninterrupted job's bytes (docs/mpi.md, "A killed job"). Throws

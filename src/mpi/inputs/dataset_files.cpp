@@ -10,7 +10,6 @@
 #include "extshuffle/dataset/input_layout.hpp"
 #include "extshuffle/dataset/tar_dataset_checks.hpp"
 #include "extshuffle/dataset/tar_frames.hpp"
-#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/npy_header.hpp"
 #include "extshuffle/formats/npy_rows.hpp"
@@ -75,7 +74,7 @@ void decode(const std::string& bytes, const JobOptions& options, DatasetFile& f)
   l.format.framed_format = static_cast<formats::Format>(facts.framed_format);
   l.text_count = dataset::TextCount{facts.header_bytes, facts.records, facts.add_terminator != 0,
                                     facts.longest_record_bytes, facts.record_bytes_squared};
-  if (l.framed()) l.syntax = formats::framed_syntax(l.format.framed_format, options.zero_terminated);
+  if (l.framed()) l.syntax = formats::framed_syntax(l.format.framed_format, options.input.zero_terminated);
   const std::size_t keys = facts.tar_first_key_bytes + facts.tar_last_key_bytes;
   l.header = bytes.substr(sizeof facts, bytes.size() - sizeof facts - keys);
   f.tar_hard_links = facts.tar_hard_links;
@@ -150,8 +149,8 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
       DatasetFile& f = d.files[k];
       f.holder = holders[k];
       if (f.holder != comm.rank()) continue;
-      d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory, options.memory_bytes);
-      f.layout = dataset::read_input_layout(driver::dataset_options(options), *d.held[k]);
+      d.held[k] = std::make_unique<io::InputSource>(f.path, scratch_directory, options.run.memory_bytes);
+      f.layout = dataset::read_input_layout(options.input, *d.held[k]);
       f.bytes = d.held[k]->bytes();
       d.layout_bytes_read += f.bytes + (f.compressed ? f.stored_bytes : 0);
       if (f.tar()) {
@@ -172,7 +171,7 @@ DatasetFiles lay_out_dataset(const JobOptions& options, const std::vector<std::s
     if (d.files.front().tar()) {
       std::vector<dataset::TarArchiveFacts> archives;
       for (const DatasetFile& f : d.files) archives.push_back(tar_facts(f));
-      d.warnings = dataset::tar_dataset_warnings(archives, options.verify);
+      d.warnings = dataset::tar_dataset_warnings(archives, options.input.verify);
     }
   });
   return d;

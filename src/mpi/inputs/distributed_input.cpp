@@ -11,19 +11,18 @@
 
 #include <chrono>
 
+#include "chunk_readers.hpp"
+#include "dataset_cuts.hpp"
 #include "distribution.hpp"
+#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/dataset/input_layout.hpp"
-#include "extshuffle/driver/job_slices.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/io/compression.hpp"
-#include "extshuffle/dataset/dataset_paths.hpp"
 #include "extshuffle/io/input_set.hpp"
 #include "extshuffle/io/pseudo_files.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
-#include "dataset_cuts.hpp"
 #include "input_agreement.hpp"
-#include "chunk_readers.hpp"
 #include "text_split.hpp"
 
 namespace extshuffle::mpi {
@@ -38,15 +37,15 @@ const std::byte kTerminators[2] = {std::byte{'\n'}, std::byte{'\0'}};
 // piece_plan.hpp.)
 void check_supported(const JobOptions& options, const JobDataset& dataset) {
   const auto refuse = [](const std::string& what, const std::string& why) { throw UsageError(what + ": " + why); };
-  if (options.echo || options.integer_range)
+  if (options.mode.echo || options.mode.integer_range)
     refuse("-e, -i", "extshuffle-mpi takes no generated input (use extshuffle)");
-  if (options.repeat)
+  if (options.input.repeat)
     refuse("--repeat", "extshuffle-mpi shuffles; draws with replacement are extshuffle's (use extshuffle)");
   for (const std::string& input : dataset.inputs) {
     if (input == "-") refuse("standard input", "cannot be split across ranks: give INPUT files");
   }
   if (dataset.output == "-") refuse("standard output", "every rank writes its part of the output: give an OUTPUT file");
-  if (options.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
+  if (options.input.skip_empty) refuse("--skip-empty", "not supported by extshuffle-mpi");
   if (options.index || options.index_only)
     refuse("--index, --index-only", "not supported by extshuffle-mpi (use extshuffle)");
 }
@@ -194,15 +193,17 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   const std::string name = dataset::input_display_name(input);
   formats::DetectedFormat detected;
   checkpoint(comm, [&] {
-    in.source = std::make_unique<io::InputSource>(input, io::scratch_directory(options.tmpdir), options.memory_bytes);
+    in.source =
+        std::make_unique<io::InputSource>(input, io::scratch_directory(options.run.tmpdir), options.run.memory_bytes);
     const std::string head = in.source->read_head(formats::kDetectionProbeBytes);
-    detected = formats::detect_format(options.format, options.record_size, options.zero_terminated, input, head, name);
+    detected = formats::detect_format(options.input.format, options.input.record_size, options.input.zero_terminated,
+                                      input, head, name);
     in.format_name = dataset::format_name(detected);
     if (detected.kind == formats::RecordKind::kFramed) return;
     if (detected.kind != formats::RecordKind::kFixed && detected.kind != formats::RecordKind::kNpy) {
       throw UsageError("input " + name + ": its format is not supported under MPI");
     }
-    const dataset::InputLayout layout = dataset::read_input_layout(driver::dataset_options(options), *in.source);
+    const dataset::InputLayout layout = dataset::read_input_layout(options.input, *in.source);
     in.record_size = layout.record_size;
     in.data_offset = layout.data_offset;
     in.records = layout.records;
@@ -217,17 +218,17 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   // Its head, where the format and the header are found.
   note_read(in, 0, std::max(std::min(in.input_bytes, formats::kDetectionProbeBytes), in.data_offset));
   if (detected.kind != formats::RecordKind::kFramed) {
-    in.chunk_begin = even_split(core::chunk_count(in.records, options.constants), comm.size());
+    in.chunk_begin = even_split(core::chunk_count(in.records, options.run.constants), comm.size());
     return true;
   }
   in.framed = true;
   in.layout_bytes_read =
       range_begin(in.input_bytes, comm.rank() + 1, comm.size()) - range_begin(in.input_bytes, comm.rank(), comm.size());
-  in.syntax = formats::framed_syntax(detected.framed_format, options.zero_terminated);
-  const std::uint64_t header_lines = dataset::header_records(driver::dataset_options(options), detected.framed_format);
+  in.syntax = formats::framed_syntax(detected.framed_format, options.input.zero_terminated);
+  const std::uint64_t header_lines = dataset::header_records(options.input, detected.framed_format);
   checkpoint(comm, [&] {
-    const TextSplit split =
-        split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines, options.constants, name, comm);
+    const TextSplit split = split_text_input(in.source->data(), in.source->bytes(), in.syntax, header_lines,
+                                             options.run.constants, name, comm);
     in.records = split.records;
     in.data_offset = split.header_bytes;
     in.add_terminator = split.add_terminator;
@@ -244,13 +245,13 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
   // Its counting range (text_split.hpp).
   note_read(in, range_begin(in.input_bytes, comm.rank(), comm.size()),
             range_begin(in.input_bytes, comm.rank() + 1, comm.size()));
-  if (comm.size() > 1 && !spread_root(in.records, options.constants, comm.size())) {
+  if (comm.size() > 1 && !spread_root(in.records, options.run.constants, comm.size())) {
     // Its chunks' bytes read by the ranks in whose 1/P of the data they lie.
     const std::uint64_t data = in.input_bytes - in.data_offset;
     std::vector<std::uint64_t> read(comm.size() + 1);
     for (int s = 0; s <= comm.size(); ++s) read[s] = in.data_offset + range_begin(data, s, comm.size());
-    in.read_chunks = std::make_unique<StagedInput>(
-        read_chunks_by_readers(in.source->data(), in.data_begin, read, io::scratch_directory(options.tmpdir), comm));
+    in.read_chunks = std::make_unique<StagedInput>(read_chunks_by_readers(
+        in.source->data(), in.data_begin, read, io::scratch_directory(options.run.tmpdir), comm));
     note_read(in, read[comm.rank()], read[comm.rank() + 1]);
   }
   return true;
@@ -260,7 +261,7 @@ bool prepare_one_file(const JobOptions& options, const std::string& input, Distr
 // records gathered where it can read them.
 void prepare_dataset(const JobOptions& options, const std::vector<std::string>& paths, DistributedInput::State& in,
                      Communicator& comm) {
-  const std::string scratch = io::scratch_directory(options.tmpdir);
+  const std::string scratch = io::scratch_directory(options.run.tmpdir);
   in.files = std::make_unique<DatasetFiles>(lay_out_dataset(options, paths, scratch, comm));
   const DatasetFiles& d = *in.files;
   const DatasetFile& first = d.files.front();
@@ -278,13 +279,13 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   // A chunk's bytes are read by the ranks in whose 1/P of the data they
   // lie (read_bytes), and sent to the rank that scatters it.
   std::vector<std::uint64_t> read_bytes;
-  if (spread_root(in.records, options.constants, comm.size())) {
-    in.chunk_begin = even_split(core::chunk_count(in.records, options.constants), comm.size());
+  if (spread_root(in.records, options.run.constants, comm.size())) {
+    in.chunk_begin = even_split(core::chunk_count(in.records, options.run.constants), comm.size());
     HeldSplit split = held_records_by_bytes(*in.files, comm.size(), comm);
     in.held_begin = std::move(split.records);
     in.held_byte_begin = std::move(split.bytes);
   } else {
-    HeldSplit split = chunk_split_by_bytes(*in.files, options.constants, comm.size(), in.chunk_begin, comm);
+    HeldSplit split = chunk_split_by_bytes(*in.files, options.run.constants, comm.size(), in.chunk_begin, comm);
     in.held_begin = std::move(split.records);
     in.held_byte_begin = std::move(split.bytes);
     if (comm.size() > 1) read_bytes = std::move(split.read_bytes);
@@ -292,7 +293,7 @@ void prepare_dataset(const JobOptions& options, const std::vector<std::string>& 
   const std::vector<std::uint64_t>& held_bytes = in.held_byte_begin;
   // A root run alone reads one file range (whole_file, whole_text): its
   // records are copied there, in order, even those it could read in place.
-  const bool contiguous = runs_alone(in.records, options.constants, comm.size());
+  const bool contiguous = runs_alone(in.records, options.run.constants, comm.size());
   in.held = std::make_unique<StagedInput>(stage_input(*in.files, held_bytes, contiguous, scratch, comm, read_bytes));
   in.reads = std::move(in.held->reads);
 }
@@ -322,11 +323,11 @@ DistributedInput prepare_input(const JobOptions& options, const JobDataset& data
     paths = dataset::expand_dataset_paths(dataset.inputs);
     check_files(paths);
   });
-  check_ranks_see_the_same_inputs(paths, options.seed, comm);
+  check_ranks_see_the_same_inputs(paths, options.run.seed, comm);
   const bool one_plain_file = paths.size() == 1 && io::codec_for_path(paths.front()) == io::Codec::kNone;
   if (!one_plain_file || !prepare_one_file(options, paths.front(), in, comm)) prepare_dataset(options, paths, in, comm);
-  if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, options.constants, comm.size());
-  note_own_reads(in, options.constants);
+  if (in.held_begin.empty()) in.held_begin = held_record_split(in.records, options.run.constants, comm.size());
+  note_own_reads(in, options.run.constants);
   in.seconds_counting = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return DistributedInput(std::move(state));
 }

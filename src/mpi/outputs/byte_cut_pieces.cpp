@@ -102,7 +102,7 @@ std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& options, co
         if (cursor < end_record && cursor == plan.split_ends[state.split]) head_bytes = 0;
         std::vector<ShardStart> mine;
         spool.replay([&](const std::byte* data, std::size_t bytes) {
-          scan(state, cursor, plan.split_ends, options.shard_bytes, cutter, data, bytes, mine);
+          scan(state, cursor, plan.split_ends, options.output.shard_bytes, cutter, data, bytes, mine);
         });
         said = as_bytes(std::vector<CutState>{state}) + as_bytes(mine);
       });
@@ -121,7 +121,7 @@ std::uint64_t cut_pieces_by_bytes(PiecePlan& plan, const JobOptions& options, co
     std::vector<std::uint64_t> begin{first};
     for (; next < starts.size() && starts[next].split == s; ++next) begin.push_back(starts[next].record);
     begin.push_back(plan.split_ends[s]);
-    const std::string name = options.splits.empty() ? "" : options.splits[s].name;
+    const std::string name = options.output.splits.empty() ? "" : options.output.splits[s].name;
     const std::uint64_t shards = begin.size() - 1;
     for (std::uint64_t k = 0; k < shards; ++k) {
       plan.pieces.push_back(

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "extshuffle/dataset/stale_pieces.hpp"
-#include "extshuffle/driver/job_slices.hpp"
+#include "extshuffle/driver/job_manifest.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/file_digest.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
@@ -21,10 +21,9 @@ std::vector<std::string> DistributedCommit::Dataset::find_stale() const {
 DistributedCommit::DistributedCommit(const JobOptions& options, const driver::JobFiles& plan, Communicator& comm)
     : options_(options), comm_(comm) {
   checkpoint(comm_, [&] {
-    if (comm_.rank() != 0 || options.dry_run) return;
-    std::optional<dataset::ManifestOptions> manifest;
-    if (!options.manifest_path.empty()) manifest = driver::manifest_options(options);
-    commit_.emplace(dataset::CommitScope{plan.destinations, plan.read_files, options.clean, options.waiting}, manifest);
+    if (comm_.rank() != 0 || options.run.dry_run) return;
+    commit_.emplace(dataset::CommitScope{plan.destinations, plan.read_files, options.output.clean, options.run.waiting},
+                    driver::job_manifest(options));
   });
 }
 
@@ -37,7 +36,7 @@ void DistributedCommit::add(std::unique_ptr<SharedPieces> files, PiecePlan plan,
   d->plan = std::move(plan);
   d->result = std::move(result);
   d->output = std::move(pattern);
-  for (const auto& part : options_.splits) d->split_names.push_back(part.name);
+  for (const auto& part : options_.output.splits) d->split_names.push_back(part.name);
   for (const Piece& piece : d->plan.pieces) {
     d->pieces.push_back({piece.path, piece.split, piece.shard, piece.shards, piece.records, 0, ""});
   }
@@ -48,7 +47,7 @@ void DistributedCommit::add(std::unique_ptr<SharedPieces> files, PiecePlan plan,
 void DistributedCommit::digest_pieces() {
   std::size_t pieces = 0;
   for (const auto& d : datasets_) pieces += d->pieces.size();
-  if (options_.manifest_path.empty()) return;
+  if (options_.run.manifest_path.empty()) return;
   // Piece k by rank k mod P: one rank reading every piece back would take as
   // long as writing the whole output on one machine. Read through the hidden
   // file's descriptor: the ranks wrote its bytes in parts, and xxh64
@@ -94,7 +93,7 @@ void DistributedCommit::commit() {
     RunResult& result = datasets_[k]->result;
     result.stale_pieces = report.stale_pieces[k];
     if (!report.stale_lines[k].empty())
-      (options_.clean ? result.notes : result.warnings).push_back(report.stale_lines[k]);
+      (options_.output.clean ? result.notes : result.warnings).push_back(report.stale_lines[k]);
   }
   // Said even with -q, as extshuffle says them: about the files on disk.
   auto& said = datasets_.back()->result.output_warnings;

@@ -18,30 +18,33 @@ std::size_t PiecePlan::piece_of(std::uint64_t record) const {
 PiecePlan plan_pieces(const JobOptions& options, const std::string& output, std::size_t record_size,
                       std::uint64_t records) {
   PiecePlan plan;
-  plan.several_files = dataset::writes_several_files(options.shard_count, options.shard_bytes, options.splits.size());
+  plan.several_files = dataset::writes_several_files(options.output.shard_count, options.output.shard_bytes,
+                                                     options.output.splits.size());
   if (!plan.several_files) {
     plan.records = records;
     plan.pieces.push_back({output, "", 0, 1, 0, records});
     return plan;
   }
-  dataset::check_output_pattern(output, options.shard_count, options.shard_bytes, options.splits.size());
-  const std::vector<std::uint64_t> ends =
-      options.splits.empty() ? std::vector<std::uint64_t>{records} : dataset::split_ends(options.splits, records);
+  dataset::check_output_pattern(output, options.output.shard_count, options.output.shard_bytes,
+                                options.output.splits.size());
+  const std::vector<std::uint64_t> ends = options.output.splits.empty()
+                                              ? std::vector<std::uint64_t>{records}
+                                              : dataset::split_ends(options.output.splits, records);
   plan.records = ends.back();
   plan.left_out = records - ends.back();
   plan.split_ends = ends;
-  plan.cut_by_bytes = options.shard_count == 0 && options.shard_bytes > 0 && record_size == 0;
+  plan.cut_by_bytes = options.output.shard_count == 0 && options.output.shard_bytes > 0 && record_size == 0;
   if (plan.cut_by_bytes) return plan;
   std::uint64_t first = 0;
   for (std::size_t s = 0; s < ends.size(); ++s) {
-    const std::string name = options.splits.empty() ? "" : options.splits[s].name;
+    const std::string name = options.output.splits.empty() ? "" : options.output.splits[s].name;
     const std::uint64_t split_records = ends[s] - first;
     std::uint64_t shards = 1, per_shard = 0;
-    if (options.shard_count > 0) {
-      shards = options.shard_count;
-    } else if (options.shard_bytes > 0) {
+    if (options.output.shard_count > 0) {
+      shards = options.output.shard_count;
+    } else if (options.output.shard_bytes > 0) {
       // Fixed-size records: --shard-size is a number of records a shard.
-      per_shard = std::max<std::uint64_t>(1, options.shard_bytes / record_size);
+      per_shard = std::max<std::uint64_t>(1, options.output.shard_bytes / record_size);
       shards = std::max<std::uint64_t>(1, (split_records + per_shard - 1) / per_shard);
     }
     for (std::uint64_t k = 0; k < shards; ++k) {

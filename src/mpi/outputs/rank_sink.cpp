@@ -12,7 +12,7 @@ RankSink::RankSink(const JobOptions& options, const std::string& pattern, const 
     : options_(options), pattern_(pattern), in_(in), plan_(plan), files_(files), rank_(rank),
       first_record_(first_record), end_record_(end_record), first_byte_(first_byte) {
   if (plan_.cut_by_bytes) {
-    spool_ = std::make_unique<RangeSpool>(io::scratch_directory(options_.tmpdir));
+    spool_ = std::make_unique<RangeSpool>(io::scratch_directory(options_.run.tmpdir));
   } else {
     open_pieces(PieceSink::kUnknown);
   }
@@ -25,13 +25,13 @@ void RankSink::open_pieces(std::uint64_t head_bytes) {
                  in_.header,
                  tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
                  !in_.framed && !in_.header.empty() && in_.records > 0,
-                 options_.threads,
-                 io::scratch_directory(options_.tmpdir)};
+                 options_.run.threads,
+                 io::scratch_directory(options_.run.tmpdir)};
   pieces_.emplace(plan_, form, *files_, rank_, first_record_, end_record_, first_byte_, head_bytes);
 }
 
 void RankSink::write(const std::byte* data, std::size_t bytes) {
-  if (options_.verify) {
+  if (options_.input.verify) {
     if (in_.framed) {
       dataset::add_text_records(written_, data, bytes, in_.syntax);
     } else {
