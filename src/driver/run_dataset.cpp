@@ -35,7 +35,7 @@
 #include "extshuffle/driver/progress_meter.hpp"
 #include "mode_options.hpp"
 #include "run_checkpoint.hpp"
-#include "run_identity.hpp"
+#include "extshuffle/driver/run_identity.hpp"
 #include "run_notes.hpp"
 #include "walk_options.hpp"
 

@@ -44,6 +44,7 @@
 #include "outputs/rank_range.hpp"
 #include "rank_run.hpp"
 #include "received_buckets.hpp"
+#include "resume/job_resume.hpp"
 #include "root_exchange.hpp"
 #include "spread/spread_root.hpp"
 
@@ -87,7 +88,35 @@ void open_shared_output(RankRun& r) {
   if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
   std::vector<std::string> paths;
   for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
-  r.files = SharedPieces::open(paths, r.comm);
+  // --checkpoint: rank 0 reopens the temporaries its journal names, or
+  // journals the ones it creates (docs/mpi.md "A killed job").
+  std::vector<std::pair<std::string, std::uint64_t>> reopen;
+  const std::vector<JournalledPiece>* journalled = r.resume ? r.resume->pieces(r.dataset_index) : nullptr;
+  for (std::size_t k = 0; journalled && k < journalled->size(); ++k) {
+    reopen.emplace_back((*journalled)[k].hidden_name, (*journalled)[k].inode);
+  }
+  r.files = SharedPieces::open(paths, r.comm, reopen, r.resume != nullptr);
+  if (!r.resume) return;
+  checkpoint(r.comm, [&] {
+    if (r.me != 0 || reopen.size() == paths.size()) return;
+    std::vector<JournalledPiece> pieces;
+    for (std::size_t k = 0; k < r.files->size(); ++k) {
+      SharedOutput& file = r.files->file(k);
+      pieces.push_back({file.hidden_path(), file.hidden_name(), file.inode()});
+    }
+    r.resume->record_pieces(r.dataset_index, pieces);
+  });
+}
+
+// --checkpoint: this rank's range of the output written, placed and synced,
+// made durable (docs/mpi.md "A killed job"). Pieces cut by bytes are
+// opened late and not journalled: such a dataset always starts over.
+void record_placed(RankRun& r) {
+  if (!r.resume || r.plan.cut_by_bytes) return;
+  checkpoint(r.comm, [&] {
+    r.files->sync();
+    r.resume->record_placed(r.dataset_index, r.written.state());
+  });
 }
 
 // The sink of this rank's output range (rank_sink.hpp).
@@ -223,7 +252,8 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 }  // namespace
 
 DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
-                           Communicator& comm, DistributedCommit& commit) {
+                           Communicator& comm, DistributedCommit& commit, JobResume* resume,
+                           std::size_t dataset_index) {
   const auto start = Clock::now();
   if (options.dry_run) {
     DistributedResult result;
@@ -248,7 +278,10 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
             {},
             nullptr,
             {},
-            {}};
+            {},
+            nullptr,
+            resume,
+            dataset_index};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.warnings = input_warnings(r.in);
   r.stats.seconds_counting = r.in.seconds_counting;
@@ -273,7 +306,12 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, r.options.constants) && comm.size() == 1) {
+  if (resume && resume->placed(dataset_index) && !r.plan.cut_by_bytes) {
+    // Every rank placed its range before the job was stopped: only the
+    // commit is left.
+    passes = 0;
+    r.written = dataset::RecordDigest::from_state(resume->written_state(dataset_index));
+  } else if (core::is_leaf(r.in.records, r.options.constants) && comm.size() == 1) {
     passes = run_alone(r);
   } else if (spread_root(r.in.records, r.options.constants, comm.size())) {
     passes = run_spread_root(r);
@@ -286,6 +324,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
+  if (passes > 0) record_placed(r);
   if (options.verify) {
     check_reads_against_holders(r.in, comm);
     dataset::RecordDigest read;
