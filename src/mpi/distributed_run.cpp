@@ -189,6 +189,24 @@ Distribution draw_counts(RankRun& r) {
   return d;
 }
 
+// 3. The root's split exchanged, or, resuming a job every rank had
+// exchanged (--checkpoint), its buckets read back from `kept_scratch`, the
+// journal's scratch file; a checkpointed exchange journalled once whole.
+// Returns the tag width.
+std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                                 io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received) {
+  if (r.resume && r.resume->point(r.dataset_index) != JobResume::Point::kStart) {
+    const JournalledExchange& kept = r.resume->exchanged(r.dataset_index);
+    resume_exchange(r, d, path, store, *kept_scratch, kept.tag_width, kept.buckets, received);
+    return kept.tag_width;
+  }
+  const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
+  if (r.resume) {
+    checkpoint(r.comm, [&] { r.resume->record_exchanged(r.dataset_index, {tag_width, received->checkpoint()}); });
+  }
+  return tag_width;
+}
+
 // 4. This rank's buckets, to its range of the output (their records' bytes:
 // a routed split's tags stay behind). Returns the passes through disk.
 std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, std::uint32_t tag_width,
@@ -319,9 +337,12 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     const Distribution d = draw_counts(r);
     const ioperm::NodePath path = agree_on_path(r, d);
     routed = path == ioperm::NodePath::kRouted;
-    io::BucketStore store(r.in.scratch(), r.in.scratch_offset());
+    // --checkpoint: the buckets in DIR/rank-R/scratch-K, kept for a rerun.
+    std::unique_ptr<io::BlockFile> kept_scratch;
+    if (resume) checkpoint(comm, [&] { kept_scratch = resume->scratch(dataset_index); });
+    io::BucketStore store(kept_scratch ? *kept_scratch : r.in.scratch(), kept_scratch ? 0 : r.in.scratch_offset());
     std::optional<ReceivedBuckets> received;
-    const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
+    const std::uint32_t tag_width = exchange_or_resume(r, d, path, store, kept_scratch.get(), received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
   if (passes > 0) record_placed(r);

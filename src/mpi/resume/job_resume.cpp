@@ -18,8 +18,7 @@ std::string rank_identity(const Job& job, int ranks) {
 
 // Refuses a rank's checkpoint of another job: another P first (the message
 // says how to rerun it), then the first other difference. Nothing removed.
-void check_same_job(const RankJournal& journal, const std::string& identity, const std::string& directory,
-                    int ranks) {
+void check_same_job(const RankJournal& journal, const std::string& identity, const std::string& directory, int ranks) {
   const std::string& then = journal.identity();
   if (then.empty()) return;
   const auto ranks_then = driver::identity_value(then, "ranks");
@@ -58,20 +57,23 @@ JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.dataset
     check_same_job(*journal_, identity, directory, comm.size());
   });
   // Each dataset from the minimum point over the ranks: placed everywhere
-  // (rank 0's temporaries still there), or the start.
+  // (rank 0's temporaries still there), exchanged everywhere, or the start.
   std::map<std::size_t, std::vector<JournalledPiece>> pieces;
+  std::map<std::size_t, JournalledExchange> exchanged;
   std::map<std::size_t, std::string> placed;
   for (std::size_t k = 0; k < datasets_; ++k) {
     const auto journalled = journal_->pieces().find(k);
     const bool intact = journalled != journal_->pieces().end() && temporaries_intact(journalled->second);
     if (intact) pieces[k] = journalled->second;
-    const bool mine = journal_->placed().count(k) != 0 && (comm.rank() != 0 || intact);
-    if (comm.min(mine ? 1 : 0) == 1) {
-      agreed_placed_[k] = true;
-      placed[k] = journal_->placed().at(k);
-    }
+    std::uint64_t mine = 0;
+    if (journal_->exchanged().count(k) != 0) mine = 1;
+    // (A root not scattered by chunks has no exchange: placed, or the start.)
+    if (journal_->placed().count(k) != 0 && (comm.rank() != 0 || intact)) mine = 2;
+    agreed_[k] = static_cast<Point>(comm.min(mine));
+    if (agreed_[k] != Point::kStart && journal_->exchanged().count(k) != 0) exchanged[k] = journal_->exchanged().at(k);
+    if (agreed_[k] == Point::kPlaced) placed[k] = journal_->placed().at(k);
   }
-  checkpoint(comm, [&] { journal_->restart(identity, pieces, placed); });
+  checkpoint(comm, [&] { journal_->restart(identity, pieces, exchanged, placed); });
 }
 
 const std::vector<JournalledPiece>* JobResume::pieces(std::size_t dataset) const {
@@ -87,14 +89,21 @@ void JobResume::record_placed(std::size_t dataset, const std::string& written_st
   journal_->record_placed(dataset, written_state);
 }
 
-void JobResume::remove() { journal_->remove(); }
+void JobResume::record_exchanged(std::size_t dataset, const JournalledExchange& exchange) {
+  journal_->sync_scratch(dataset);
+  journal_->record_exchanged(dataset, exchange);
+}
+
+void JobResume::remove() { journal_->remove(datasets_); }
 
 std::vector<std::string> JobResume::describe() const {
   std::vector<std::string> lines;
   for (std::size_t k = 0; k < datasets_; ++k) {
+    const Point p = point(k);
     lines.push_back("checkpoint: dataset " + std::to_string(k + 1) + ": " +
-                    (placed(k) ? "every rank had placed its range: only the commit was left"
-                               : "no point every rank made durable: run from the start"));
+                    (p == Point::kPlaced      ? "every rank had placed its range: only the commit was left"
+                     : p == Point::kExchanged ? "every rank had its buckets whole: resumed after the exchange"
+                                              : "no point every rank made durable: run from the start"));
   }
   return lines;
 }

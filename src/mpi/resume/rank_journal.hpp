@@ -10,10 +10,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "extshuffle/io/block_file.hpp"
+#include "extshuffle/io/bucket_store.hpp"
 #include "extshuffle/io/checkpoint_directory.hpp"
 #include "extshuffle/io/checkpoint_journal.hpp"
 
@@ -24,6 +27,13 @@ struct JournalledPiece {
   std::string path;         // the hidden file beside its destination (as the rank named it)
   std::string hidden_name;  // its name in that directory
   std::uint64_t inode = 0;
+};
+
+// What a rank's journal says of its exchange of a dataset: the position
+// tags' width and the buckets it received (their pairs' streams).
+struct JournalledExchange {
+  std::uint32_t tag_width = 0;
+  io::SplitState buckets;
 };
 
 class RankJournal {
@@ -40,17 +50,27 @@ class RankJournal {
   const std::string& identity() const { return identity_; }
   const std::map<std::size_t, std::vector<JournalledPiece>>& pieces() const { return pieces_; }
   const std::map<std::size_t, std::string>& placed() const { return placed_; }
+  const std::map<std::size_t, JournalledExchange>& exchanged() const { return exchanged_; }
   const std::string& path() const { return directory_.path(); }
 
   // The journal replaced by `identity` and what the job resumes from (the
   // points the ranks agreed on; every later one dropped). Throws IoError.
   void restart(const std::string& identity, const std::map<std::size_t, std::vector<JournalledPiece>>& pieces,
+               const std::map<std::size_t, JournalledExchange>& exchanged,
                const std::map<std::size_t, std::string>& placed);
+  // Dataset k's scratch file, DIR/rank-R/scratch-K, emptied unless `keep`
+  // (the buckets of an exchange the job resumes after). Throws IoError.
+  std::unique_ptr<io::BlockFile> scratch(std::size_t dataset, bool keep);
+  // What this rank wrote to dataset k's scratch file reaches the disk.
+  // Throws IoError.
+  void sync_scratch(std::size_t dataset);
   // Durable records (each appended and synced). Throws IoError.
   void record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces);
   void record_placed(std::size_t dataset, const std::string& written_state);
-  // After the commit: the journal and the lock removed, then DIR/rank-R.
-  void remove();
+  void record_exchanged(std::size_t dataset, const JournalledExchange& exchange);
+  // After the commit: the journal, the scratch files of `datasets` and the
+  // lock removed, then DIR/rank-R.
+  void remove(std::size_t datasets);
 
   // The identity's "--seed" in DIR/rank-0's journal, read without taking
   // its lock (the seed a rerun without --seed takes); nothing when none.
@@ -62,6 +82,8 @@ class RankJournal {
   std::string identity_;
   std::map<std::size_t, std::vector<JournalledPiece>> pieces_;
   std::map<std::size_t, std::string> placed_;
+  std::map<std::size_t, JournalledExchange> exchanged_;
+  std::map<std::size_t, int> scratch_fds_;  // owned by their BlockFiles
 };
 
 // DIR/rank-R.
