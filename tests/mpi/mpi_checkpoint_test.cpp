@@ -6,8 +6,9 @@
 // rerun resumes from the point every rank made durable (its -v line says
 // which), and its pieces are extshuffle's byte for byte; a rerun on 2
 // ranks is refused with one line and exit 2, every file of DIR left as it
-// was; a second job on a DIR in use is refused; DIR holds no file after
-// success. Seven mpirun launches.
+// was; a received bucket damaged on its disk is found by its checksum; a
+// second job on a DIR in use is refused; DIR holds no file after success.
+// Eight mpirun launches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -108,8 +109,8 @@ class MpiCheckpoint : public ::testing::Test {
 // A job killed during its exchange (the fault shim holds rank 1's first
 // write into its DIR/rank-1/scratch-0) runs again from the start; killed
 // again once every rank journalled its exchange (rank 1's first write of
-// its range), a rerun on 2 ranks is refused and the rerun on 3 resumes
-// after the exchange.
+// its range), a rerun on 2 ranks is refused, one with a damaged bucket
+// fails, and the rerun on 3 resumes after the exchange.
 TEST_F(MpiCheckpoint, AKilledJobResumesAfterTheExchangeAndAnotherPIsRefused) {
   kill_when_paused(job(kRanks, "ck/rank-1/scratch-0", 1, "marker-1"), "marker-1");
   ASSERT_TRUE(fs::exists(base_ / "marker-1")) << "rank 1 never received a bucket: " << read_file(base_ / "killed.err");
@@ -131,6 +132,20 @@ TEST_F(MpiCheckpoint, AKilledJobResumesAfterTheExchangeAndAnotherPIsRefused) {
   EXPECT_NE(refused.err.find("holds the checkpoint of a job of 3 ranks, this job has 2"), std::string::npos)
       << refused.err;
   EXPECT_TRUE(tree(base_ / "ck") == before) << "DIR's files were changed by the refused job";
+
+  // A received bucket damaged on its disk is found by its checksum: exit 1,
+  // nothing published; undamaged again, the rerun resumes.
+  const fs::path scratch = base_ / "ck" / "rank-1" / "scratch-0";
+  std::string bytes = read_file(scratch);
+  ASSERT_FALSE(bytes.empty());
+  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
+  write_file(scratch, bytes);
+  const auto damaged = run_command(job(kRanks));
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
+  EXPECT_NE(damaged.err.find("fails its checksum"), std::string::npos) << damaged.err;
+  EXPECT_FALSE(fs::exists(base_ / "out" / "p-00000.txt"));
+  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
+  write_file(scratch, bytes);
 
   const auto resumed = run_command(job(kRanks));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
