@@ -27,6 +27,7 @@ std::string scratch_name(std::size_t dataset) { return "scratch-" + std::to_stri
 std::string exchanged_payload(std::size_t dataset, const JournalledExchange& exchange) {
   io::FieldWriter out;
   out.u64(dataset);
+  out.bytes(exchange.plan);
   out.u64(exchange.tag_width);
   out.u64(exchange.buckets.base);
   out.u64(exchange.buckets.overflow_top);
@@ -45,6 +46,7 @@ std::string exchanged_payload(std::size_t dataset, const JournalledExchange& exc
 
 JournalledExchange read_exchange(io::FieldReader& in) {
   JournalledExchange exchange;
+  exchange.plan = in.bytes();
   exchange.tag_width = static_cast<std::uint32_t>(in.u64());
   exchange.buckets.base = in.u64();
   exchange.buckets.overflow_top = in.u64();

@@ -29,9 +29,11 @@ struct JournalledPiece {
   std::uint64_t inode = 0;
 };
 
-// What a rank's journal says of its exchange of a dataset: the position
-// tags' width and the buckets it received (their pairs' streams).
+// What a rank's journal says of its exchange of a dataset: the plan it
+// was exchanged under, the position tags' width and the buckets it
+// received (their pairs' streams).
 struct JournalledExchange {
+  std::string plan;  // the rank's part of the root's plan (distributed_run.cpp's exchange_plan)
   std::uint32_t tag_width = 0;
   io::SplitState buckets;
 };
