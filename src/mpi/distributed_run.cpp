@@ -208,7 +208,7 @@ std::string exchange_plan(const RankRun& r, const Distribution& d, ioperm::NodeP
 // Returns the tag width.
 std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
                                  io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received) {
-  const std::string plan = exchange_plan(r, d, path);
+  const std::string plan = r.resume ? exchange_plan(r, d, path) : std::string();
   if (r.resume && r.resume->point(r.dataset_index) != JobResume::Point::kStart) {
     const JournalledExchange& kept = r.resume->exchanged(r.dataset_index);
     checkpoint(r.comm, [&] {
