@@ -4,7 +4,7 @@
 
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/errors.hpp"
-#include "run_identity.hpp"
+#include "extshuffle/driver/run_identity.hpp"
 
 namespace extshuffle::driver {
 namespace {

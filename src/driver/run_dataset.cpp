@@ -33,7 +33,7 @@
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
 #include "run_checkpoint.hpp"
-#include "run_identity.hpp"
+#include "extshuffle/driver/run_identity.hpp"
 #include "run_notes.hpp"
 
 namespace extshuffle::driver {

@@ -1,4 +1,4 @@
-#include "run_identity.hpp"
+#include "extshuffle/driver/run_identity.hpp"
 
 #include <sys/stat.h>
 

@@ -44,6 +44,7 @@
 #include "outputs/rank_range.hpp"
 #include "rank_run.hpp"
 #include "received_buckets.hpp"
+#include "resume/job_resume.hpp"
 #include "root_exchange.hpp"
 #include "spread/spread_root.hpp"
 
@@ -87,7 +88,35 @@ void open_shared_output(RankRun& r) {
   if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
   std::vector<std::string> paths;
   for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
-  r.files = SharedPieces::open(paths, r.comm);
+  // --checkpoint: rank 0 reopens the temporaries its journal names, or
+  // journals the ones it creates (docs/mpi.md "A killed job").
+  std::vector<std::pair<std::string, std::uint64_t>> reopen;
+  const std::vector<JournalledPiece>* journalled = r.resume ? r.resume->pieces(r.dataset_index) : nullptr;
+  for (std::size_t k = 0; journalled && k < journalled->size(); ++k) {
+    reopen.emplace_back((*journalled)[k].hidden_name, (*journalled)[k].inode);
+  }
+  r.files = SharedPieces::open(paths, r.comm, reopen, r.resume != nullptr);
+  if (!r.resume) return;
+  checkpoint(r.comm, [&] {
+    if (r.me != 0 || reopen.size() == paths.size()) return;
+    std::vector<JournalledPiece> pieces;
+    for (std::size_t k = 0; k < r.files->size(); ++k) {
+      SharedOutput& file = r.files->file(k);
+      pieces.push_back({file.hidden_path(), file.hidden_name(), file.inode()});
+    }
+    r.resume->record_pieces(r.dataset_index, pieces);
+  });
+}
+
+// --checkpoint: this rank's range of the output written, placed and synced,
+// made durable (docs/mpi.md "A killed job"). Pieces cut by bytes are
+// opened late and not journalled: such a dataset always starts over.
+void record_placed(RankRun& r) {
+  if (!r.resume || r.plan.cut_by_bytes) return;
+  checkpoint(r.comm, [&] {
+    r.files->sync();
+    r.resume->record_placed(r.dataset_index, r.written.state());
+  });
 }
 
 // The sink of this rank's output range (rank_sink.hpp).
@@ -161,6 +190,44 @@ Distribution draw_counts(RankRun& r) {
   return d;
 }
 
+// This rank's part of the root's plan, as the journal keeps it with the
+// exchange: the buckets, the rank's, the split's path and a digest (FNV-1a)
+// of the records every rank sends to each of them.
+std::string exchange_plan(const RankRun& r, const Distribution& d, ioperm::NodePath path) {
+  std::uint64_t digest = 14695981039346656037ull;
+  for (std::uint64_t j = d.first_bucket(r.me); j < d.end_bucket(r.me); ++j) {
+    for (int s = 0; s < d.ranks; ++s) digest = (digest ^ d.sent_by(s, j)) * 1099511628211ull;
+  }
+  return std::to_string(d.root.records) + " records, " + std::to_string(d.buckets) + " buckets, this rank's " +
+         std::to_string(d.first_bucket(r.me)) + "-" + std::to_string(d.end_bucket(r.me)) + ", " +
+         (path == ioperm::NodePath::kRouted ? "routed" : "in memory") + ", counts " + std::to_string(digest);
+}
+
+// 3. The root's split exchanged, or, resuming a job every rank had
+// exchanged (--checkpoint), its buckets read back from `kept_scratch`, the
+// journal's scratch file; a checkpointed exchange journalled once whole.
+// Returns the tag width.
+std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                                 io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received) {
+  const std::string plan = r.resume ? exchange_plan(r, d, path) : std::string();
+  if (r.resume && r.resume->point(r.dataset_index) != JobResume::Point::kStart) {
+    const JournalledExchange& kept = r.resume->exchanged(r.dataset_index);
+    checkpoint(r.comm, [&] {
+      if (kept.plan != plan) {
+        throw Error("checkpoint journal '" + r.options.run.checkpoint_dir + "': the root's plan drawn again (" + plan +
+                    ") is not the one its buckets were exchanged under (" + kept.plan + "): not trusted");
+      }
+    });
+    resume_exchange(r, d, path, store, *kept_scratch, kept.tag_width, kept.buckets, received);
+    return kept.tag_width;
+  }
+  const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
+  if (r.resume) {
+    checkpoint(r.comm, [&] { r.resume->record_exchanged(r.dataset_index, {plan, tag_width, received->checkpoint()}); });
+  }
+  return tag_width;
+}
+
 // 4. This rank's buckets, to its range of the output (their records' bytes:
 // a routed split's tags stay behind). Returns the passes through disk.
 std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, std::uint32_t tag_width,
@@ -224,7 +291,8 @@ DistributedResult gather_result(RankRun& r, std::uint32_t passes, bool routed) {
 }  // namespace
 
 DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
-                           Communicator& comm, DistributedCommit& commit) {
+                           Communicator& comm, DistributedCommit& commit, JobResume* resume,
+                           std::size_t dataset_index) {
   const auto start = Clock::now();
   if (options.run.dry_run) {
     DistributedResult result;
@@ -250,7 +318,10 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
             {},
             nullptr,
             {},
-            {}};
+            {},
+            nullptr,
+            resume,
+            dataset_index};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.warnings = input_warnings(r.in);
   r.stats.seconds_counting = r.in.seconds_counting;
@@ -275,7 +346,12 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   open_shared_output(r);
   std::uint32_t passes = 1;
   bool routed = false;
-  if (core::is_leaf(r.in.records, r.options.run.constants) && comm.size() == 1) {
+  if (resume && resume->placed(dataset_index) && !r.plan.cut_by_bytes) {
+    // Every rank placed its range before the job was stopped: only the
+    // commit is left.
+    passes = 0;
+    r.written = dataset::RecordDigest::from_state(resume->written_state(dataset_index));
+  } else if (core::is_leaf(r.in.records, r.options.run.constants) && comm.size() == 1) {
     passes = run_alone(r);
   } else if (spread_root(r.in.records, r.options.run.constants, comm.size())) {
     passes = run_spread_root(r);
@@ -283,11 +359,15 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     const Distribution d = draw_counts(r);
     const ioperm::NodePath path = agree_on_path(r, d);
     routed = path == ioperm::NodePath::kRouted;
-    io::BucketStore store(r.in.scratch(), r.in.scratch_offset());
+    // --checkpoint: the buckets in DIR/rank-R/scratch-K, kept for a rerun.
+    std::unique_ptr<io::BlockFile> kept_scratch;
+    if (resume) checkpoint(comm, [&] { kept_scratch = resume->scratch(dataset_index); });
+    io::BucketStore store(kept_scratch ? *kept_scratch : r.in.scratch(), kept_scratch ? 0 : r.in.scratch_offset());
     std::optional<ReceivedBuckets> received;
-    const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
+    const std::uint32_t tag_width = exchange_or_resume(r, d, path, store, kept_scratch.get(), received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
+  if (passes > 0) record_placed(r);
   if (options.input.verify) {
     check_reads_against_holders(r.in, comm);
     dataset::RecordDigest read;

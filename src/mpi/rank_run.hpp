@@ -20,6 +20,8 @@
 
 namespace extshuffle::mpi {
 
+class JobResume;
+
 using Clock = std::chrono::steady_clock;
 
 // Seconds since `t0`.
@@ -39,6 +41,8 @@ struct RankRun {
   dataset::RecordDigest written;  // --verify: the records this rank wrote
   std::vector<std::string> warnings;
   std::atomic<std::uint64_t>* progress = nullptr;  // rank 0 with --progress: its walks' bytes
+  JobResume* resume = nullptr;                     // --checkpoint's (resume/job_resume.hpp)
+  std::size_t dataset_index = 0;                   // the dataset's in the Job
 };
 
 // What the walk is told, for an arena of `memory_bytes` on `device`.

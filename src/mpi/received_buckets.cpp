@@ -1,6 +1,13 @@
 #include "received_buckets.hpp"
 
+#include <algorithm>
 #include <span>
+#include <vector>
+
+#include "extshuffle/errors.hpp"
+#include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/crc32c.hpp"
+#include "extshuffle/io/scratch_damage.hpp"
 
 namespace extshuffle::mpi {
 
@@ -44,7 +51,34 @@ io::ByteExtents ReceivedBuckets::buckets(std::uint64_t first, std::uint64_t end)
 }
 
 void ReceivedBuckets::discard(std::uint64_t j) {
+  if (kept_for_resume_) return;
   for (int s = 0; s < ranks_; ++s) split_->discard(pair(s, j));
+}
+
+void ReceivedBuckets::keep_for_resume() {
+  split_->keep_checksums();
+  kept_for_resume_ = true;
+}
+
+void ReceivedBuckets::resume(const io::SplitState& state, io::BlockFile& scratch) {
+  keep_for_resume();
+  split_->resume(state);
+  // Read back once, whole: a bucket the rerun trusts is the bucket the
+  // exchange wrote (a failed check ends the job, exit 1, never a wrong output).
+  constexpr std::uint64_t kReadBytes = std::uint64_t{1} << 20;
+  const io::AlignedBuffer buffer = io::allocate_aligned(kReadBytes);
+  for (const io::StoredStream& stream : state.streams) {
+    std::uint32_t crc = io::kCrc32cStart;
+    for (const auto& [offset, bytes] : stream.extents) {
+      for (std::uint64_t done = 0; done < bytes;) {
+        const std::size_t n = static_cast<std::size_t>(std::min(kReadBytes, bytes - done));
+        scratch.read_now(buffer.get(), offset + done, n);
+        crc = io::crc32c(crc, buffer.get(), n);
+        done += n;
+      }
+    }
+    if (crc != stream.crc32c) throw Error(io::kCheckpointRegionDamaged);
+  }
 }
 
 }  // namespace extshuffle::mpi

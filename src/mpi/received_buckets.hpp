@@ -52,8 +52,20 @@ class ReceivedBuckets final : public ioperm::StoredBuckets {
   // Bucket j's bytes in chunk order (after finish()), and their count.
   io::ByteExtents bucket(std::uint64_t j) const override;
   io::ByteExtents buckets(std::uint64_t first, std::uint64_t end) const override;
-  // Drops bucket j's bytes from scratch space once it has run.
+  // Drops bucket j's bytes from scratch space once it has run (not with
+  // keep_for_resume()).
   void discard(std::uint64_t j) override;
+
+  // --checkpoint (docs/mpi.md "A killed job"), before the first append:
+  // every pair's CRC-32C kept, and no bucket's space given back, as a
+  // rerun resumed after the exchange reads every bucket again.
+  void keep_for_resume();
+  // After finish(): the pairs as they stand. Throws IoError.
+  io::SplitState checkpoint() { return split_->checkpoint(); }
+  // Instead of the rounds: the pairs of `state` (a checkpoint() of a split
+  // laid out alike), each read back from `scratch` and checked against its
+  // CRC-32C. Throws Error (damaged, or laid out otherwise), IoError.
+  void resume(const io::SplitState& state, io::BlockFile& scratch);
 
  private:
   std::uint64_t pair(int source, std::uint64_t bucket) const {
@@ -65,6 +77,7 @@ class ReceivedBuckets final : public ioperm::StoredBuckets {
   std::uint64_t output_records_;
   std::unique_ptr<bool[]> kept_;
   std::unique_ptr<io::BucketStore::Split> split_;
+  bool kept_for_resume_ = false;
 };
 
 }  // namespace extshuffle::mpi

@@ -96,6 +96,7 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
       received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.options.output.head_count,
                        writer_buffers.get(), budget.writer_buffer_bytes);
     });
+    if (r.resume) received->keep_for_resume();  // --checkpoint, before the first bucket's byte
     ExchangeTargets targets(
         d, r.me, *received,
         ExchangeMemory{pool.get(), budget.pool_bytes, budget.block_bytes, receive.get(), budget.receive_bytes},
@@ -112,6 +113,29 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
   r.stats.count_bytes_sent = exchange.count_bytes_sent;
   r.stats.seconds_exchanging = exchange.seconds_exchanging;
   return tag_width;
+}
+
+void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                     io::BlockFile& scratch, std::uint32_t tag_width, const io::SplitState& buckets,
+                     std::optional<ReceivedBuckets>& received) {
+  const auto t0 = Clock::now();
+  MappedMemory writer_buffers;
+  checkpoint(r.comm, [&] {
+    // The walk and the writers' buffers as the exchange had them: the
+    // pairs' regions come from the walk's rules; nothing is written.
+    // (The job that exchanged planned the same budget: it fitted then.)
+    const std::optional<ExchangeBudget> budget =
+        plan_exchange_budget(walk_for(r.options, r.in, r.options.run.memory_bytes, device::Device::kCpu), d, r.me,
+                             r.options.run.memory_bytes, r.in.root_facts(), path);
+    if (!budget) throw Error("checkpoint: the exchange it resumes no longer fits --memory: not trusted");
+    const ioperm::DistributedWalk scatter(
+        walk_options(r.options, r.in, budget->scatter_arena_bytes, device::Device::kCpu), r.in.framed);
+    writer_buffers = MappedMemory(2 * budget->writer_pairs * budget->writer_buffer_bytes);
+    received.emplace(store, d, r.me, scatter, r.in.data_bytes(), tag_width, r.options.output.head_count, writer_buffers.get(),
+                     budget->writer_buffer_bytes);
+    received->resume(buckets, scratch);
+  });
+  r.stats.seconds_scattering = since(t0);
 }
 
 }  // namespace extshuffle::mpi

@@ -24,4 +24,13 @@ ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d);
 std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
                                    std::optional<ReceivedBuckets>& received);
 
+// Resuming a job every rank had exchanged (--checkpoint: docs/mpi.md "A
+// killed job"): `received` laid out as scatter_and_exchange() lays it
+// out, its pairs those of `buckets` (journalled with `tag_width`), read
+// back from `scratch` (`store`'s file) and checked. Throws RankFailure on
+// every rank.
+void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                     io::BlockFile& scratch, std::uint32_t tag_width, const io::SplitState& buckets,
+                     std::optional<ReceivedBuckets>& received);
+
 }  // namespace extshuffle::mpi

@@ -2,8 +2,10 @@
 // committed as one (distributed_commit.hpp).
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "outputs/distributed_commit.hpp"
+#include "resume/job_resume.hpp"
 #include "extshuffle/driver/job_files.hpp"
 #include "extshuffle/driver/run_job.hpp"
 #include "extshuffle/dataset/output_parts.hpp"
@@ -24,26 +26,26 @@ void take_messages(const RunResult& committed, DistributedResult& result) {
 
 }  // namespace
 
-void refuse_checkpoint(const std::string& checkpoint_dir) {
-  if (checkpoint_dir.empty()) return;
-  throw UsageError(
-      "--checkpoint: extshuffle-mpi cannot resume a job yet (the ranks' exchanged buckets are not "
-      "journalled): run it without --checkpoint, or extshuffle on one machine");
+std::optional<std::uint64_t> checkpointed_seed(const std::string& directory) {
+  return RankJournal::journalled_seed(directory);
 }
 
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
-  // Every path read and written, checked before any work, as on one machine
-  // (and --checkpoint's DIR refused before it is looked at).
+  // Every path read and written, checked before any work, as on one machine.
   driver::JobFiles job_files;
-  checkpoint(comm, [&] {
-    refuse_checkpoint(job.options.run.checkpoint_dir);
-    job_files = driver::check_job_files(job);
-  });
+  checkpoint(comm, [&] { job_files = driver::check_job_files(job); });
+  // --checkpoint: the ranks agree on what the job resumes from, before any
+  // input is counted (docs/mpi.md "A killed job"). --dry-run looks at none.
+  std::optional<JobResume> resume;
+  if (!job.options.run.checkpoint_dir.empty() && !job.options.run.dry_run) resume.emplace(job, comm);
   // --dry-run: extshuffle's own plan of the Job, from rank 0.
   JobResult plan;
   if (job.options.run.dry_run) {
     checkpoint(comm, [&] {
-      if (comm.rank() == 0) plan = driver::run_job(job);
+      if (comm.rank() != 0) return;
+      Job looked = job;  // extshuffle's plan of the Job, without its DIR (a rank's is DIR/rank-R)
+      looked.options.run.checkpoint_dir.clear();
+      plan = driver::run_job(looked);
     });
   }
   DistributedCommit commit(job.options, job_files, comm);
@@ -61,13 +63,21 @@ std::vector<DistributedResult> run_job(const Job& job, Communicator& comm) {
   }
   std::vector<DistributedResult> results;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    results.push_back(run_into(job.options, job.datasets[k], std::move(inputs[k]), comm, commit));
+    results.push_back(
+        run_into(job.options, job.datasets[k], std::move(inputs[k]), comm, commit, resume ? &*resume : nullptr, k));
     if (k < plan.datasets.size()) results.back().dry_run_text.insert(0, plan.datasets[k].dry_run_text);
   }
   if (job.options.run.dry_run || results.empty()) return results;
   // The commit is the Job's: its seconds go to the last dataset's RANK lines.
   const auto t0 = std::chrono::steady_clock::now();
   commit.commit();
+  if (resume) {
+    if (comm.rank() == 0) {
+      const std::vector<std::string> said = resume->describe();
+      results.front().notes.insert(results.front().notes.begin(), said.begin(), said.end());
+    }
+    checkpoint(comm, [&] { resume->remove(); });
+  }
   for (std::size_t k = 0; k < results.size(); ++k) take_messages(commit.committed(k), results[k]);
   const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::vector<double> seconds = comm.all_gather(mine);

@@ -246,33 +246,6 @@ TEST_F(MpiCli, UsageErrorsAreOneLineAndExitTwo) {
   EXPECT_EQ(help.out.find("Usage"), help.out.rfind("Usage")) << "printed once, by rank 0";
 }
 
-// --checkpoint is extshuffle's alone: extshuffle-mpi refuses it with one
-// line saying why (never ignores it, which would let a user count on a
-// resume that cannot come), with or without --dry-run and --seed, before
-// DIR is created or read: a DIR holding a journal is left as it was.
-TEST_F(MpiCli, CheckpointIsRefusedWithOneLineAndDirIsLeftAlone) {
-  const std::string out = (dir_ / "out").string(), fresh = (dir_ / "fresh").string();
-  const std::string held = (dir_ / "held").string();
-  std::filesystem::create_directory(held);
-  std::filesystem::permissions(held, std::filesystem::perms::owner_all);
-  write_file(std::filesystem::path(held) / "journal", "not a journal");
-  for (const char* options : {" --seed 1", " --seed 1 --dry-run", ""}) {
-    for (const std::string& directory : {fresh, held}) {
-      const auto r =
-          run_mpi(2, input("lines.txt") + " " + out + options + " --checkpoint " + directory + " </dev/null");
-      EXPECT_EQ(r.exit_code, 2) << options << ": " << r.err;
-      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << options << ": " << r.err;
-      EXPECT_EQ(r.err.rfind("extshuffle-mpi: --checkpoint: ", 0), 0u) << r.err;
-      EXPECT_NE(r.err.find("cannot resume"), std::string::npos) << r.err;
-    }
-    EXPECT_FALSE(std::filesystem::exists(fresh)) << options << ": DIR was created";
-    EXPECT_FALSE(std::filesystem::exists(out)) << options << ": an output was written";
-    const auto held_files = std::distance(std::filesystem::directory_iterator(held), {});
-    EXPECT_EQ(held_files, 1) << options << ": DIR's files were changed";
-    EXPECT_EQ(read_file(std::filesystem::path(held) / "journal"), "not a journal") << options;
-  }
-}
-
 // extshuffle-mpi's own --help and --version: not extshuffle's word for
 // word (which advertises -e, -i, --repeat... that it refuses) and not
 // named extshuffle.

@@ -69,8 +69,12 @@ int run_cli(int argc, char** argv, mpi::Communicator& comm) {
 
   Job job;
   mpi::checkpoint(comm, [&] {
-    mpi::refuse_checkpoint(command_line.checkpoint);  // before make_job() reads DIR's journal for the seed
     job = cli::make_job(command_line);
+    // --checkpoint without --seed: the seed of the job it resumes, rank 0's.
+    if (comm.rank() == 0 && command_line.seed.empty() && command_line.random_source.empty() &&
+        !command_line.checkpoint.empty()) {
+      if (const auto seed = mpi::checkpointed_seed(command_line.checkpoint)) job.options.run.seed = *seed;
+    }
   });
   // One seed for all: a random one is rank 0's. The default budget and
   // thread count are shared by the ranks of a machine.

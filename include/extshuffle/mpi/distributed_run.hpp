@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,7 @@ struct DistributedResult {
 };
 
 class DistributedCommit;  // the library's own
+class JobResume;          // the library's own: --checkpoint's (docs/mpi.md "A killed job")
 
 // An input opened on every rank, its format detected, its records counted
 // and its top-level chunks split among the ranks. Move-only.
@@ -79,7 +81,8 @@ class DistributedInput {
   std::unique_ptr<State> state_;
   friend DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm);
   friend DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
-                                    Communicator& comm, DistributedCommit& commit);
+                                    Communicator& comm, DistributedCommit& commit, JobResume* resume,
+                                    std::size_t dataset_index);
 };
 
 // Checks what extshuffle-mpi supports (UsageError for standard input or
@@ -89,13 +92,10 @@ class DistributedInput {
 // rank (rank_failure.hpp).
 DistributedInput prepare_input(const JobOptions& options, const JobDataset& dataset, Communicator& comm);
 
-// --checkpoint DIR (RunOptions::checkpoint_dir) is extshuffle's alone: the
-// ranks' exchanged buckets, the spread root's shuffles and the shared
-// output's pieces are not journalled, so a restarted job could not promise
-// the uninterrupted job's bytes (docs/mpi.md, "A killed job"). Throws
-// UsageError, naming the option and why, when `checkpoint_dir` is not
-// empty; called before anything reads or creates DIR.
-void refuse_checkpoint(const std::string& checkpoint_dir);
+// The seed a job with --checkpoint DIR recorded in DIR/rank-0 (a rerun
+// without --seed takes it); nothing when DIR holds none. Throws UsageError
+// for a directory that is not ours, Error for a damaged journal.
+std::optional<std::uint64_t> checkpointed_seed(const std::string& directory);
 
 // Runs a Job (extshuffle/job.hpp) across the ranks of `comm`, every rank
 // calling it with the same Job: each dataset's input prepared (opened,
@@ -103,8 +103,11 @@ void refuse_checkpoint(const std::string& checkpoint_dir);
 // shuffled into its output, and every output committed as one: the
 // destinations are untouched unless every rank succeeds. One result a
 // dataset, in order.
-// Throws RankFailure, agreed on by every rank (a usage error, before any
-// work, for a Job with a checkpoint_dir: refuse_checkpoint()).
+// With --checkpoint DIR (JobOptions::checkpoint_dir) each rank journals in
+// DIR/rank-R and a rerun of the same job on the same P resumes from the
+// point every rank made durable (docs/mpi.md "A killed job"). Throws
+// RankFailure, agreed on by every rank (a usage error, before any work,
+// for a DIR that holds another job's checkpoint or another P's).
 std::vector<DistributedResult> run_job(const Job& job, Communicator& comm);
 
 }  // namespace extshuffle::mpi

@@ -73,9 +73,14 @@ class DistributedCommit {
   std::optional<dataset::OutputCommit> commit_;  // rank 0's
 };
 
-// run() without its commit: the dataset's pieces written, synced by none,
-// handed to `commit` with what the manifest says of them. Collective.
+class JobResume;
+
+// run() without its commit: the dataset's pieces written, synced by none
+// (--checkpoint: by every rank, and journalled as placed), handed to
+// `commit` with what the manifest says of them; `resume` (null without
+// --checkpoint) says what the job resumes from, `dataset_index` is the
+// dataset's in the Job. Collective.
 DistributedResult run_into(const JobOptions& options, const JobDataset& dataset, DistributedInput input,
-                           Communicator& comm, DistributedCommit& commit);
+                           Communicator& comm, DistributedCommit& commit, JobResume* resume, std::size_t dataset_index);
 
 }  // namespace extshuffle::mpi

@@ -37,20 +37,24 @@ void SharedOutput::name_hidden(const std::string& name) {
   cleanup_slot_ = io::register_cleanup_path(hidden_);
 }
 
-std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destination) {
-  std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
-  output->owner_ = true;
+void SharedOutput::check_destination() {
   struct stat st {};
-  if (::stat(output->target_.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination, EISDIR);
+  if (::stat(target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw IoError("cannot write output", destination_, EISDIR);
     // The commit renames the hidden file over the destination: over a
     // device, a pipe or a socket it would replace the node itself.
     if (!S_ISREG(st.st_mode)) {
-      throw UsageError("-o '" + destination +
+      throw UsageError("-o '" + destination_ +
                        "': a device, pipe or socket cannot be written in parts by several ranks (give a file)");
     }
-    output->replaced_ = io::ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
+    replaced_ = io::ReplacedFile{st.st_mode & 0777, st.st_uid, st.st_gid};
   }
+}
+
+std::unique_ptr<SharedOutput> SharedOutput::create(const std::string& destination) {
+  std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
+  output->owner_ = true;
+  output->check_destination();
   io::install_cleanup_handlers();
   // A hidden file of a fresh name, exclusively: a second job into the same
   // destination writes its own, and the commit's lock orders the two
@@ -95,9 +99,36 @@ std::unique_ptr<SharedOutput> SharedOutput::join(const std::string& destination,
   return output;
 }
 
+std::unique_ptr<SharedOutput> SharedOutput::reopen(const std::string& destination, const std::string& hidden_name,
+                                                   std::uint64_t inode) {
+  std::unique_ptr<SharedOutput> output(new SharedOutput(destination));
+  output->owner_ = true;
+  output->check_destination();
+  output->hidden_name_ = hidden_name;
+  output->hidden_ = io::directory_part(output->target_) + "/" + hidden_name;
+  output->fd_ = ::openat(output->directory_, hidden_name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (output->fd_ < 0) throw IoError("cannot open the partial output", output->hidden_, errno);
+  struct stat st {};
+  if (::fstat(output->fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      static_cast<std::uint64_t>(st.st_ino) != inode || ::flock(output->fd_, LOCK_EX | LOCK_NB) != 0) {
+    throw IoError("cannot open the partial output (not the file the checkpointed job wrote, or in use)",
+                  output->hidden_, ESTALE);
+  }
+  output->inode_ = inode;
+  output->kept_ = true;
+  output->file_ = io::BlockFile::open_output("/proc/self/fd/" + std::to_string(output->fd_), destination);
+  return output;
+}
+
+void SharedOutput::keep() {
+  kept_ = true;
+  io::forget_cleanup_path(cleanup_slot_);
+  cleanup_slot_ = -1;
+}
+
 SharedOutput::~SharedOutput() {
   file_.reset();
-  if (owner_ && !committed_ && inode_ != 0 && inode_at(directory_, hidden_name_) == inode_) {
+  if (owner_ && !committed_ && !kept_ && inode_ != 0 && inode_at(directory_, hidden_name_) == inode_) {
     ::unlinkat(directory_, hidden_name_.c_str(), 0);
   }
   if (fd_ >= 0) ::close(fd_);

@@ -56,7 +56,18 @@ class SharedOutput {
   // must be the inode rank 0 created. Throws IoError.
   static std::unique_ptr<SharedOutput> join(const std::string& destination, const std::string& hidden_name,
                                             std::uint64_t inode);
-  ~SharedOutput();  // rank 0: removes the hidden file unless committed
+  // Rank 0 of a resumed job (--checkpoint: docs/mpi.md "A killed job"):
+  // reopens the hidden file `hidden_name` its journal names, which must be
+  // the regular file of ours of `inode`, and locks it. Kept (keep()).
+  // Throws IoError.
+  static std::unique_ptr<SharedOutput> reopen(const std::string& destination, const std::string& hidden_name,
+                                              std::uint64_t inode);
+  ~SharedOutput();  // rank 0: removes the hidden file unless committed or kept
+  // A job with --checkpoint: the hidden file is the journal's, kept when
+  // the job fails or a signal ends it, for the rerun.
+  void keep();
+  // The hidden file's path (as the destination's directory is named).
+  const std::string& hidden_path() const { return hidden_; }
   SharedOutput(const SharedOutput&) = delete;
   SharedOutput& operator=(const SharedOutput&) = delete;
 
@@ -86,6 +97,9 @@ class SharedOutput {
   explicit SharedOutput(const std::string& destination);
   // Sets the hidden name, hidden_ and its cleanup registration.
   void name_hidden(const std::string& name);
+  // The destination: not a directory nor a node written in place; the mode
+  // of the file it replaces.
+  void check_destination();
   std::string destination_;  // as the user named it (messages)
   std::string target_;       // its symbolic links followed: what the rename replaces
   std::string hidden_;       // beside the target (messages, the signal handlers)
@@ -98,6 +112,7 @@ class SharedOutput {
   std::unique_ptr<io::BlockFile> file_;
   int cleanup_slot_ = -1;
   bool committed_ = false;
+  bool kept_ = false;  // --checkpoint: the journal's, left for the rerun
 };
 
 // A rank's contiguous range of the output, from `offset` on, written behind

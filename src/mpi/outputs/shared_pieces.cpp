@@ -7,15 +7,21 @@
 
 namespace extshuffle::mpi {
 
-std::unique_ptr<SharedPieces> SharedPieces::open(const std::vector<std::string>& paths, Communicator& comm) {
+std::unique_ptr<SharedPieces> SharedPieces::open(const std::vector<std::string>& paths, Communicator& comm,
+                                                 const std::vector<std::pair<std::string, std::uint64_t>>& reopen,
+                                                 bool keep) {
   auto pieces = std::make_unique<SharedPieces>();
   std::string inodes;  // rank 0's, 8 bytes a file: one broadcast for every file
   std::string names;   // rank 0's hidden names, each ended by a NUL (no file name holds one)
   checkpoint(comm, [&] {
     if (paths.size() > 1) io::raise_open_file_limit();  // every piece keeps its descriptors until the commit
     if (comm.rank() != 0) return;
-    for (const std::string& path : paths) {
-      pieces->files_.push_back(SharedOutput::create(path));
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      const std::string& path = paths[k];
+      pieces->files_.push_back(reopen.size() == paths.size()
+                                   ? SharedOutput::reopen(path, reopen[k].first, reopen[k].second)
+                                   : SharedOutput::create(path));
+      if (keep) pieces->files_.back()->keep();
       const std::uint64_t inode = pieces->files_.back()->inode();
       inodes.append(reinterpret_cast<const char*>(&inode), sizeof inode);
       names += pieces->files_.back()->hidden_name();
@@ -32,6 +38,7 @@ std::unique_ptr<SharedPieces> SharedPieces::open(const std::vector<std::string>&
       std::memcpy(&inode, inodes.data() + k * sizeof inode, sizeof inode);
       const std::size_t end = names.find('\0', name_at);
       pieces->files_.push_back(SharedOutput::join(paths[k], names.substr(name_at, end - name_at), inode));
+      if (keep) pieces->files_.back()->keep();
       name_at = end + 1;
     }
   });

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "extshuffle/mpi/communicator.hpp"
@@ -18,8 +19,13 @@ namespace extshuffle::mpi {
 class SharedPieces {
  public:
   // Collective, inside no checkpoint: rank 0 creates the hidden files of
-  // `paths`, then the others join them. Throws RankFailure on every rank.
-  static std::unique_ptr<SharedPieces> open(const std::vector<std::string>& paths, Communicator& comm);
+  // `paths` (or, resuming a job, reopens `reopen`'s: each its name and
+  // inode, one a path), then the others join them; `keep`: a job with
+  // --checkpoint, whose files stay for the rerun when it fails (and for
+  // SharedOutput::keep()). Throws RankFailure on every rank.
+  static std::unique_ptr<SharedPieces> open(const std::vector<std::string>& paths, Communicator& comm,
+                                            const std::vector<std::pair<std::string, std::uint64_t>>& reopen = {},
+                                            bool keep = false);
   std::size_t size() const { return files_.size(); }
   SharedOutput& file(std::size_t k) { return *files_[k]; }
   // What this rank wrote reaches the disk. Throws IoError.

@@ -1,0 +1,65 @@
+// A job run with --checkpoint DIR (docs/mpi.md "A killed job"): every rank
+// opens its DIR/rank-R (rank_journal.hpp), and the ranks agree, before any
+// input is counted, on what the job resumes from: another P or another
+// identity on any rank refuses the job (UsageError, nothing removed);
+// otherwise each dataset resumes from the minimum point over the ranks,
+// and every rank's journal is rewritten to say just that. Rank 0 reopens
+// the temporaries its journal names; after the commit every rank removes
+// its DIR/rank-R.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "extshuffle/job.hpp"
+#include "extshuffle/mpi/communicator.hpp"
+#include "rank_journal.hpp"
+
+namespace extshuffle::mpi {
+
+class JobResume {
+ public:
+  // Collective, inside no checkpoint: opens DIR/rank-R and agrees. Throws
+  // RankFailure on every rank (exit 2: another P, another identity, a
+  // directory not ours; exit 1: DIR/rank-R in use, a damaged journal).
+  JobResume(const Job& job, Communicator& comm);
+
+  // The point every rank made durable for dataset k, in order.
+  enum class Point { kStart = 0, kExchanged = 1, kPlaced = 2 };
+  Point point(std::size_t dataset) const { return agreed_.at(dataset); }
+  // Whether every rank placed dataset k (only the commit is left).
+  bool placed(std::size_t dataset) const { return point(dataset) == Point::kPlaced; }
+  // This rank's exchange of dataset k (point() kExchanged or later).
+  const JournalledExchange& exchanged(std::size_t dataset) const { return journal_->exchanged().at(dataset); }
+  // Dataset k's scratch file in DIR/rank-R, its buckets kept when the job
+  // resumes after its exchange. Throws IoError.
+  std::unique_ptr<io::BlockFile> scratch(std::size_t dataset) {
+    return journal_->scratch(dataset, point(dataset) != Point::kStart);
+  }
+  // This rank's --verify digest of what it wrote of dataset k (placed()).
+  const std::string& written_state(std::size_t dataset) const { return journal_->placed().at(dataset); }
+  // Rank 0: dataset k's temporaries to reopen (null: create them).
+  const std::vector<JournalledPiece>* pieces(std::size_t dataset) const;
+
+  // Durable records: rank 0's temporaries of dataset k; this rank's range
+  // of dataset k placed and synced. Throw IoError.
+  void record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces);
+  void record_placed(std::size_t dataset, const std::string& written_state);
+  // This rank's buckets of dataset k whole: the scratch file synced, then
+  // the exchange journalled.
+  void record_exchanged(std::size_t dataset, const JournalledExchange& exchange);
+  // After the commit, on every rank: DIR/rank-R removed. Throws IoError.
+  void remove();
+  // What the job resumed from, a line a dataset (-v's notes, rank 0).
+  std::vector<std::string> describe() const;
+
+ private:
+  std::optional<RankJournal> journal_;
+  std::map<std::size_t, Point> agreed_;
+  std::size_t datasets_ = 0;
+};
+
+}  // namespace extshuffle::mpi
