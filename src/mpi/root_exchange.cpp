@@ -131,8 +131,8 @@ void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, i
     const ioperm::DistributedWalk scatter(
         walk_options(r.options, r.in, budget->scatter_arena_bytes, device::Device::kCpu), r.in.framed);
     writer_buffers = MappedMemory(2 * budget->writer_pairs * budget->writer_buffer_bytes);
-    received.emplace(store, d, r.me, scatter, r.in.data_bytes(), tag_width, r.options.output.head_count, writer_buffers.get(),
-                     budget->writer_buffer_bytes);
+    received.emplace(store, d, r.me, scatter, r.in.data_bytes(), tag_width, r.options.output.head_count,
+                     writer_buffers.get(), budget->writer_buffer_bytes);
     received->resume(buckets, scratch);
   });
   r.stats.seconds_scattering = since(t0);
