@@ -123,6 +123,13 @@ slow+='|RecordGather\.ShuffleEqualsItsDefinitionForEveryWorkSplit$|ReferenceExec
 # (fixed-size records, every budget) and VariableExecutor.ScheduleMatchesWhatRuns
 # check here on smaller walks.
 slow+='|NodePaths\.FixedRecordsOnEveryPathMatchTheOracleAndTheSchedule$|ExternalExecutor\.ScheduleMatchesWhatRuns$'
+# And the golden test of the oracle (22 s here): it runs only the oracle of
+# tests/support/plan_oracle.hpp and core's inline code, compiled into the
+# ioperm room's object, which this build links from the Release tree
+# uninstrumented (EXTSHUFFLE_TEST_OBJECTS_FROM above): nothing of it is
+# checked here. Golden.PermutationVersionTwoIsPinned, which runs the
+# library's walk to the same hashes, stays.
+slow+='|Golden\.TheOracleGivesThePinnedHashes$'
 # The black-box test files that run here (the rule: every area of the CLI at
 # least once, through its cheapest file that reaches the area's code; each
 # file whole, but the volume tests excluded below). A file listed here that
