@@ -110,6 +110,26 @@ slow+='|AddressablePermutation\.MatchesTheOracleAtEveryLevelCount$'
 # every level of the reference (ReferenceExecutor.MatchesTheOracle).
 slow+='|ExternalExecutor\.SplitsOfLargeChunksReadChunkByChunkInRam$|WalkCheckpoint\.LargeFixedRecordsRouted$'
 slow+='|RecordGather\.ShuffleEqualsItsDefinitionForEveryWorkSplit$|ReferenceExecutor\.OutputIsAPermutationAcrossLevels$'
+# And two more of the walk's, the longest of this stage's library tests in a
+# fresh clone (118 s and 42 s of its 228 s of wall time): the grid of every
+# node path (96 runs of 4 record sizes, 4 counts, 6 budgets), whose paths
+# each run here in a test of their own (in RAM and chunks in memory:
+# ExternalExecutor.MatchesReferenceAcrossSizesAndBudgets and
+# LargeRecordsInMemoryChunksAndRouted; routed and routed below routed:
+# NodePaths.ManyRoutedLevels; a leaf in windows and routed into windows:
+# NodePaths.LargeRecordsReadAndWriteTheirBytesTwice and
+# LeafOrdersThroughScratchSpace), and the schedule's arithmetic checked
+# against a walk of 2^20 records, which NodePaths.LeafOrdersThroughScratchSpace
+# (fixed-size records, every budget) and VariableExecutor.ScheduleMatchesWhatRuns
+# check here on smaller walks.
+slow+='|NodePaths\.FixedRecordsOnEveryPathMatchTheOracleAndTheSchedule$|ExternalExecutor\.ScheduleMatchesWhatRuns$'
+# And the golden test of the oracle (22 s here): it runs only the oracle of
+# tests/support/plan_oracle.hpp and core's inline code, compiled into the
+# ioperm room's object, which this build links from the Release tree
+# uninstrumented (EXTSHUFFLE_TEST_OBJECTS_FROM above): nothing of it is
+# checked here. Golden.PermutationVersionTwoIsPinned, which runs the
+# library's walk to the same hashes, stays.
+slow+='|Golden\.TheOracleGivesThePinnedHashes$'
 # The black-box test files that run here (the rule: every area of the CLI at
 # least once, through its cheapest file that reaches the area's code; each
 # file whole, but the volume tests excluded below). A file listed here that
