@@ -287,7 +287,7 @@ TEST_F(TarCli, RefusesCorruptTruncatedAndSplitSamplesWithOneLine) {
   EXPECT_NE(r.err.find("sample key 'a' at byte 2048 repeats the sample at byte 0"), std::string::npos) << r.err;
   r = shuffle("--seed 1 split.tar -o three.tar");
   EXPECT_EQ(r.exit_code, 0) << r.err;  // without --verify: three samples, as webdataset reads them
-  for (const std::string& option : {"--header 1", "-z", "--skip-empty", "--repeat -n 3"}) {
+  for (const std::string option : {"--header 1", "-z", "--skip-empty", "--repeat -n 3"}) {
     r = shuffle("--seed 1 " + option + " shard-2.tar -o bad.tar");
     EXPECT_EQ(r.exit_code, 2) << option << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
