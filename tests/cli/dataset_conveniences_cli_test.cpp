@@ -90,7 +90,7 @@ TEST(StalePiecesCli, AreNamedInAWarningAndTheManifestOrRemovedWithClean) {
   write_file(dir / "in.txt", numbered_lines(1000));
   const std::string in_dir = "cd " + dir.path().string() + " && " + kBinary + " --seed 3 in.txt ";
   ASSERT_EQ(run_command(in_dir + "--shards 10 -o 'p-{shard}.txt'").exit_code, 0);
-  for (const std::string& other : {"p-0009.txt", "p-00009.txt.bak", "q-00009.txt", "p-00010.txt.zst"}) {
+  for (const std::string other : {"p-0009.txt", "p-00009.txt.bak", "q-00009.txt", "p-00010.txt.zst"}) {
     write_file(dir / other, "not a piece of the pattern\n");
   }
   auto r = run_command(in_dir + "--shards 8 -o 'p-{shard}.txt' --manifest m.json");
@@ -107,7 +107,7 @@ TEST(StalePiecesCli, AreNamedInAWarningAndTheManifestOrRemovedWithClean) {
   EXPECT_FALSE(std::filesystem::exists(dir / "p-00008.txt"));
   EXPECT_FALSE(std::filesystem::exists(dir / "p-00009.txt"));
   EXPECT_TRUE(std::filesystem::exists(dir / "p-00007.txt"));
-  for (const std::string& other : {"p-0009.txt", "p-00009.txt.bak", "q-00009.txt", "p-00010.txt.zst"}) {
+  for (const std::string other : {"p-0009.txt", "p-00009.txt.bak", "q-00009.txt", "p-00010.txt.zst"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / other)) << other;
   }
   EXPECT_NE(read_file(dir / "m.json").find("\"clean\": true"), std::string::npos);

@@ -217,7 +217,7 @@ TEST(NpyCli, RepeatedHeaderKeysAreReadAsNumpyReadsThem) {
     const auto r = run_command(kBinary + " --seed 2 " + d + "/" + name + ".npy -o " + d + "/" + name + "_out.npy");
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
   }
-  for (const std::string extra : {"-n 4 -o " + d + "/head.npy", "--shards 2 -o " + d + "/part-{shard}.npy"}) {
+  for (const std::string& extra : {"-n 4 -o " + d + "/head.npy", "--shards 2 -o " + d + "/part-{shard}.npy"}) {
     const auto r = run_command(kBinary + " --seed 2 " + d + "/shape.npy " + extra);
     ASSERT_EQ(r.exit_code, 0) << extra << ": " << r.err;
   }

@@ -68,12 +68,14 @@ subprocess.run(['zstd', '-q', '-k', 'shard-2.tar'], check=True)
 )PY";
 
 // Reads archives with tarfile and groups their regular members into samples
-// by webdataset's key rule (its regular expression). Prints, per argument
-// list, the samples' keys in order. `check.py IN... -- OUT...`: every member
-// of every output read whole, the outputs' samples byte for byte (headers
-// included) the inputs', each exactly once; prints the outputs' keys, and
-// on stderr the number of samples of each output (one run checks all the
-// pieces of a dataset).
+// by webdataset's key rule (its regular expression). `check.py IN... --
+// OUT... [-- OUT...]...`: for each list of outputs (one dataset: an archive
+// or all of its pieces), every member of every output read whole, the
+// outputs' samples byte for byte (headers included) the inputs', each
+// exactly once; prints a line of the outputs' keys in order per list, and on
+// stderr a line per list of the number of samples of each output. One run
+// checks several datasets of the same inputs: the inputs, 33 MB, are read
+// once.
 const char* const kCheck = R"PY(
 import re, sys, tarfile
 def key_of(name):
@@ -92,15 +94,22 @@ def samples(path):
             if out and out[-1][0] == k: out[-1][1].append(raw[m.offset:end])
             else: out.append((k, [raw[m.offset:end]]))
     return [(k, b''.join(parts)) for k, parts in out]
-split = sys.argv.index('--')
-inputs = [s for p in sys.argv[1:split] for s in samples(p)]
-per_output = [samples(p) for p in sys.argv[split + 1:]]
-outputs = [s for one in per_output for s in one]
+lists = [[]]
+for arg in sys.argv[1:]:
+    if arg == '--': lists.append([])
+    else: lists[-1].append(arg)
+if len(lists) < 2: sys.exit('no outputs after --')
+inputs = [s for p in lists[0] for s in samples(p)]
 if len(set(k for k, _ in inputs)) != len(inputs): sys.exit('input keys repeat')
-if sorted(outputs) != sorted(inputs):
-    sys.exit('samples differ: %d in, %d out, %d distinct out' % (len(inputs), len(outputs), len(set(outputs))))
-print(' '.join(k[-7:] for k, _ in outputs))
-print(' '.join(str(len(one)) for one in per_output), file=sys.stderr)
+expected = sorted(inputs)
+for paths in lists[1:]:
+    per_output = [samples(p) for p in paths]
+    outputs = [s for one in per_output for s in one]
+    if sorted(outputs) != expected:
+        sys.exit('%s: samples differ: %d in, %d out, %d distinct out' %
+                 (' '.join(paths), len(inputs), len(outputs), len(set(outputs))))
+    print(' '.join(k[-7:] for k, _ in outputs))
+    print(' '.join(str(len(one)) for one in per_output), file=sys.stderr)
 )PY";
 
 class TarCli : public ::testing::Test {
@@ -125,17 +134,28 @@ class TarCli : public ::testing::Test {
   }
   static std::string in_dir(const std::string& command) { return "cd " + dir_->path().string() + " && " + command; }
   static CommandResult shuffle(const std::string& options) { return run_command(in_dir(kBinary + " " + options)); }
-  // check.py over the inputs and `outputs`: the outputs' keys, or a
-  // failure; `counts`, when given, gets each output's number of samples.
-  static std::string keys_of(const std::string& outputs, std::vector<std::size_t>* counts = nullptr) {
-    const auto r = run_command(in_dir("/usr/bin/python3 check.py shard-0.tar shard-1.tar shard-2.tar -- " + outputs));
-    EXPECT_EQ(r.exit_code, 0) << outputs << ": " << r.err;
-    if (counts != nullptr) {
-      std::istringstream numbers(r.err);
-      for (std::size_t count = 0; numbers >> count;) counts->push_back(count);
+  // check.py over the inputs and each of `datasets` (a list of outputs
+  // each): each one's keys as a line, or a failure; `counts`, when given,
+  // gets each output's number of samples, dataset by dataset.
+  static std::vector<std::string> keys_of_each(const std::vector<std::string>& datasets,
+                                               std::vector<std::vector<std::size_t>>* counts = nullptr) {
+    std::string lists;
+    for (const std::string& outputs : datasets) lists += " -- " + outputs;
+    const auto r = run_command(in_dir("/usr/bin/python3 check.py shard-0.tar shard-1.tar shard-2.tar" + lists));
+    EXPECT_EQ(r.exit_code, 0) << lists << ": " << r.err;
+    std::vector<std::string> keys;
+    std::istringstream lines(r.out), count_lines(r.err);
+    for (std::string line; std::getline(lines, line);) keys.push_back(line + "\n");
+    for (std::string line; counts != nullptr && std::getline(count_lines, line);) {
+      std::istringstream numbers(line);
+      counts->emplace_back();
+      for (std::size_t count = 0; numbers >> count;) counts->back().push_back(count);
     }
-    return r.out;
+    keys.resize(datasets.size());  // a failed check: empty lines, already reported
+    return keys;
   }
+  // check.py over the inputs and `outputs` (one dataset): its keys.
+  static std::string keys_of(const std::string& outputs) { return keys_of_each({outputs})[0]; }
   static constexpr int kSamples = 2400;
   static TempDir* dir_;
   const std::string kInputs = "shard-0.tar shard-1.tar shard-2.tar.zst";
@@ -189,7 +209,6 @@ TEST_F(TarCli, SameSeedSameBytesAtAnyBudgetAndThroughScratchSpace) {
 
 TEST_F(TarCli, ShardsAreValidArchivesWhoseSamplesConcatenateToTheWhole) {
   ASSERT_EQ(shuffle("--seed 4 " + kInputs + " -o whole.tar").exit_code, 0);
-  const std::string whole = keys_of("whole.tar");
   const auto r = shuffle("--seed 4 --shards 5 " + kInputs + " -o 'train-{shard}.tar' --manifest m.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string pieces;
@@ -197,10 +216,6 @@ TEST_F(TarCli, ShardsAreValidArchivesWhoseSamplesConcatenateToTheWhole) {
   const auto listed =
       run_command(in_dir("for p in " + pieces + "; do tar tf $p > /dev/null || { echo $p; exit 1; }; done"));
   EXPECT_EQ(listed.exit_code, 0) << "GNU tar cannot list " << listed.out;
-  std::vector<std::size_t> counts;
-  EXPECT_SAME_BYTES(keys_of(pieces, &counts), whole);
-  // Near-equal sample counts: N / 5 each.
-  EXPECT_EQ(counts, std::vector<std::size_t>(5, kSamples / 5));
   EXPECT_NE(read_file(*dir_ / "m.json").find("\"format\": \"tar\""), std::string::npos)
       << "m.json does not name the format";
   // By size: every piece at most 1 MiB of samples (its trailer apart) unless
@@ -218,8 +233,16 @@ TEST_F(TarCli, ShardsAreValidArchivesWhoseSamplesConcatenateToTheWhole) {
     ASSERT_EQ(run_command(in_dir("gzip -dc " + name + " > " + name + ".tar")).exit_code, 0);
     sized += name + ".tar ";
   }
-  std::vector<std::size_t> samples;
-  EXPECT_SAME_BYTES(keys_of(sized, &samples), whole);
+  // One check of the three datasets: the whole, its 5 pieces, its pieces by size.
+  std::vector<std::vector<std::size_t>> counts;
+  const std::vector<std::string> keys = keys_of_each({"whole.tar", pieces, sized}, &counts);
+  ASSERT_EQ(counts.size(), 3u);
+  const std::string& whole = keys[0];
+  EXPECT_SAME_BYTES(keys[1], whole);
+  // Near-equal sample counts: N / 5 each.
+  EXPECT_EQ(counts[1], std::vector<std::size_t>(5, kSamples / 5));
+  EXPECT_SAME_BYTES(keys[2], whole);
+  const std::vector<std::size_t>& samples = counts[2];
   ASSERT_EQ(samples.size(), names.size());
   for (std::size_t k = 0; k < names.size(); ++k) {
     const std::string name = names[k] + ".tar";
@@ -287,7 +310,7 @@ TEST_F(TarCli, RefusesCorruptTruncatedAndSplitSamplesWithOneLine) {
   EXPECT_NE(r.err.find("sample key 'a' at byte 2048 repeats the sample at byte 0"), std::string::npos) << r.err;
   r = shuffle("--seed 1 split.tar -o three.tar");
   EXPECT_EQ(r.exit_code, 0) << r.err;  // without --verify: three samples, as webdataset reads them
-  for (const std::string& option : {"--header 1", "-z", "--skip-empty", "--repeat -n 3"}) {
+  for (const std::string option : {"--header 1", "-z", "--skip-empty", "--repeat -n 3"}) {
     r = shuffle("--seed 1 " + option + " shard-2.tar -o bad.tar");
     EXPECT_EQ(r.exit_code, 2) << option << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

@@ -96,7 +96,7 @@ TempDir* TarEdgesCli::dir_ = nullptr;
 TEST_F(TarEdgesCli, ConcatenatedArchivesAreRefusedNamingTheByteOrReadWhole) {
   SKIP_WITHOUT("python3", "tar");
   const std::string at = std::to_string(std::filesystem::file_size(*dir_ / "a.tar"));
-  for (const std::string& verify : {"", " --verify"}) {
+  for (const std::string verify : {"", " --verify"}) {
     const auto r = shuffle("--seed 1 ab.tar -o out.tar" + verify);
     EXPECT_EQ(r.exit_code, 1) << verify << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
@@ -154,7 +154,7 @@ TEST_F(TarEdgesCli, OtherCompressionsAndMixedDirectoriesAreNamed) {
     const std::string extension = tool == "bzip2" ? "bz2" : tool;
     ASSERT_EQ(run_command(in_dir(tool + " -q -c a.tar > a.tar." + extension)).exit_code, 0) << tool;
     ASSERT_EQ(run_command(in_dir("cp a.tar." + extension + " mystery")).exit_code, 0);
-    for (const std::string input : {"a.tar." + extension, std::string("mystery")}) {
+    for (const std::string& input : {"a.tar." + extension, std::string("mystery")}) {
       const auto r = shuffle("--seed 1 " + input + " -o out.tar");
       EXPECT_EQ(r.exit_code, 2) << input << ": " << r.err;
       EXPECT_EQ(lines(r.err), 1u) << r.err;

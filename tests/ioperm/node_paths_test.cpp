@@ -110,7 +110,9 @@ TEST(NodePaths, ManyRoutedLevels) {
 // output, and routed splits write no bucket wholly past K.
 TEST(NodePaths, HeadCountThroughRoutedSplitsAndWindows) {
   const PlanConstants c{64, 4};
-  const std::uint64_t n = 3000;
+  // 1500 records of 4 KiB at the minimum budget take the paths 3000 did
+  // (5 passes, 21 routed splits, leaves placed in windows) in half the bytes.
+  const std::uint64_t n = 1500;
   const auto input = testing::numbered_records(n, 4096);
   const std::uint64_t memory = minimum_memory_bytes(c, 4096, n);
   const Outcome whole = run_fixed(input, 4096, c, memory);
@@ -126,8 +128,8 @@ TEST(NodePaths, HeadCountThroughRoutedSplitsAndWindows) {
 
 TEST(NodePaths, RoutedSplitsAreTheSameOnOneAndTwoThreads) {
   const PlanConstants c{64, 4};
-  const auto input = testing::numbered_records(3000, 4096);
-  const std::uint64_t memory = minimum_memory_bytes(c, 4096, 3000);
+  const auto input = testing::numbered_records(1500, 4096);  // 21 routed splits, as above
+  const std::uint64_t memory = minimum_memory_bytes(c, 4096, 1500);
   const Outcome one = run_fixed(input, 4096, c, memory, UINT64_MAX, 1);
   EXPECT_GT(one.stats.nodes_routed, 0u);
   EXPECT_SAME_BYTES(one.output, run_fixed(input, 4096, c, memory, UINT64_MAX, 2).output);

@@ -10,9 +10,11 @@ usage: check_pieces.py make DIRECTORY
          writes datasets of files: mixed/ (JSONL files, plain, .gz and .zst,
          one lacking its last newline), tfrecord/ (TFRecord files) and
          features/ + labels/ (aligned .npy files)
-       check_pieces.py check SINGLE MPI
-         SINGLE and MPI each hold one run's pieces and its manifest.json,
-         written under the same relative names; exits 1 naming what differs
+       check_pieces.py check SINGLE MPI...
+         SINGLE and each MPI hold one run's pieces and its manifest.json,
+         written under the same relative names (extshuffle's run once, then
+         extshuffle-mpi's on each rank count: one process checks them all);
+         exits 1 naming each MPI directory and what differs in it
 """
 import csv
 import glob
@@ -179,4 +181,11 @@ if __name__ == "__main__":
     elif sys.argv[1] == "make-datasets":
         make_datasets(sys.argv[2])
     else:
-        sys.exit(check(sys.argv[2], sys.argv[3]))
+        if len(sys.argv) < 4:
+            sys.exit("check: no MPI directory to check")
+        failed = 0
+        for mpi in sys.argv[3:]:
+            if check(sys.argv[2], mpi):
+                print("in " + mpi)
+                failed = 1
+        sys.exit(failed)

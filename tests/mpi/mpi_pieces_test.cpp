@@ -20,6 +20,7 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "mpi_support.hpp"
 
@@ -45,21 +46,33 @@ class MpiPieces : public ::testing::Test {
   static std::string python() { return "/usr/bin/python3 " + extshuffle_source_dir() + "/tests/mpi/check_pieces.py"; }
   static std::string input(const std::string& name) { return (inputs_->path() / name).string(); }
 
-  // extshuffle and extshuffle-mpi on `ranks` ranks, each in a directory of
-  // its own with the same relative names (the manifests name the pieces as
-  // given), then check_pieces.py on both.
-  void expect_same_pieces(const std::string& arguments, int ranks) {
-    const fs::path single = dir_ / ("single-" + std::to_string(ranks)), mpi = dir_ / ("mpi-" + std::to_string(ranks));
+  // extshuffle, then extshuffle-mpi on each of `rank_counts`, each in a
+  // directory of its own with the same relative names (the manifests name
+  // the pieces as given), then check_pieces.py on them all. extshuffle's
+  // output depends on nothing but the arguments: one run is the reference
+  // for every rank count, and one check process reads each run's pieces.
+  void expect_same_pieces(const std::string& arguments, const std::vector<int>& rank_counts = {1, 2, 3, 4}) {
+    const fs::path single = dir_ / "single";
     fs::create_directories(single);
-    fs::create_directories(mpi);
     const auto s = run_command("cd " + single.string() + " && " + extshuffle_binary() + " " + arguments);
     ASSERT_EQ(s.exit_code, 0) << arguments << ": " << s.err;
-    const auto m =
-        run_command("cd " + mpi.string() + " && " +
-                    on_ranks(ranks, own_scratch_command(arguments, dir_.path() / ("scratch-" + std::to_string(ranks)))));
-    ASSERT_EQ(m.exit_code, 0) << arguments << " on " << ranks << " ranks: " << m.err;
-    const auto check = run_command(python() + " check " + single.string() + " " + mpi.string());
-    EXPECT_EQ(check.exit_code, 0) << arguments << " on " << ranks << " ranks:\n" << check.out << check.err;
+    std::string mpi_directories;
+    for (const int ranks : rank_counts) {
+      const fs::path mpi = dir_ / ("mpi-" + std::to_string(ranks));
+      fs::create_directories(mpi);
+      const auto m = run_command(
+          "cd " + mpi.string() + " && " +
+          on_ranks(ranks, own_scratch_command(arguments, dir_.path() / ("scratch-" + std::to_string(ranks)))));
+      ASSERT_EQ(m.exit_code, 0) << arguments << " on " << ranks << " ranks: " << m.err;
+      mpi_directories += " " + mpi.string();
+    }
+    const auto check = run_command(python() + " check " + single.string() + mpi_directories);
+    EXPECT_EQ(check.exit_code, 0) << arguments << ":\n" << check.out << check.err;
+  }
+  // A fresh test directory for the next argument set.
+  void empty_directory() const {
+    fs::remove_all(dir_.path());
+    fs::create_directories(dir_.path());
   }
 
   TempDir dir_;
@@ -70,72 +83,51 @@ TempDir* MpiPieces::inputs_ = nullptr;
 
 TEST_F(MpiPieces, JsonlIntoSplitsAndShardsPlainAndCompressedWithAManifest) {
   for (const std::string extension : {".jsonl", ".jsonl.gz", ".jsonl.zst"}) {
-    for (int ranks = 1; ranks <= 4; ++ranks) {
-      expect_same_pieces(input("data.jsonl") + " -o '{split}-{shard}" + extension +
-                             "' --split train=0.8,val=0.15,test=rest --shards 3 --manifest manifest.json" + kKnobs,
-                         ranks);
-      fs::remove_all(dir_.path());
-      fs::create_directories(dir_.path());
-    }
+    expect_same_pieces(input("data.jsonl") + " -o '{split}-{shard}" + extension +
+                       "' --split train=0.8,val=0.15,test=rest --shards 3 --manifest manifest.json" + kKnobs);
+    empty_directory();
   }
 }
 
 TEST_F(MpiPieces, CsvIntoShardsKeepsTheHeaderInEachAndQuotedNewlinesWhole) {
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    expect_same_pieces(input("table.csv") + " -o 'part-{shard}-of-{shards}.csv' --shards 5 --manifest manifest.json" +
-                           " --verify" + kKnobs,
-                       ranks);
-  }
+  expect_same_pieces(input("table.csv") + " -o 'part-{shard}-of-{shards}.csv' --shards 5 --manifest manifest.json" +
+                     " --verify" + kKnobs);
 }
 
 TEST_F(MpiPieces, AlignedNpyArraysIntoSplitsEachWithItsRowsInItsHeader) {
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    expect_same_pieces(input("features.npy") + " " + input("labels.npy") +
-                           " -o 'features-{split}.npy' -o 'labels-{split}.npy' --split train=0.7,val=0.2 "
-                           "--manifest manifest.json" + kKnobs,
-                       ranks);
-  }
+  expect_same_pieces(input("features.npy") + " " + input("labels.npy") +
+                     " -o 'features-{split}.npy' -o 'labels-{split}.npy' --split train=0.7,val=0.2 "
+                     "--manifest manifest.json" +
+                     kKnobs);
 }
 
 TEST_F(MpiPieces, FixedSizeRecordsCutByShardSize) {
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    expect_same_pieces(input("features.npy") + " -o 'rows-{shard}.npy.gz' --shard-size 7K --manifest manifest.json" +
-                           " --verify" + kKnobs,
-                       ranks);
-  }
+  expect_same_pieces(input("features.npy") + " -o 'rows-{shard}.npy.gz' --shard-size 7K --manifest manifest.json" +
+                     " --verify" + kKnobs);
 }
 
 // Text cut by bytes: where a shard ends depends on every record before it
 // in its split, found by the ranks in turn (byte_cut_pieces.hpp).
 TEST_F(MpiPieces, TextCutByShardSizeAcrossRanks) {
   for (const std::string extension : {".jsonl", ".jsonl.gz"}) {
-    for (int ranks = 1; ranks <= 4; ++ranks) {
-      expect_same_pieces(input("data.jsonl") + " -o '{split}-{shard}-of-{shards}" + extension +
-                             "' --split a=0.6,b=0.1,c=rest --shard-size 20K --manifest manifest.json --verify" +
-                             kKnobs,
-                         ranks);
-      fs::remove_all(dir_.path());
-      fs::create_directories(dir_.path());
-    }
+    expect_same_pieces(input("data.jsonl") + " -o '{split}-{shard}-of-{shards}" + extension +
+                       "' --split a=0.6,b=0.1,c=rest --shard-size 20K --manifest manifest.json --verify" + kKnobs);
+    empty_directory();
   }
   // Ranges longer than a spool's 1 MiB pieces (records across their ends).
   expect_same_pieces(input("long.jsonl") + " -o 'p-{shard}.jsonl' --shard-size 300K --manifest manifest.json" + kKnobs,
-                     3);
-  fs::remove_all(dir_.path());
-  fs::create_directories(dir_.path());
+                     {3});
+  empty_directory();
   // Hundreds of pieces of a few CSV records each, quoted newlines whole.
   expect_same_pieces(input("table.csv") + " -o 'p-{shard}.csv' --shard-size 100B --manifest manifest.json" + kKnobs,
-                     3);
+                     {3});
 }
 
 TEST_F(MpiPieces, LeafRootsAndMoreShardsThanRecordsAreWrittenToo) {
   // N <= L: rank 0 alone; shards past the records: empty pieces, headers only.
   const std::string few = (dir_ / "few.csv").string();
   write_file(few, "id,comment\n1,a\n2,b\n3,\"c\nd\"\n");
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    expect_same_pieces(few + " -o 'p-{shard}.csv.zst' --shards 5 --manifest manifest.json" + kKnobs, ranks);
-    fs::remove_all(dir_ / ("mpi-" + std::to_string(ranks)));
-  }
+  expect_same_pieces(few + " -o 'p-{shard}.csv.zst' --shards 5 --manifest manifest.json" + kKnobs);
 }
 
 TEST_F(MpiPieces, DryRunPrintsTheSingleMachinePlanThenEachRanksShareAndWritesNothing) {
@@ -242,32 +234,24 @@ TEST_F(MpiPieces, ARankKilledMidRunLeavesNoPieceAndNoManifest) {
 // The whole workflow: a dataset of files in, pieces and a manifest out.
 TEST_F(MpiPieces, MixedCompressedJsonlDirectoryIntoSplitsAndShardsWithAManifest) {
   for (const std::string extension : {".jsonl", ".jsonl.zst"}) {
-    for (int ranks = 1; ranks <= 4; ++ranks) {
-      expect_same_pieces(input("mixed") + " -o '{split}-{shard}" + extension +
-                             "' --split train=0.8,val=0.1,test=rest --shards 3 --manifest manifest.json --verify" +
-                             kKnobs,
-                         ranks);
-    }
-    fs::remove_all(dir_.path());
-    fs::create_directories(dir_.path());
+    expect_same_pieces(input("mixed") + " -o '{split}-{shard}" + extension +
+                       "' --split train=0.8,val=0.1,test=rest --shards 3 --manifest manifest.json --verify" + kKnobs);
+    empty_directory();
   }
 }
 
 TEST_F(MpiPieces, TfrecordDirectoryIntoShardsBothCrcsChecked) {
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    expect_same_pieces(input("tfrecord") + " -o 'shard-{shard}-of-{shards}.tfrecord' --shards 4"
-                                           " --manifest manifest.json --verify" + kKnobs,
-                       ranks);
-  }
+  expect_same_pieces(input("tfrecord") +
+                     " -o 'shard-{shard}-of-{shards}.tfrecord' --shards 4"
+                     " --manifest manifest.json --verify" +
+                     kKnobs);
 }
 
 TEST_F(MpiPieces, AlignedNpyDirectoriesIntoSplits) {
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    expect_same_pieces(input("features") + " " + input("labels") +
-                           " -o 'features-{split}.npy' -o 'labels-{split}.npy' --split train=0.75,val=rest"
-                           " --manifest manifest.json" + kKnobs,
-                       ranks);
-  }
+  expect_same_pieces(input("features") + " " + input("labels") +
+                     " -o 'features-{split}.npy' -o 'labels-{split}.npy' --split train=0.75,val=rest"
+                     " --manifest manifest.json" +
+                     kKnobs);
 }
 
 }  // namespace

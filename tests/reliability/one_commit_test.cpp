@@ -124,7 +124,7 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   fs::create_directories(dir_ / "new");
   ASSERT_EQ(run("in.txt -o \"new/p-{shard}.txt\" --shards 4 --seed 2").exit_code, 0);
   const std::string fresh = run_command("cd " + path("new") + " && md5sum p-0000*").out;
-  for (const std::string& signal : {"INT", "TERM", "HUP"}) {
+  for (const std::string signal : {"INT", "TERM", "HUP"}) {
     for (const int at : {1, 3, 5}) {
       ASSERT_EQ(run(job + "1").exit_code, 0);
       const auto r = run_command("cd " + dir_.path().string() + " && " + strace_command() +
