@@ -1,14 +1,12 @@
-// One dataset of a Job, in order: open the output, prepare the input (open
-// or spool each input file, detect its format, count its records, put the
-// inputs together as one dataset), plan the schedule, shuffle through the
-// walk for its record layout into the output files (cut into shards and
-// splits as the records arrive), verify, commit. The pieces live in io
-// (InputSet, OutputFile, compression), formats (format detection, .npy
-// layout), dataset (inputs as one dataset, sharded output, verification),
-// modes (shuf's -r, -e, -i, -n 0) and the walk (ioperm, layouts).
+// One dataset's input prepared, then shuffled into its output: prepare the
+// input (open or spool each input file, detect its format, count its
+// records, put the inputs together as one dataset), plan the schedule,
+// shuffle through the walk for its record layout into the output files (cut
+// into shards and splits as the records arrive), verify; the Job's commit
+// then publishes them. The pieces live in io (InputSet, OutputFile,
+// compression), formats (format detection, .npy layout), dataset (inputs as
+// one dataset, sharded output, verification) and the walk (ioperm, layouts).
 #include "prepared_input.hpp"
-
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,9 +27,7 @@
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "job_commit.hpp"
-#include "modes/empty_run.hpp"
-#include "modes/generated_run.hpp"
-#include "modes/repeat_run.hpp"
+#include "peak_rss.hpp"
 #include "run_checkpoint.hpp"
 #include "extshuffle/driver/run_identity.hpp"
 #include "run_notes.hpp"
@@ -69,28 +65,6 @@ constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{2} << 20;
 // The counting pass of text, before the arena exists: its piece and the two
 // it reads in turn (dataset/text_input.cpp), 2 MiB each.
 constexpr std::uint64_t kCountingBytes = std::uint64_t{6} << 20;
-
-std::uint64_t peak_rss_bytes() {
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-}
-
-// The output files as the options ask for them (dataset/sharded_output.hpp).
-dataset::OutputSpec output_spec(const JobOptions& options, const JobDataset& dataset) {
-  dataset::OutputSpec spec;
-  spec.pattern = dataset.output;
-  spec.options = options.output;
-  spec.threads = options.run.threads;
-  spec.read_back = options.input.verify;
-  spec.index = options.index;
-  spec.resumable = !options.run.checkpoint_dir.empty();
-  return spec;
-}
-
-std::unique_ptr<ShardedOutput> open_output(const JobOptions& options, const JobDataset& dataset) {
-  return options.run.dry_run ? nullptr : std::make_unique<ShardedOutput>(output_spec(options, dataset));
-}
 
 // Whether the input was read to count its records: text, unless its counts
 // were the checkpoint's.
@@ -299,50 +273,6 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
   return result;
 }
 
-// The records a mode writes: -r's K draws, -e's or -i's items (all, or
-// the first K), none for -n 0.
-std::uint64_t mode_records(const modes::ModeSlices& options, bool empty) {
-  if (options.input.repeat || empty) return options.input.repeat ? options.output.head_count : 0;
-  if (modes::ItemPrinter::empty(options)) return 0;
-  const std::uint64_t last = modes::ItemPrinter::last_index(options);
-  return options.output.head_count <= last ? options.output.head_count : last + 1;
-}
-
-// Runs that are not one shuffle of an input: shuf's -r, -n 0, -e and -i,
-// written into a stream output the Job commits as any other. A dry run of
-// them writes nothing either.
-std::optional<RunResult> run_mode(const JobOptions& options, const JobDataset& dataset, JobCommit& commit) {
-  const modes::ModeSlices mode{options.run, options.input, options.output, options.mode};
-  const bool repeat = options.input.repeat,
-             empty = !repeat && modes::outputs_nothing_of_input(mode, dataset.inputs.front());
-  if (!repeat && !empty && !options.mode.echo && !options.mode.integer_range) return std::nullopt;
-  const auto start = std::chrono::steady_clock::now();
-  RunResult result;
-  if (options.run.dry_run) {
-    result.dry_run_text = describe_mode(options);
-    return result;
-  }
-  auto output = open_output(options, dataset);
-  output->start_stream();
-  modes::InputDescription described;  // -r's input (none for -e/-i items)
-  result.stats = repeat  ? modes::run_repeat(mode, dataset.inputs.front(), *output, described)
-                 : empty ? RunStats{}
-                         : modes::run_generated(mode, *output);
-  result.inputs = std::move(described.inputs);
-  result.format = std::move(described.format);
-  result.records_written = mode_records(mode, empty);
-  output->finish_stream(result.records_written);
-  result.outputs = output->files();
-  commit.add(std::move(output));
-  result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.stats.peak_rss_bytes = peak_rss_bytes();
-  return result;
-}
-
-}  // namespace
-
-namespace {
-
 // The dataset's inputs, with the checkpoint's scratch file when it has one
 // (a dry run writes nothing there).
 io::InputSet open_inputs(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint) {
@@ -372,20 +302,8 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
       std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping), part));
 }
 
-RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit) {
-  auto output = open_output(options, dataset);
-  RunResult result = shuffle_prepared(options, *input.state_, output.get());
-  if (output) commit.add(std::move(output));
-  return result;
-}
-
-RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit,
-                      CheckpointSlot checkpoint) {
-  if (auto result = run_mode(options, dataset, commit)) return std::move(*result);
-  // 1. The output first, so that a bad destination fails before any work.
-  auto output = open_output(options, dataset);
-  // 2-3. The input and its records.
-  PreparedInput input = prepare_input(options, dataset, checkpoint);
+RunResult run_prepared(const JobOptions& options, PreparedInput input, std::unique_ptr<ShardedOutput> output,
+                       JobCommit& commit) {
   RunResult result = shuffle_prepared(options, *input.state_, output.get());
   if (output) commit.add(std::move(output));
   return result;
