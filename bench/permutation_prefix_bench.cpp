@@ -52,7 +52,9 @@ int main(int argc, char** argv) {
         for (std::uint64_t i = 0; i < piece; ++i) indices[i] = first + i;
         scratch->write_now(indices, first * 8, piece * 8);
       }
-      ioperm::WalkOptions options{{8, 7, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{2} << 30};
+      ioperm::WalkOptions options{
+          .run = {.seed = 7, .constants = core::kPlanV2, .memory_bytes = std::uint64_t{2} << 30, .threads = 1},
+          .record_size = 8};
       options.output_records = k;
       ioperm::shuffle_fixed_size(*scratch, 0, n, *scratch, n * 8, options, [](const std::byte*, std::size_t) {});
     });

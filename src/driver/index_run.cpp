@@ -1,6 +1,5 @@
 #include "index_run.hpp"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -16,6 +15,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "job_commit.hpp"
+#include "peak_rss.hpp"
 
 namespace extshuffle::driver {
 namespace {
@@ -70,9 +70,7 @@ RunResult index_one(const JobOptions& options, const IndexTask& task, std::atomi
   result.stats.bytes_read = facts.bytes;
   result.stats.bytes_written = result.outputs.empty() ? 0 : result.outputs.front().bytes;
   result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  result.stats.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  result.stats.peak_rss_bytes = peak_rss_bytes();
   commit.add(std::move(output));
   return result;
 }

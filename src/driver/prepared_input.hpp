@@ -2,8 +2,9 @@
 // (docs/conventions.md, The Job and its commit): its inputs opened (standard input and compressed files
 // spooled to scratch space), their format detected and their records
 // counted, so that aligned datasets are compared before any work and each
-// input's metadata is read once. Private to the driver: run_job.hpp is the
-// public door.
+// input's metadata is read once; then shuffled into its output. Private to
+// the driver: run_job.hpp is the public door (run_dataset.hpp runs a Job of
+// one dataset, run_job.cpp aligned datasets).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,10 @@
 
 #include "extshuffle/job.hpp"
 #include "extshuffle/run_result.hpp"
+
+namespace extshuffle::dataset {
+class ShardedOutput;
+}
 
 namespace extshuffle::driver {
 
@@ -42,10 +47,8 @@ class PreparedInput {
   explicit PreparedInput(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
   friend PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint);
-  friend RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input,
-                                JobCommit& commit);
-  friend RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit,
-                               CheckpointSlot checkpoint);
+  friend RunResult run_prepared(const JobOptions& options, PreparedInput input,
+                                std::unique_ptr<dataset::ShardedOutput> output, JobCommit& commit);
 };
 
 // Opens the dataset's inputs, detects their format and counts their records
@@ -56,16 +59,14 @@ class PreparedInput {
 // resumes from it.
 PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset, CheckpointSlot checkpoint = {});
 
-// Shuffles `input`, prepared with these options, into dataset.output; with
-// options.run.dry_run, only describes what it would do. The output is untouched
-// unless it succeeds: its finished files go to `commit`, which renames them
-// into place with the Job's other outputs. Throws like prepare_input().
-RunResult run_prepared(const JobOptions& options, const JobDataset& dataset, PreparedInput input, JobCommit& commit);
-
-// One dataset from start to end: shuf's modes (-r, -n 0, -e, -i), or the
-// output opened first (a bad destination fails before any work), then the
-// input prepared and shuffled. Throws like prepare_input().
-RunResult run_dataset(const JobOptions& options, const JobDataset& dataset, JobCommit& commit,
-                      CheckpointSlot checkpoint = {});
+// Shuffles `input`, prepared with these options, into `output` (the
+// dataset's, dataset_output.hpp: opened by the caller, before the input when
+// a bad destination must fail before any work; null for a dry run); with
+// options.run.dry_run, only describes what it would do. The output is
+// untouched unless it succeeds: its finished files go to `commit`, which
+// renames them into place with the Job's other outputs. Throws like
+// prepare_input().
+RunResult run_prepared(const JobOptions& options, PreparedInput input, std::unique_ptr<dataset::ShardedOutput> output,
+                       JobCommit& commit);
 
 }  // namespace extshuffle::driver

@@ -10,7 +10,9 @@
 #include "job_commit.hpp"
 #include "extshuffle/driver/job_files.hpp"
 #include "index_run.hpp"
+#include "dataset_output.hpp"
 #include "prepared_input.hpp"
+#include "run_dataset.hpp"
 #include "run_checkpoint.hpp"
 
 namespace extshuffle::driver {
@@ -60,7 +62,8 @@ JobResult run_job(const Job& job) {
   } else {
     std::vector<PreparedInput> inputs = prepare_aligned(job, resumable);
     for (std::size_t k = 0; k < inputs.size(); ++k) {
-      result.datasets.push_back(run_prepared(job.options, job.datasets[k], std::move(inputs[k]), commit));
+      result.datasets.push_back(
+          run_prepared(job.options, std::move(inputs[k]), open_output(job.options, job.datasets[k]), commit));
     }
   }
   if (job.options.run.dry_run && !result.datasets.empty() && files.descriptors > 0) {

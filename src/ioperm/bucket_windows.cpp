@@ -9,7 +9,7 @@
 namespace extshuffle::ioperm {
 
 BucketWindows plan_bucket_windows(const RecordLayout& layout, const NodeFacts& node, std::uint64_t budget) {
-  const core::PlanConstants& c = layout.options().shuffle.constants;
+  const core::PlanConstants& c = layout.options().run.constants;
   const std::uint64_t n = node.records;
   if (core::is_leaf(n, c)) return {};
   const std::uint64_t p = core::bucket_count(n, c);

@@ -21,7 +21,7 @@ void compute_order(const RecordLayout& layout, const core::Node& node, std::uint
                    std::uint32_t* to, int threads) {
   const core::Node leaf = core::bucket_node(node, p, j);
   device::shuffle_inverse(
-      core::shuffle_bijection(layout.options().shuffle.seed, {leaf.id, core::Purpose::kLeafShuffle, 0}, leaf.records),
+      core::shuffle_bijection(layout.options().run.seed, {leaf.id, core::Purpose::kLeafShuffle, 0}, leaf.records),
       leaf.records, to, threads);
 }
 
@@ -49,7 +49,7 @@ LeafOrders::LeafOrders(const RecordLayout& layout, const core::Node& node, std::
 LeafOrders::LeafOrders(const RecordLayout& layout, const core::Node& node, std::uint64_t p, io::BucketStore& store,
                        std::byte* workspace, RunContext& ctx)
     : p_(p), firsts_(leaf_firsts(node, p)), ctx_(ctx) {
-  const core::PlanConstants& c = layout.options().shuffle.constants;
+  const core::PlanConstants& c = layout.options().run.constants;
   std::vector<std::uint64_t> region_bytes(p);
   for (std::uint64_t j = 0; j < p; ++j) region_bytes[j] = 4 * (firsts_[j + 1] - firsts_[j]);
   std::unique_ptr<bool[]> kept(new bool[p]);

@@ -43,8 +43,7 @@ std::uint64_t emit_stream_bytes(std::uint64_t budget, const RecordLayout& layout
 
 // Does a window of `count` records stored in `stored` bytes fit in memory?
 bool window_fits(const RecordLayout& layout, std::uint64_t count, std::uint64_t stored, std::uint64_t budget) {
-  if (!layout.framed())
-    return count * layout.options().shuffle.record_size + emit_stream_bytes(budget, layout) <= budget;
+  if (!layout.framed()) return count * layout.options().record_size + emit_stream_bytes(budget, layout) <= budget;
   return align_up(stored, 64) + text_index_bytes(count, budget) <= budget;
 }
 
@@ -73,7 +72,7 @@ WindowCut cut_windows(std::uint64_t count, std::uint64_t wanted, std::uint64_t m
 class LeafWindows {
  public:
   LeafWindows(const RecordLayout& layout, std::uint64_t longest_record_bytes, io::BucketStore& store, RunContext& ctx)
-      : layout_(layout), o_(layout.options()), store_(store), ctx_(ctx), budget_(o_.memory_bytes),
+      : layout_(layout), o_(layout.options()), store_(store), ctx_(ctx), budget_(o_.run.memory_bytes),
         stream_floor_(minimum_stream_space(layout, longest_record_bytes)) {}
 
   // Routes `count` records of `data` into windows of `per_window` output
@@ -162,7 +161,7 @@ class LeafWindows {
   std::uint64_t text_capacity() const { return budget_ - text_index_bytes(1, budget_); }
 
   void emit_fixed(const io::ByteExtents& window, std::uint64_t count, const PositionTag& tag) {
-    const std::size_t r = o_.shuffle.record_size;
+    const std::size_t r = o_.record_size;
     std::byte* placed = ctx_.arena;
     std::byte* cursor = placed + align_up(count * r, 64);
     std::byte* arrays = cursor;
@@ -228,7 +227,7 @@ class LeafWindows {
 std::uint64_t leaf_window_records(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                                   std::uint64_t budget) {
   if (!layout.framed()) {
-    const std::size_t r = layout.options().shuffle.record_size;
+    const std::size_t r = layout.options().record_size;
     const std::uint64_t room = budget - std::min(budget, emit_stream_bytes(budget, layout));
     return std::clamp<std::uint64_t>(room / r, 1, std::max<std::uint64_t>(records, 1));
   }
@@ -254,13 +253,13 @@ std::uint32_t emit_window(const RecordLayout& layout, const io::ByteExtents& win
 std::uint32_t run_leaf_in_windows(const RecordLayout& layout, const core::Node& leaf, const io::ByteExtents& data,
                                   const NodeFacts& facts, bool root, io::BucketStore& store, RunContext& ctx) {
   const std::uint64_t m = leaf.records;
-  const std::uint64_t budget = layout.options().memory_bytes;
+  const std::uint64_t budget = layout.options().run.memory_bytes;
   // 1. Where each record goes: the leaf's shuffle as an inverse permutation.
   auto* inverse = reinterpret_cast<std::uint32_t*>(ctx.arena);
   {
     PhaseTimer timer(ctx.stats.seconds_shuffling);
     device::shuffle_inverse(
-        core::shuffle_bijection(layout.options().shuffle.seed, {leaf.id, core::Purpose::kLeafShuffle, 0}, m), m, inverse,
+        core::shuffle_bijection(layout.options().run.seed, {leaf.id, core::Purpose::kLeafShuffle, 0}, m), m, inverse,
         ctx.threads);
   }
   const std::uint64_t inverse_bytes = align_up(4 * m, 64);

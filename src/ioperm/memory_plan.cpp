@@ -21,7 +21,7 @@ const std::byte* IndexSource::records(std::uint64_t first, std::uint64_t count) 
 }
 
 bool MemoryPlan::shuffles_chunks(const ShuffleOptions& o) {
-  return o.constants.leaf_records * o.record_size <= tuning::kMaxShuffledChunkBytes;
+  return o.run.constants.leaf_records * o.record_size <= tuning::kMaxShuffledChunkBytes;
 }
 
 std::uint64_t MemoryPlan::held_once_workspace_bytes(std::uint64_t records_bytes) {
@@ -29,17 +29,17 @@ std::uint64_t MemoryPlan::held_once_workspace_bytes(std::uint64_t records_bytes)
 }
 
 std::uint64_t MemoryPlan::batch_chunks(std::uint64_t n, const ShuffleOptions& o) {
-  const auto threads = static_cast<std::uint64_t>(std::max(device::resolve_threads(o.threads), 1));
-  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(o.constants.leaf_records * o.record_size, 1);
+  const auto threads = static_cast<std::uint64_t>(std::max(device::resolve_threads(o.run.threads), 1));
+  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(o.run.constants.leaf_records * o.record_size, 1);
   return std::clamp<std::uint64_t>(held_once_workspace_bytes(n * o.record_size) / (3 * chunk_bytes), 1, threads);
 }
 
 std::uint64_t MemoryPlan::batch_bytes(std::uint64_t n, const ShuffleOptions& o) {
-  return align_up(std::min(n, batch_chunks(n, o) * o.constants.leaf_records) * o.record_size, 64);
+  return align_up(std::min(n, batch_chunks(n, o) * o.run.constants.leaf_records) * o.record_size, 64);
 }
 
 std::uint64_t MemoryPlan::index_staging_bytes(std::uint64_t n, const ShuffleOptions& o) {
-  const std::uint64_t leaf = std::min(n, o.constants.leaf_records) * o.record_size;
+  const std::uint64_t leaf = std::min(n, o.run.constants.leaf_records) * o.record_size;
   return align_up(std::max<std::uint64_t>(std::clamp<std::uint64_t>(leaf / 16, 64 * tuning::kKiB,
                                                                     tuning::kIndexStagingBytes),
                                           o.record_size),
@@ -51,13 +51,13 @@ namespace {
 // Index mode: the permutation of one chunk or leaf, and staging for the
 // records gathered through it.
 std::uint64_t index_bytes(std::uint64_t n, const ShuffleOptions& o) {
-  return align_up(4 * std::min(n, o.constants.leaf_records), 64) + MemoryPlan::index_staging_bytes(n, o);
+  return align_up(4 * std::min(n, o.run.constants.leaf_records), 64) + MemoryPlan::index_staging_bytes(n, o);
 }
 
 }  // namespace
 
 std::uint64_t MemoryPlan::workspace_bytes(std::uint64_t n, const ShuffleOptions& o, MemoryMode mode) {
-  const core::PlanConstants& c = o.constants;
+  const core::PlanConstants& c = o.run.constants;
   const bool shuffled = mode == MemoryMode::kShuffle;
   if (core::is_leaf(n, c)) return shuffled ? align_up(n * o.record_size, 64) : index_bytes(n, o);
   const std::uint64_t child = core::bucket_records(n, core::bucket_count(n, c), 0);
@@ -86,8 +86,9 @@ struct FirstLevel {
 
 MemoryPlan::MemoryPlan(const ShuffleOptions& o, MemoryMode mode, std::byte* workspace, EmitOutput emit,
                        WantedFrom wanted)
-    : o_(o), shuffles_(mode == MemoryMode::kShuffle), r_(o.record_size), threads_(device::resolve_threads(o.threads)),
-      workspace_(workspace), emit_(std::move(emit)), wanted_(std::move(wanted)) {}
+    : o_(o), shuffles_(mode == MemoryMode::kShuffle), r_(o.record_size),
+      threads_(device::resolve_threads(o.run.threads)), workspace_(workspace), emit_(std::move(emit)),
+      wanted_(std::move(wanted)) {}
 
 MemoryPlan::~MemoryPlan() {
   if (emitting_.valid()) emitting_.wait();  // an error already propagates: this one is dropped
@@ -111,15 +112,16 @@ void MemoryPlan::emit_batch(const std::byte* data, std::size_t bytes, bool async
 
 void MemoryPlan::run(const core::Node& node, RecordSource& source, std::byte* node_buffer) {
   if (node.records == 0 || !wanted(node.id.first)) return;
-  if (core::is_leaf(node.records, o_.constants)) {
+  if (core::is_leaf(node.records, o_.run.constants)) {
     // A leaf needs no node buffer: it is shuffled from where it arrives.
     const std::byte* records = source.records(0, node.records);
     if (shuffles_) {
-      device::shuffle_records(o_.device,
-                              device::ShuffleJob{records, workspace_, node.records,
-                                                 core::shuffle_bijection(
-                                                     o_.seed, {node.id, core::Purpose::kLeafShuffle, 0}, node.records)},
-                              r_, threads_);
+      device::shuffle_records(
+          o_.run.device,
+          device::ShuffleJob{
+              records, workspace_, node.records,
+              core::shuffle_bijection(o_.run.seed, {node.id, core::Purpose::kLeafShuffle, 0}, node.records)},
+          r_, threads_);
       emit_(workspace_, node.records * r_);
       return;
     }
@@ -142,10 +144,10 @@ void MemoryPlan::run_buckets(const core::Node& node, const std::byte* node_buffe
 // is shuffled into the chunk buffer and slices are copied whole. By index:
 // each chunk's permutation, then the slice's records copied one by one.
 void MemoryPlan::scatter(const core::Node& node, RecordSource& source, std::byte* node_buffer, std::byte* workspace) {
-  const core::PlanConstants& c = o_.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t n = node.records;
   // 1. Every row of the matrix at once, on all threads.
-  const FirstLevel level(o_.seed, node, c, threads_);
+  const FirstLevel level(o_.run.seed, node, c, threads_);
   const std::uint64_t p = level.p;
   std::vector<std::uint64_t> cursor = level.cursor, slice_start;
   std::vector<device::ShuffleJob> jobs;
@@ -161,11 +163,11 @@ void MemoryPlan::scatter(const core::Node& node, RecordSource& source, std::byte
     for (std::uint64_t i = i0; i < i1; ++i) {
       const std::uint64_t at = (core::chunk_first(i, c) - base) * r_;
       const std::uint64_t m = core::chunk_records(n, i, c);
-      jobs.push_back(
-          {in + at, workspace + at, m, core::shuffle_bijection(o_.seed, {node.id, core::Purpose::kChunkShuffle, i}, m)});
+      jobs.push_back({in + at, workspace + at, m,
+                      core::shuffle_bijection(o_.run.seed, {node.id, core::Purpose::kChunkShuffle, i}, m)});
     }
     if (shuffles_) {
-      device::shuffle_records(o_.device, jobs, r_, threads_);
+      device::shuffle_records(o_.run.device, jobs, r_, threads_);
     } else {
       device::shuffle_permutation(jobs[0].bijection, jobs[0].records, permutation, threads_);
     }
@@ -199,7 +201,7 @@ void MemoryPlan::scatter(const core::Node& node, RecordSource& source, std::byte
 // of its own. (Buckets differ by one record at most, but that one record can
 // straddle L: some buckets may be leaves and others not.)
 void MemoryPlan::run_buckets(const core::Node& node, const std::byte* node_buffer, std::byte* workspace) {
-  const core::PlanConstants& c = o_.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t n = node.records;
   if (n == 0 || !wanted(node.id.first)) return;
   if (core::is_leaf(n, c)) {
@@ -239,7 +241,7 @@ void MemoryPlan::emit_leaves(const core::Node& node, std::uint64_t p, std::uint6
   const std::uint64_t n = node.records;
   auto leaf = [&](std::uint64_t j) { return p == 1 ? node : core::bucket_node(node, p, j); };
   auto bijection = [&](const core::Node& l) {
-    return core::shuffle_bijection(o_.seed, {l.id, core::Purpose::kLeafShuffle, 0}, l.records);
+    return core::shuffle_bijection(o_.run.seed, {l.id, core::Purpose::kLeafShuffle, 0}, l.records);
   };
   if (shuffles_) {
     // Overlapping, batches alternate between the workspace and the second
@@ -258,7 +260,7 @@ void MemoryPlan::emit_leaves(const core::Node& node, std::uint64_t p, std::uint6
       jobs.push_back({node_buffer + (base + at) * r_, target + at * r_, l.records, bijection(l)});
       records += l.records;
     }
-    device::shuffle_records(o_.device, jobs, r_, threads_);
+    device::shuffle_records(o_.run.device, jobs, r_, threads_);
     emit_batch(target, records * r_, second_ != nullptr);
     return;
   }
@@ -266,7 +268,7 @@ void MemoryPlan::emit_leaves(const core::Node& node, std::uint64_t p, std::uint6
   // (overlapping, into its two halves in turn: the output thread reads one
   // while the next records are gathered into the other).
   auto* permutation = reinterpret_cast<std::uint32_t*>(workspace);
-  std::byte* staging = workspace + align_up(4 * std::min(n, o_.constants.leaf_records), 64);
+  std::byte* staging = workspace + align_up(4 * std::min(n, o_.run.constants.leaf_records), 64);
   std::uint64_t capacity = index_staging_bytes(n, o_) / r_;
   const bool async = overlap_ && capacity >= 2;
   if (async) capacity /= 2;

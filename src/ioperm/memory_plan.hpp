@@ -139,7 +139,7 @@ class MemoryPlan {
   // Waits for the output thread's last batch (and rethrows its error).
   void drain();
 
-  ShuffleOptions o_;
+  ShuffleOptions o_;  // the run's part, by reference, and the size of what moves
   bool shuffles_;
   std::size_t r_;
   int threads_;

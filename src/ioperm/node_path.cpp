@@ -23,8 +23,7 @@ void RecordLayout::check_budget(const NodeFacts& root, std::uint64_t budget) con
   if (in_memory_bytes(root) <= budget) return;
   const std::uint64_t minimum = minimum_memory_bytes(*this, root.records, root.record_bytes, root.max_record_bytes);
   if (budget < minimum) {
-    std::string what =
-        framed() ? " text records" : " records of " + std::to_string(options().shuffle.record_size) + " bytes";
+    std::string what = framed() ? " text records" : " records of " + std::to_string(options().record_size) + " bytes";
     if (framed() && root.max_record_bytes > 0)
       what += " (the longest of " + std::to_string(root.max_record_bytes) + " bytes)";
     throw BudgetError("--memory must be at least " + std::to_string((minimum + 1023) >> 10) + "K for " +
@@ -34,15 +33,15 @@ void RecordLayout::check_budget(const NodeFacts& root, std::uint64_t budget) con
 
 NodePath choose_path(const RecordLayout& layout, const NodeFacts& node, std::uint64_t budget) {
   if (layout.in_memory_bytes(node) <= budget) return NodePath::kInRam;
-  if (core::is_leaf(node.records, layout.options().shuffle.constants)) return NodePath::kLeafInWindows;
+  if (core::is_leaf(node.records, layout.options().run.constants)) return NodePath::kLeafInWindows;
   if (!node.tagged && layout.chunks_fit(node, budget)) return NodePath::kChunksInMemory;
   return NodePath::kRouted;
 }
 
 std::uint64_t minimum_memory_bytes(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                                    std::uint64_t longest_record_bytes) {
-  const core::PlanConstants& c = layout.options().shuffle.constants;
-  const std::uint64_t longest = layout.framed() ? longest_record_bytes : layout.options().shuffle.record_size;
+  const core::PlanConstants& c = layout.options().run.constants;
+  const std::uint64_t longest = layout.framed() ? longest_record_bytes : layout.options().record_size;
   if (record_bytes == 0) record_bytes = records * std::max<std::uint64_t>(longest, 1);
   const std::uint64_t stream = minimum_stream_space(layout, longest_record_bytes) +
                                RecordStream::arrays_bytes(tuning::kMinRouteBatch) +
@@ -113,7 +112,7 @@ struct ExpectedCounts {
 
 Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::uint64_t record_bytes,
                        std::uint64_t max_record_bytes, std::uint64_t budget, double record_bytes_variance) {
-  const core::PlanConstants& c = layout.options().shuffle.constants;
+  const core::PlanConstants& c = layout.options().run.constants;
   Schedule s;
   s.levels = core::plan_levels(records, c);
   s.passes = 1;

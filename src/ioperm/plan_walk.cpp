@@ -21,8 +21,8 @@ namespace extshuffle::ioperm {
 PlanWalk::PlanWalk(const RecordLayout& layout, io::BucketStore& store, const WalkOptions& options,
                    const OutputSink& sink, device::HostMemory arena, bool root_mapped)
     : layout_(layout), store_(store), o_(options), output_(sink, options.output_records, stats_),
-      memory_(arena ? std::move(arena) : device::allocate_host_memory(options.shuffle.device, options.memory_bytes)),
-      ctx_{o_, stats_, output_, memory_.get(), device::resolve_threads(options.shuffle.threads), root_mapped} {}
+      memory_(arena ? std::move(arena) : device::allocate_host_memory(options.run.device, options.run.memory_bytes)),
+      ctx_{o_, stats_, output_, memory_.get(), device::resolve_threads(options.run.threads), root_mapped} {}
 
 WalkStats PlanWalk::run(const NodeFacts& root, const io::ByteExtents& data) {
   stats_.passes = run_node(core::Node{core::NodeId{0, 0}, root.records}, data, root, true);
@@ -35,7 +35,7 @@ WalkStats PlanWalk::run(const NodeFacts& root, const io::ByteExtents& data) {
 std::uint32_t PlanWalk::run_node(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                                  bool root) {
   if (node.records == 0 || !output_.wanted(node.id.first)) return 1;
-  const NodePath path = choose_path(layout_, facts, o_.memory_bytes);
+  const NodePath path = choose_path(layout_, facts, o_.run.memory_bytes);
   switch (path) {
     case NodePath::kInRam:
       ++stats_.nodes_in_memory;
@@ -52,32 +52,32 @@ std::uint32_t PlanWalk::run_node(const core::Node& node, const io::ByteExtents& 
 }
 
 std::uint64_t PlanWalk::chunk_memory_bytes(const NodeFacts& facts, NodePath path) const {
-  const std::uint64_t p = core::bucket_count(facts.records, o_.shuffle.constants);
+  const std::uint64_t p = core::bucket_count(facts.records, o_.run.constants);
   if (path == NodePath::kRouted) {
-    return routed_split_memory(layout_, p, routed_open_chunks(facts), facts.max_record_bytes, o_.memory_bytes)
+    return routed_split_memory(layout_, p, routed_open_chunks(facts), facts.max_record_bytes, o_.run.memory_bytes)
         .chunk_memory_bytes;
   }
-  return layout_.split_layout(p, o_.memory_bytes).chunk_memory_bytes;
+  return layout_.split_layout(p, o_.run.memory_bytes).chunk_memory_bytes;
 }
 
 // Gustedt's IOPerm, one split: steps 1-3 stream the node's chunks into its
 // buckets, step 4 runs each bucket.
 std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                                   bool root, NodePath path) {
-  const core::PlanConstants& c = o_.shuffle.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t n = node.records;
   const std::uint64_t p = core::bucket_count(n, c);
   const bool routed = path == NodePath::kRouted;
   // Buckets that are leaves larger than memory: routed into their windows.
-  const BucketWindows windows = routed ? plan_bucket_windows(layout_, facts, o_.memory_bytes) : BucketWindows{};
+  const BucketWindows windows = routed ? plan_bucket_windows(layout_, facts, o_.run.memory_bytes) : BucketWindows{};
   std::uint64_t chunk_memory = 0, buffer_bytes = 0;
   if (routed) {
     const RoutedSplitMemory m = routed_split_memory(layout_, p, routed_open_chunks(facts), facts.max_record_bytes,
-                                                    o_.memory_bytes, &windows);
+                                                    o_.run.memory_bytes, &windows);
     chunk_memory = m.chunk_memory_bytes;
     buffer_bytes = m.bucket_buffer_bytes;
   } else {
-    const SplitLayout m = layout_.split_layout(p, o_.memory_bytes);
+    const SplitLayout m = layout_.split_layout(p, o_.run.memory_bytes);
     chunk_memory = m.chunk_memory_bytes;
     buffer_bytes = m.bucket_buffer_bytes;
   }

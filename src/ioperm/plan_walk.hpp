@@ -31,7 +31,7 @@ namespace extshuffle::ioperm {
 
 class PlanWalk {
  public:
-  // `options.memory_bytes` is the arena, allocated here once; or `arena`
+  // `options.run.memory_bytes` is the arena, allocated here once; or `arena`
   // when given, the workspace of a root whose records are in memory already
   // (`root_mapped`, mapped while counted: run_context.hpp).
   PlanWalk(const RecordLayout& layout, io::BucketStore& store, const WalkOptions& options, const OutputSink& sink,

@@ -17,7 +17,14 @@ void shuffle_in_memory(std::span<const std::byte> input, std::span<std::byte> ou
   }
   const std::uint64_t n = input.size() / record_size;
   core::check_plan(n, options.constants);
-  const ShuffleOptions shuffle{record_size, seed, options.constants, options.device, options.threads};
+  // The public door's options as a run's part: no Job here (tests and tools
+  // call the reference shuffle with a seed and these alone).
+  RunOptions run;
+  run.seed = seed;
+  run.constants = options.constants;
+  run.device = options.device;
+  run.threads = options.threads;
+  const ShuffleOptions shuffle{run, record_size};
   const MemoryMode mode = MemoryPlan::fastest_mode(shuffle);
   std::vector<std::byte> buckets(input.size()), workspace(MemoryPlan::workspace_bytes(n, shuffle, mode));
   std::byte* out = output.data();

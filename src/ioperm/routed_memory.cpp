@@ -11,7 +11,7 @@
 namespace extshuffle::ioperm {
 
 std::uint64_t minimum_stream_space(const RecordLayout& layout, std::uint64_t longest_record_bytes) {
-  const std::uint64_t longest = layout.framed() ? longest_record_bytes : layout.options().shuffle.record_size;
+  const std::uint64_t longest = layout.framed() ? longest_record_bytes : layout.options().record_size;
   if (longest == 0) return tuning::kMinStreamSpace;
   return std::max(tuning::kMinStreamFloor, align_up(longest + 8, 64));
 }
@@ -21,7 +21,7 @@ RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t 
                                       const BucketWindows* windows) {
   RoutedSplitMemory m;
   const bool into_windows = windows != nullptr && !windows->empty();
-  m.router_bytes = ChunkRouter::memory_bytes(layout.options().shuffle.constants, p, open_chunks, into_windows) +
+  m.router_bytes = ChunkRouter::memory_bytes(layout.options().run.constants, p, open_chunks, into_windows) +
                    (into_windows ? windows->orders_bytes : 0);
   const std::uint64_t destinations = into_windows ? windows->destinations() : p;
   const std::uint64_t left = budget > m.router_bytes ? budget - m.router_bytes : 0;

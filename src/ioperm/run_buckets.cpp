@@ -36,7 +36,7 @@ void check_group(const StoredBuckets& buckets, std::uint64_t first, std::uint64_
 std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std::uint64_t first, std::uint64_t end,
                                     const NodeFacts& facts, bool routed, StoredBuckets& split,
                                     const EmitPoint* points) {
-  const std::uint64_t third = align_down(o_.memory_bytes / tuning::kBucketGroupBudgetDivisor, 64);
+  const std::uint64_t third = align_down(o_.run.memory_bytes / tuning::kBucketGroupBudgetDivisor, 64);
   const std::uint32_t tag_width =
       routed ? PositionTag::for_node(core::bucket_records(node.records, p, 0), layout_.framed()).width : 0;
   auto child_facts = [&](std::uint64_t j) {

@@ -54,7 +54,7 @@ struct RunContext {
   const WalkOptions& options;
   WalkStats& stats;
   OutputLimiter& output;
-  std::byte* arena;     // options.memory_bytes bytes, allocated once for the run
+  std::byte* arena;     // options.run.memory_bytes bytes, allocated once for the run
   int threads;          // worker threads, resolved
   // The root's records are in memory already, its data one extent there: a
   // text input that fits in RAM is mapped while its records are counted, so

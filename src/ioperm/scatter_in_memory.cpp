@@ -17,10 +17,10 @@ namespace extshuffle::ioperm {
 void PlanWalk::scatter_in_memory(const core::Node& node, const io::ByteExtents& chunk_data, bool root,
                                  std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
                                  const ScatterPoint* points) {
-  const core::PlanConstants& c = o_.shuffle.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t p = core::bucket_count(node.records, c);
-  const SplitLayout layout = layout_.split_layout(p, o_.memory_bytes);
-  ChunkRows rows(o_.shuffle.seed, node, c);
+  const SplitLayout layout = layout_.split_layout(p, o_.run.memory_bytes);
+  ChunkRows rows(o_.run.seed, node, c);
   std::vector<std::uint64_t> group_rows;    // the rows of the current chunk group
   std::vector<std::uint64_t> slice_starts;  // per chunk of a group: where each bucket's slice starts
   const auto groups =

@@ -23,12 +23,12 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
                               bool root, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
                               const BucketWindows& windows, LeafOrders* orders, const ScatterPoint* points,
                               std::uint64_t first_record) {
-  const core::PlanConstants& c = o_.shuffle.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t n = node.records;
   const std::uint64_t p = core::bucket_count(n, c);
   const std::uint32_t open_chunks = routed_open_chunks(facts);
   const RoutedSplitMemory m =
-      routed_split_memory(layout_, p, open_chunks, facts.max_record_bytes, o_.memory_bytes, &windows);
+      routed_split_memory(layout_, p, open_chunks, facts.max_record_bytes, o_.run.memory_bytes, &windows);
   const std::uint64_t destinations = windows.empty() ? p : windows.destinations();
   std::byte* router_memory = ctx_.arena + windows.orders_bytes;  // after the orders held in memory
   std::byte* cursor = ctx_.arena + m.router_bytes;
@@ -36,7 +36,7 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
   cursor += RecordStream::arrays_bytes(m.max_batch);
   RouteArrays route = RouteArrays::carve_from(cursor, m.max_batch, destinations);
   const std::uint64_t first = first_record == UINT64_MAX ? core::chunk_first(first_chunk, c) : first_record;
-  ChunkRouter router(o_.shuffle.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads, orders,
+  ChunkRouter router(o_.run.seed, node, c, first_chunk, router_memory, open_chunks, ctx_.threads, orders,
                      first - core::chunk_first(first_chunk, c));
   std::optional<PositionTag> in_tag;
   if (facts.tagged) in_tag = PositionTag::for_node(n, layout_.framed());
@@ -46,7 +46,7 @@ void PlanWalk::scatter_routed(const core::Node& node, const io::ByteExtents& chu
   RecordStream stream(
       chunk_data, framing, in_tag,
       core::chunk_range_records(n, first_chunk, end_chunk, c) - (first - core::chunk_first(first_chunk, c)), first,
-      cursor, m.space_bytes, stream_arrays, m.max_batch, o_.memory_bytes, ctx_);
+      cursor, m.space_bytes, stream_arrays, m.max_batch, o_.run.memory_bytes, ctx_);
   RecordBatch batch;
   while (stream.next(batch)) {
     for (std::uint64_t first = 0; first < batch.count;) {

@@ -27,7 +27,7 @@ DistributedWalk::DistributedWalk(const TextOptions& options, bool framed) : opti
 DistributedWalk::~DistributedWalk() = default;
 
 void DistributedWalk::check_budget(const NodeFacts& root) const {
-  layout_->check_budget(root, options_.walk.memory_bytes);
+  layout_->check_budget(root, options_.walk.run.memory_bytes);
 }
 
 std::optional<DistributedWalk::ScatterMemory> DistributedWalk::scatter_memory(const NodeFacts& root, std::uint64_t p,

@@ -21,8 +21,8 @@ class FixedChunkGroups final : public ChunkGroups {
   FixedChunkGroups(const core::Node& node, const io::ByteExtents& data, std::uint64_t first_chunk,
                    std::uint64_t end_chunk, const FixedSplit& layout, const WalkOptions& o, RunContext& ctx)
       : node_(node), first_chunk_(first_chunk), end_chunk_(end_chunk), layout_(layout), o_(o), ctx_(ctx),
-        r_(o.shuffle.record_size), reader_(data) {
-    const std::uint64_t group_bytes = align_up(layout.group_chunks * o.shuffle.constants.leaf_records * r_, 64);
+        r_(o.record_size), reader_(data) {
+    const std::uint64_t group_bytes = align_up(layout.group_chunks * o.run.constants.leaf_records * r_, 64);
     for (int b = 0; b < 3; ++b) buffers_[b] = ctx.arena + b * group_bytes;
     // Indexed: the read buffer(s), then the permutation.
     permutation_ = reinterpret_cast<std::uint32_t*>(ctx.arena + (layout.read_ahead ? 2 : 1) * group_bytes);
@@ -39,7 +39,7 @@ class FixedChunkGroups final : public ChunkGroups {
     input_ = buffers_[layout_.read_ahead ? g % 2 : 0];
     if (layout_.read_ahead) start_read(g + 1);
     const std::uint64_t count = std::min(layout_.group_chunks, end_chunk_ - i);
-    const core::PlanConstants& c = o_.shuffle.constants;
+    const core::PlanConstants& c = o_.run.constants;
     consumed_ = core::chunk_range_records(node_.records, first_chunk_, i + count, c) * r_;
     return count;
   }
@@ -47,11 +47,11 @@ class FixedChunkGroups final : public ChunkGroups {
   std::uint64_t consumed_bytes() const override { return consumed_; }
 
   void shuffle(std::uint64_t i, std::uint64_t count) override {
-    const core::PlanConstants& c = o_.shuffle.constants;
+    const core::PlanConstants& c = o_.run.constants;
     if (layout_.indexed) {
       const std::uint64_t m = core::chunk_records(node_.records, i, c);
-      device::shuffle_permutation(core::shuffle_bijection(o_.shuffle.seed, {node_.id, core::Purpose::kChunkShuffle, i}, m), m,
-                                  permutation_, ctx_.threads);
+      device::shuffle_permutation(core::shuffle_bijection(o_.run.seed, {node_.id, core::Purpose::kChunkShuffle, i}, m),
+                                  m, permutation_, ctx_.threads);
       return;
     }
     jobs_.clear();
@@ -59,14 +59,14 @@ class FixedChunkGroups final : public ChunkGroups {
       const std::uint64_t at = k * c.leaf_records * r_;
       const std::uint64_t m = core::chunk_records(node_.records, i + k, c);
       jobs_.push_back({input_ + at, buffers_[2] + at, m,
-                       core::shuffle_bijection(o_.shuffle.seed, {node_.id, core::Purpose::kChunkShuffle, i + k}, m)});
+                       core::shuffle_bijection(o_.run.seed, {node_.id, core::Purpose::kChunkShuffle, i + k}, m)});
     }
-    device::shuffle_records(o_.shuffle.device, jobs_, r_, ctx_.threads);
+    device::shuffle_records(o_.run.device, jobs_, r_, ctx_.threads);
   }
 
   void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const override {
     if (!layout_.indexed) {
-      bucket.append(buffers_[2] + (g * o_.shuffle.constants.leaf_records + k0) * r_, (k1 - k0) * r_);
+      bucket.append(buffers_[2] + (g * o_.run.constants.leaf_records + k0) * r_, (k1 - k0) * r_);
       return;
     }
     // Gathered through the permutation, a few KiB at a time.
@@ -92,9 +92,9 @@ class FixedChunkGroups final : public ChunkGroups {
     const std::uint64_t first = first_chunk_ + g * layout_.group_chunks;
     if (first >= end_chunk_) return;
     const std::uint64_t last = std::min(end_chunk_, first + layout_.group_chunks);
-    const std::uint64_t bytes = core::chunk_range_records(node_.records, first, last, o_.shuffle.constants) * r_;
+    const std::uint64_t bytes = core::chunk_range_records(node_.records, first, last, o_.run.constants) * r_;
     // data starts with chunk first_chunk_.
-    reader_.seek((core::chunk_first(first, o_.shuffle.constants) - core::chunk_first(first_chunk_, o_.shuffle.constants)) * r_);
+    reader_.seek((core::chunk_first(first, o_.run.constants) - core::chunk_first(first_chunk_, o_.run.constants)) * r_);
     reader_.start(buffers_[layout_.read_ahead ? g % 2 : 0], bytes);
     ctx_.stats.bytes_read += bytes;
   }

@@ -28,8 +28,8 @@ namespace extshuffle::ioperm {
 // GPU.
 std::uint64_t FixedRecords::mapped_arena_bytes(const NodeFacts& node, std::uint64_t in_memory) const {
   const InRam way = way_for(node, in_memory);
-  if (way == InRam::kDevice || !core::is_leaf(node.records, o_.shuffle.constants)) return UINT64_MAX;
-  return MemoryPlan::workspace_bytes(node.records, o_.shuffle,
+  if (way == InRam::kDevice || !core::is_leaf(node.records, o_.run.constants)) return UINT64_MAX;
+  return MemoryPlan::workspace_bytes(node.records, o_.shuffle(),
                                      way == InRam::kPlaceIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle);
 }
 
@@ -42,7 +42,7 @@ std::uint64_t FixedRecords::placement_space(const NodeFacts& node) const {
 }
 
 std::uint64_t FixedRecords::placement_bytes(const NodeFacts& node) const {
-  const core::PlanConstants& c = o_.shuffle.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t router = core::is_leaf(node.records, c)
                                    ? 0
                                    : ChunkRouter::memory_bytes(c, core::bucket_count(node.records, c),
@@ -55,28 +55,29 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
   const std::uint64_t records_bytes = align_up(n * r_, 64);
   switch (way) {
     case InRam::kDevice:
-      if (node.tagged || o_.shuffle.device != device::Device::kCuda ||
-          !device::node_fits_on_device(n, r_, o_.shuffle.constants)) {
+      if (node.tagged || o_.run.device != device::Device::kCuda ||
+          !device::node_fits_on_device(n, r_, o_.run.constants)) {
         return UINT64_MAX;
       }
       return 2 * records_bytes;
     case InRam::kRead: {
-      if (node.tagged || !MemoryPlan::shuffles_chunks(o_.shuffle)) return UINT64_MAX;
-      const std::uint64_t workspace = MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kShuffle);
+      if (node.tagged || !MemoryPlan::shuffles_chunks(o_.shuffle())) return UINT64_MAX;
+      const std::uint64_t workspace = MemoryPlan::workspace_bytes(n, o_.shuffle(), MemoryMode::kShuffle);
       // A leaf is read whole and shuffled into the workspace; a larger node
       // reads its batches into two buffers beside the workspace.
-      if (core::is_leaf(n, o_.shuffle.constants)) return records_bytes + workspace;
-      return records_bytes + workspace + 2 * MemoryPlan::batch_bytes(n, o_.shuffle);
+      if (core::is_leaf(n, o_.run.constants)) return records_bytes + workspace;
+      return records_bytes + workspace + 2 * MemoryPlan::batch_bytes(n, o_.shuffle());
     }
     case InRam::kReadIndexed:
-      if (node.tagged || core::is_leaf(n, o_.shuffle.constants)) return UINT64_MAX;
-      return records_bytes + MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kIndex) +
-             read_indexed_buffers(node) * align_up(o_.shuffle.constants.leaf_records * r_, 64);
+      if (node.tagged || core::is_leaf(n, o_.run.constants)) return UINT64_MAX;
+      return records_bytes + MemoryPlan::workspace_bytes(n, o_.shuffle(), MemoryMode::kIndex) +
+             read_indexed_buffers(node) * align_up(o_.run.constants.leaf_records * r_, 64);
     case InRam::kPlaceShuffled:
       return records_bytes +
-             std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kShuffle));
+             std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle(), MemoryMode::kShuffle));
     case InRam::kPlaceIndexed:
-      return records_bytes + std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle, MemoryMode::kIndex));
+      return records_bytes +
+             std::max(placement_bytes(node), MemoryPlan::workspace_bytes(n, o_.shuffle(), MemoryMode::kIndex));
   }
   return UINT64_MAX;
 }
@@ -86,8 +87,8 @@ std::uint64_t FixedRecords::way_bytes(const NodeFacts& node, InRam way) const {
 // in what a node held once may use beside its records, else into one.
 std::uint64_t FixedRecords::read_indexed_buffers(const NodeFacts& node) const {
   const std::uint64_t records_bytes = align_up(node.records * r_, 64);
-  const std::uint64_t two = MemoryPlan::workspace_bytes(node.records, o_.shuffle, MemoryMode::kIndex) +
-                            2 * align_up(o_.shuffle.constants.leaf_records * r_, 64);
+  const std::uint64_t two = MemoryPlan::workspace_bytes(node.records, o_.shuffle(), MemoryMode::kIndex) +
+                            2 * align_up(o_.run.constants.leaf_records * r_, 64);
   return two <= MemoryPlan::held_once_workspace_bytes(records_bytes) ? 2 : 1;
 }
 
@@ -137,10 +138,10 @@ void add_in_ram_times(RunContext& ctx, Clock::time_point start, double writing_b
 void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                                  bool root, RunContext& ctx) const {
   const std::uint64_t n = node.records;
-  const InRam way = way_for(facts, o_.memory_bytes);
+  const InRam way = way_for(facts, o_.run.memory_bytes);
   const MemoryMode mode =
       way == InRam::kPlaceIndexed || way == InRam::kReadIndexed ? MemoryMode::kIndex : MemoryMode::kShuffle;
-  const bool leaf = core::is_leaf(n, o_.shuffle.constants);
+  const bool leaf = core::is_leaf(n, o_.run.constants);
   // The records mapped (mapped_arena_bytes): read where they lie.
   const std::byte* mapped = root && ctx.root_mapped && data.extents.size() == 1 && data.extents[0].file == nullptr
                                 ? data.extents[0].memory
@@ -152,7 +153,7 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
   const Clock::time_point start = Clock::now();
   const double writing_before = ctx.stats.seconds_writing;
   MemoryPlan plan(
-      o_.shuffle, mode, workspace,
+      o_.shuffle(), mode, workspace,
       [&](const std::byte* out, std::size_t bytes) {
         ctx.output.write_fixed(out, bytes, r_);
         ctx.publish_progress();
@@ -185,9 +186,8 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
     // 32-byte records took half the CPU of placing its records one by one,
     // docs/benchmarks.md, "32-byte records in RAM"); then the leaves
     // gathered into one half of the staging while the other is written.
-    std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode);
-    FileSource source(data, r_, n, o_.shuffle.constants.leaf_records, buffers, read_indexed_buffers(facts), ctx,
-                      reading);
+    std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle(), mode);
+    FileSource source(data, r_, n, o_.run.constants.leaf_records, buffers, read_indexed_buffers(facts), ctx, reading);
     plan.overlap_output(nullptr);
     overlapped = true;
     plan.run(node, source, node_buffer);
@@ -196,8 +196,8 @@ void FixedRecords::run_in_memory(const core::Node& node, const io::ByteExtents& 
     // shuffled while the next are read; once all are read, the source's
     // buffers take turns with the workspace as the leaves' output, written
     // on a thread of its own while the next leaves are shuffled.
-    std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle, mode);
-    FileSource source(data, r_, n, MemoryPlan::batch_chunks(n, o_.shuffle) * o_.shuffle.constants.leaf_records, buffers,
+    std::byte* buffers = workspace + MemoryPlan::workspace_bytes(n, o_.shuffle(), mode);
+    FileSource source(data, r_, n, MemoryPlan::batch_chunks(n, o_.shuffle()) * o_.run.constants.leaf_records, buffers,
                       2, ctx, reading);
     plan.overlap_output(buffers);
     overlapped = true;
@@ -233,21 +233,21 @@ void FixedRecords::run_on_device(const core::Node& node, const io::ByteExtents& 
     ctx.output.write_fixed(out, bytes, r_);
     ctx.publish_progress();
   };
-  device::shuffle_node_on_device(node, o_.shuffle.seed, o_.shuffle.constants, node_buffer, workspace, r_, on_device);
+  device::shuffle_node_on_device(node, o_.run.seed, o_.run.constants, node_buffer, workspace, r_, on_device);
   PhaseTimer timer(reading);
   reader.finish();
 }
 
 void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, const NodeFacts& facts,
                          std::byte* node_buffer, std::byte* memory, RunContext& ctx) const {
-  const core::PlanConstants& c = o_.shuffle.constants;
+  const core::PlanConstants& c = o_.run.constants;
   const std::uint64_t n = node.records;
   const bool leaf = core::is_leaf(n, c);
   const std::uint64_t p = leaf ? 1 : core::bucket_count(n, c);
   std::byte* cursor = memory;
   std::optional<ChunkRouter> router;
   if (!leaf) {
-    router.emplace(o_.shuffle.seed, node, c, 0, cursor, routed_open_chunks(facts), ctx.threads);
+    router.emplace(o_.run.seed, node, c, 0, cursor, routed_open_chunks(facts), ctx.threads);
     cursor += ChunkRouter::memory_bytes(c, p, routed_open_chunks(facts));
   }
   std::byte* arrays = cursor;
@@ -256,7 +256,7 @@ void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, co
   if (facts.tagged) tag = PositionTag::for_node(n, false);
   const RecordFraming framing = this->framing(false);
   RecordStream stream(data, framing, tag, n, 0, cursor, placement_space(facts), arrays, tuning::kPlacementBatch,
-                      o_.memory_bytes, ctx);
+                      o_.run.memory_bytes, ctx);
   RecordBatch batch;
   while (stream.next(batch)) {
     for (std::uint64_t first = 0; first < batch.count;) {
@@ -282,17 +282,17 @@ void FixedRecords::place(const core::Node& node, const io::ByteExtents& data, co
 }
 
 bool FixedRecords::chunks_fit(const NodeFacts& node, std::uint64_t budget) const {
-  return !node.tagged && fixed_split(core::bucket_count(node.records, o_.shuffle.constants), r_, o_.shuffle.constants, budget)
-                                 .group_chunks > 0;
+  return !node.tagged &&
+         fixed_split(core::bucket_count(node.records, o_.run.constants), r_, o_.run.constants, budget).group_chunks > 0;
 }
 
 std::unique_ptr<ChunkGroups> FixedRecords::open_chunk_groups(const core::Node& node, const io::ByteExtents& data,
                                                              bool, std::uint64_t first_chunk, std::uint64_t end_chunk,
                                                              std::uint64_t, RunContext& ctx) const {
-  return open_fixed_chunk_groups(node, data, first_chunk, end_chunk,
-                                 fixed_split(core::bucket_count(node.records, o_.shuffle.constants), r_, o_.shuffle.constants,
-                                             o_.memory_bytes),
-                                 o_, ctx);
+  return open_fixed_chunk_groups(
+      node, data, first_chunk, end_chunk,
+      fixed_split(core::bucket_count(node.records, o_.run.constants), r_, o_.run.constants, o_.run.memory_bytes), o_,
+      ctx);
 }
 
 // In a group, a bucket holds its shuffled copy in the workspace: a leaf, or
@@ -302,9 +302,10 @@ bool FixedRecords::runs_in_group(const NodeFacts& bucket, std::uint64_t stored_b
                                  std::uint64_t workspace_bytes) const {
   const std::uint64_t records_bytes = bucket.records * r_;
   if (stored_bytes > workspace_bytes || records_bytes > workspace_bytes) return false;
-  if (core::is_leaf(bucket.records, o_.shuffle.constants)) return true;
-  return !bucket.tagged &&
-         records_bytes + MemoryPlan::workspace_bytes(bucket.records, o_.shuffle, MemoryPlan::fastest_mode(o_.shuffle)) <= workspace_bytes;
+  if (core::is_leaf(bucket.records, o_.run.constants)) return true;
+  return !bucket.tagged && records_bytes + MemoryPlan::workspace_bytes(bucket.records, o_.shuffle(),
+                                                                       MemoryPlan::fastest_mode(o_.shuffle())) <=
+                               workspace_bytes;
 }
 
 // Buckets [first, end) of `node`, loaded at `input`: routed buckets are put
@@ -345,7 +346,7 @@ void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p
     if (leaves.empty()) return;
     {
       PhaseTimer timer(ctx.stats.seconds_shuffling);
-      device::shuffle_records(o_.shuffle.device, leaves, r_, ctx.threads);
+      device::shuffle_records(o_.run.device, leaves, r_, ctx.threads);
     }
     emit(workspace + pending_from, pending_bytes);
     leaves.clear();
@@ -354,16 +355,18 @@ void FixedRecords::run_buckets_in_memory(const core::Node& node, std::uint64_t p
   for (std::uint64_t j = first; j < end; ++j) {
     const core::Node child = core::bucket_node(node, p, j);
     const std::uint64_t at = (core::bucket_first(node.records, p, j) - base) * r_;
-    if (core::is_leaf(child.records, o_.shuffle.constants)) {
+    if (core::is_leaf(child.records, o_.run.constants)) {
       if (leaves.empty()) pending_from = at;
-      leaves.push_back({input + at, workspace + at, child.records,
-                        core::shuffle_bijection(o_.shuffle.seed, {child.id, core::Purpose::kLeafShuffle, 0}, child.records)});
+      leaves.push_back(
+          {input + at, workspace + at, child.records,
+           core::shuffle_bijection(o_.run.seed, {child.id, core::Purpose::kLeafShuffle, 0}, child.records)});
       pending_bytes += child.records * r_;
     } else {
       flush_leaves();
       PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
       MemorySource source(input + at, r_);
-      MemoryPlan(o_.shuffle, MemoryPlan::fastest_mode(o_.shuffle), workspace + align_up(child.records * r_, 64), emit)
+      MemoryPlan(o_.shuffle(), MemoryPlan::fastest_mode(o_.shuffle()), workspace + align_up(child.records * r_, 64),
+                 emit)
           .run(child, source, workspace);
     }
   }

@@ -28,7 +28,7 @@ std::unique_ptr<ChunkGroups> open_fixed_chunk_groups(const core::Node& node, con
 
 class FixedRecords final : public RecordLayout {
  public:
-  explicit FixedRecords(const WalkOptions& options) : o_(options), r_(options.shuffle.record_size) {}
+  explicit FixedRecords(const WalkOptions& options) : o_(options), r_(options.record_size) {}
 
   const WalkOptions& options() const override { return o_; }
   bool framed() const override { return false; }
@@ -45,7 +45,7 @@ class FixedRecords final : public RecordLayout {
 
   bool chunks_fit(const NodeFacts& node, std::uint64_t budget) const override;
   SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override {
-    return fixed_split(p, r_, o_.shuffle.constants, budget).split;
+    return fixed_split(p, r_, o_.run.constants, budget).split;
   }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
                                                  std::uint64_t first_chunk, std::uint64_t end_chunk,

@@ -24,7 +24,7 @@ class TextChunkGroups final : public ChunkGroups {
   }
 
   std::uint64_t next(std::uint64_t i) override {
-    const core::PlanConstants& c = o_.walk.shuffle.constants;
+    const core::PlanConstants& c = o_.walk.run.constants;
     release_group();
     for (;;) {
       space_.finish_read();
@@ -80,16 +80,17 @@ class TextChunkGroups final : public ChunkGroups {
   void shuffle(std::uint64_t i, std::uint64_t count) override {
     auto* identity = reinterpret_cast<std::uint32_t*>(arrays_);
     if (!identity_ready_) {
-      for (std::uint32_t k = 0; k < o_.walk.shuffle.constants.leaf_records; ++k) identity[k] = k;
+      for (std::uint32_t k = 0; k < o_.walk.run.constants.leaf_records; ++k) identity[k] = k;
       identity_ready_ = true;
     }
     jobs_.clear();
     for (std::uint64_t g = 0; g < count; ++g) {
-      jobs_.push_back({reinterpret_cast<const std::byte*>(identity), reinterpret_cast<std::byte*>(group_[g].permutation),
-                       group_[g].m,
-                       core::shuffle_bijection(o_.walk.shuffle.seed, {node_.id, core::Purpose::kChunkShuffle, i + g}, group_[g].m)});
+      jobs_.push_back(
+          {reinterpret_cast<const std::byte*>(identity), reinterpret_cast<std::byte*>(group_[g].permutation),
+           group_[g].m,
+           core::shuffle_bijection(o_.walk.run.seed, {node_.id, core::Purpose::kChunkShuffle, i + g}, group_[g].m)});
     }
-    device::shuffle_records(o_.walk.shuffle.device, jobs_, sizeof(std::uint32_t), ctx_.threads);
+    device::shuffle_records(o_.walk.run.device, jobs_, sizeof(std::uint32_t), ctx_.threads);
   }
 
   void append_slice(std::uint64_t g, std::uint64_t k0, std::uint64_t k1, io::ByteSink& bucket) const override {

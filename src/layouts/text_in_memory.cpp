@@ -41,11 +41,8 @@ std::uint64_t byte_share_start(const std::uint64_t* starts, std::uint64_t m, std
   return static_cast<std::uint64_t>(std::lower_bound(starts, starts + m, at) - starts);
 }
 
-ShuffleOptions index_options(const TextOptions& o) {
-  ShuffleOptions index = o.walk.shuffle;
-  index.record_size = sizeof(std::uint32_t);
-  return index;
-}
+// A text node's in-RAM plan moves 4-byte record indices.
+ShuffleOptions index_options(const TextOptions& o) { return {o.walk.run, sizeof(std::uint32_t)}; }
 
 // Output of an in-RAM node: whole records staged and handed on together,
 // one larger than the staging buffer handed on alone.
@@ -274,30 +271,30 @@ std::uint64_t text_in_memory_workspace_bytes(std::uint64_t records, bool tagged,
   const std::uint64_t places =
       tagged ? align_up(8 * records, 64) + align_up(4 * records, 64) : align_up(8 * (records + 1), 64);
   return places + align_up(4 * records, 64) + MemoryPlan::workspace_bytes(records, index, MemoryMode::kShuffle) +
-         MemoryPlan::batch_bytes(records, index) + 8 * gather_batch_records(o.walk.memory_bytes) +
-         staging_bytes(o.walk.memory_bytes);
+         MemoryPlan::batch_bytes(records, index) + 8 * gather_batch_records(o.walk.run.memory_bytes) +
+         staging_bytes(o.walk.run.memory_bytes);
 }
 
 void run_text_in_memory(const core::Node& node, const std::byte* bytes, std::uint64_t size, bool tagged,
                         const TextScan& s, std::byte* workspace, const TextOptions& o, RunContext& ctx) {
   const std::uint64_t n = node.records;
   const ShuffleOptions index = index_options(o);
-  const std::uint64_t batch_records = gather_batch_records(o.walk.memory_bytes);
+  const std::uint64_t batch_records = gather_batch_records(o.walk.run.memory_bytes);
   const NodeArrays a = carve_node_arrays(n, tagged, index, batch_records, workspace);
 
   PhaseTimerExcluding shuffling(ctx.stats.seconds_shuffling, ctx.stats.seconds_writing);
   locate_records(bytes, size, n, tagged, s, o.syntax.terminator, a);
   // 2-3. The plan on the indices, each piece of its order gathered (4.) as
   // it comes.
-  RecordGather gather(bytes, size, n, tagged, s, a, batch_records, staging_bytes(o.walk.memory_bytes), ctx);
+  RecordGather gather(bytes, size, n, tagged, s, a, batch_records, staging_bytes(o.walk.run.memory_bytes), ctx);
   const EmitOutput emit = [&](const std::byte* piece, std::size_t piece_bytes) { gather.gather(piece, piece_bytes); };
-  if (o.walk.shuffle.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
-      device::node_fits_on_device(n, sizeof(std::uint32_t), o.walk.shuffle.constants)) {
+  if (o.walk.run.device == device::Device::kCuda && n <= (std::uint64_t{1} << 32) &&
+      device::node_fits_on_device(n, sizeof(std::uint32_t), o.walk.run.constants)) {
     // The order of the whole node from the GPU, handed on as it comes back.
     device::NodeOnDeviceOptions on_device;
     on_device.threads = ctx.threads;
     on_device.emit = emit;
-    device::node_order_on_device(node, o.walk.shuffle.seed, o.walk.shuffle.constants, a.indices, on_device);
+    device::node_order_on_device(node, o.walk.run.seed, o.walk.run.constants, a.indices, on_device);
   } else {
     MemoryPlan plan(index, MemoryMode::kShuffle, a.plan_workspace, emit,
                     [&](std::uint64_t first) { return ctx.output.wanted(first); });

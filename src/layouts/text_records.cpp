@@ -40,11 +40,13 @@ void TextRecords::run_in_memory(const core::Node& node, const io::ByteExtents& d
 
 bool TextRecords::chunks_fit(const NodeFacts& node, std::uint64_t budget) const {
   if (node.tagged) return false;
-  const TextSplit s = text_split(core::bucket_count(node.records, o_.walk.shuffle.constants), o_.walk.shuffle.constants, budget);
+  const TextSplit s =
+      text_split(core::bucket_count(node.records, o_.walk.run.constants), o_.walk.run.constants, budget);
   // With the longest record unknown (0), the whole node is the bound.
-  const auto longest_chunk = node.max_record_bytes == 0
-                                 ? static_cast<unsigned __int128>(node.record_bytes)
-                                 : static_cast<unsigned __int128>(o_.walk.shuffle.constants.leaf_records) * node.max_record_bytes;
+  const auto longest_chunk =
+      node.max_record_bytes == 0
+          ? static_cast<unsigned __int128>(node.record_bytes)
+          : static_cast<unsigned __int128>(o_.walk.run.constants.leaf_records) * node.max_record_bytes;
   return s.space_bytes > 0 && std::min<unsigned __int128>(node.record_bytes, longest_chunk) <= s.space_bytes;
 }
 
@@ -77,7 +79,8 @@ std::unique_ptr<ChunkGroups> TextRecords::open_chunk_groups(const core::Node& no
                                                             bool root, std::uint64_t, std::uint64_t end_chunk,
                                                             std::uint64_t, RunContext& ctx) const {
   return open_text_chunk_groups(node, data, end_chunk, scan(root),
-                                text_split(core::bucket_count(node.records, o_.walk.shuffle.constants), o_.walk.shuffle.constants, o_.walk.memory_bytes),
+                                text_split(core::bucket_count(node.records, o_.walk.run.constants),
+                                           o_.walk.run.constants, o_.walk.run.memory_bytes),
                                 o_, ctx);
 }
 

@@ -48,7 +48,7 @@ class TextRecords final : public RecordLayout {
   // holds in every bucket: buckets are samples of the input's records).
   bool chunks_fit(const NodeFacts& node, std::uint64_t budget) const override;
   SplitLayout split_layout(std::uint64_t p, std::uint64_t budget) const override {
-    return text_split(p, o_.walk.shuffle.constants, budget).split;
+    return text_split(p, o_.walk.run.constants, budget).split;
   }
   std::unique_ptr<ChunkGroups> open_chunk_groups(const core::Node& node, const io::ByteExtents& data, bool root,
                                                  std::uint64_t first_chunk, std::uint64_t end_chunk,

@@ -308,20 +308,20 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     result.warnings = input_warnings(*input.state_);
     return result;
   }
-  RankRun r{options,
-            dataset.output,
-            dataset::input_display_name(dataset.inputs.front()),
-            *input.state_,
-            comm,
-            comm.rank(),
-            {},
-            {},
-            nullptr,
-            {},
-            {},
-            nullptr,
-            resume,
-            dataset_index};
+  RankRun r{.options = options,
+            .output_path = dataset.output,
+            .display_name = dataset::input_display_name(dataset.inputs.front()),
+            .in = *input.state_,
+            .comm = comm,
+            .me = comm.rank(),
+            .stats = {},
+            .plan = {},
+            .files = nullptr,
+            .written = {},
+            .warnings = {},
+            .progress = nullptr,
+            .resume = resume,
+            .dataset_index = dataset_index};
   r.stats.rank = static_cast<std::uint64_t>(r.me);
   r.warnings = input_warnings(r.in);
   r.stats.seconds_counting = r.in.seconds_counting;

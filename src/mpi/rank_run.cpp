@@ -8,8 +8,8 @@ ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std
                                  device::Device device, std::atomic<std::uint64_t>* progress) {
   ioperm::TextOptions o;
   o.walk = ioperm::walk_options(options.run, in.record_size);
-  o.walk.shuffle.device = device;
-  o.walk.memory_bytes = memory_bytes;
+  o.walk.run.device = device;
+  o.walk.run.memory_bytes = memory_bytes;
   o.walk.output_records = options.output.head_count;
   o.walk.progress_bytes = progress;
   o.syntax = in.syntax;

@@ -1,6 +1,6 @@
 // The command line as documented (docs/cli.md), and its small traps: --seed
 // is decimal or 0x hex (leading zeros decimal, never octal); an empty value
-// is a usage error for every option; -n takes any count; split names '.' and
+// is a usage error for every option, "--memory=" too; -n takes any count; split names '.' and
 // '..' and unknown placeholders are refused; binary input under an explicit
 // text --format is refused; --help names each value in the user's words;
 // -v carries the plan and phase lines and no STXXL chatter; a dry run of
@@ -51,6 +51,25 @@ TEST_F(Parsing, AnEmptyValueIsAUsageError) {
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(std::regex_search(r.err, std::regex("^extshuffle: invalid .*''"))) << r.err;
   }
+}
+
+// "--memory=" (a script's "--memory=$UNSET") once took the next word as its
+// value: the error named in.txt, or a valid next word ran with it.
+TEST_F(Parsing, AnEmptyAttachedValueNamesItsOption) {
+  for (const std::string typed : {"--memory=", "--mem=", "--seed=", "--threads=", "--header=", "--verify="}) {
+    SCOPED_TRACE(typed);
+    const std::string name = typed == "--mem=" ? "--memory" : typed.substr(0, typed.size() - 1);
+    for (const std::string next : {"in.txt", "5"}) {
+      const auto r = run(typed + " " + next + " in.txt");
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(r.err, "extshuffle: invalid " + name + " '': expected a value, not an empty one\n");
+    }
+  }
+  // After "--", a word is an operand, not an option.
+  const auto operand = run("-- --memory=");
+  EXPECT_EQ(operand.exit_code, 1) << operand.err;
+  EXPECT_NE(operand.err.find("--memory="), std::string::npos) << operand.err;
 }
 
 TEST_F(Parsing, AnyHeadCountIsAccepted) {

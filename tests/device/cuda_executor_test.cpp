@@ -12,6 +12,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "support/command.hpp"
 #include "support/permutations.hpp"
+#include "support/walk_options.hpp"
 
 namespace extshuffle::ioperm::cuda_executor_test {
 namespace {
@@ -23,8 +24,8 @@ std::vector<std::byte> run_on(device::Device device, const std::vector<std::byte
   auto scratch = io::BlockFile::in_memory();
   std::vector<std::byte> output;
   shuffle_fixed_size(*source, 0, input.size() / record_size, *scratch, 0,
-                   WalkOptions{{record_size, 11, c, device, 2}, memory_bytes},
-                   [&](const std::byte* data, std::size_t n) { output.insert(output.end(), data, data + n); });
+                     testing::walk_options(record_size, 11, c, memory_bytes, 2, device),
+                     [&](const std::byte* data, std::size_t n) { output.insert(output.end(), data, data + n); });
   return output;
 }
 

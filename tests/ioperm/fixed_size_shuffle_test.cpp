@@ -11,6 +11,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
+#include "support/walk_options.hpp"
 
 namespace extshuffle::ioperm::fixed_size_shuffle_test {
 namespace {
@@ -33,7 +34,7 @@ Outcome run_external(const std::vector<std::byte>& input, std::size_t record_siz
   // The output's size reserved: grown by doubling, a run's output (up to
   // 64 MiB here) was copied again and faulted in anew at every step.
   outcome.output.reserve(std::min<std::uint64_t>(head_count, input.size() / record_size) * record_size);
-  WalkOptions options{{record_size, seed, c, device::Device::kCpu, threads}, memory_bytes};
+  WalkOptions options = testing::walk_options(record_size, seed, c, memory_bytes, threads);
   options.output_records = head_count;
   outcome.stats = shuffle_fixed_size(*source, 0, input.size() / record_size, scratch, 0, options,
                                    [&](const std::byte* data, std::size_t n) {
@@ -140,7 +141,7 @@ TEST(ExternalExecutor, SplitsOfLargeChunksReadChunkByChunkInRam) {
     const std::uint64_t memory = 4 * n * r;
     const auto input = testing::numbered_records(n, r);
     const auto expected = run_reference(input, r, 3, core::kPlanV2);
-    const Schedule s = plan_schedule(n, WalkOptions{{r, 3, core::kPlanV2, device::Device::kCpu, 2}, memory});
+    const Schedule s = plan_schedule(n, testing::walk_options(r, 3, core::kPlanV2, memory, 2));
     EXPECT_EQ(s.peak_memory_bytes, expected_arena) << "r " << r;
     for (const int threads : {1, 2}) {
       const Outcome out = run_external(input, r, 3, core::kPlanV2, memory, threads);
@@ -185,9 +186,9 @@ TEST(ExternalExecutor, ShippedConstantsThroughARealScratchFile) {
 TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
   const PlanConstants c{64, 4};
   const std::uint64_t n = (1ull << 20) + 3;
-  WalkOptions options{{8, 1, c, device::Device::kCpu, 2}, std::uint64_t{2} << 20};
+  WalkOptions options = testing::walk_options(8, 1, c, std::uint64_t{2} << 20, 2);
   const Schedule s = plan_schedule(n, options);
-  const Outcome out = run_external(testing::numbered_records(n, 8), 8, 1, c, options.memory_bytes);
+  const Outcome out = run_external(testing::numbered_records(n, 8), 8, 1, c, options.run.memory_bytes);
   EXPECT_EQ(s.passes, out.stats.passes);
   EXPECT_EQ(s.nodes_on_disk, out.stats.nodes_on_disk);
   EXPECT_EQ(s.bytes_read, out.stats.bytes_read);
@@ -195,7 +196,7 @@ TEST(ExternalExecutor, ScheduleMatchesWhatRuns) {
 }
 
 TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
-  const WalkOptions options{{4096, 1, core::kPlanV2, device::Device::kCpu, 1}, std::uint64_t{16} << 20};
+  const WalkOptions options = testing::walk_options(4096, 1, core::kPlanV2, std::uint64_t{16} << 20, 1);
   const Schedule s = plan_schedule(32768, options);  // 128 MiB in one leaf
   EXPECT_EQ(s.nodes_in_windows, 1u);
   EXPECT_EQ(s.passes, 2u);
@@ -205,11 +206,10 @@ TEST(ExternalExecutor, ScheduleOfALeafLargerThanMemory) {
 TEST(ExternalExecutor, RejectsABudgetBelowTheMinimum) {
   const std::uint64_t n = std::uint64_t{1} << 24;
   const std::uint64_t minimum = minimum_memory_bytes(core::kPlanV2, 8, n);
-  EXPECT_THROW(plan_schedule(n, WalkOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, minimum - 4096}),
-               BudgetError);
-  EXPECT_NO_THROW(plan_schedule(n, WalkOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, minimum}));
+  EXPECT_THROW(plan_schedule(n, testing::walk_options(8, 1, core::kPlanV2, minimum - 4096, 1)), BudgetError);
+  EXPECT_NO_THROW(plan_schedule(n, testing::walk_options(8, 1, core::kPlanV2, minimum, 1)));
   // An input that fits in the budget runs in RAM, whatever the minimum for streaming.
-  EXPECT_NO_THROW(plan_schedule(10, WalkOptions{{8, 1, core::kPlanV2, device::Device::kCpu, 1}, 1024}));
+  EXPECT_NO_THROW(plan_schedule(10, testing::walk_options(8, 1, core::kPlanV2, 1024, 1)));
 }
 
 }  // namespace

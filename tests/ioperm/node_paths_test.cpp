@@ -19,6 +19,7 @@
 #include "support/permutations.hpp"
 #include "support/plan_oracle.hpp"
 #include "support/same_bytes.hpp"
+#include "support/walk_options.hpp"
 
 namespace extshuffle::ioperm::node_paths_test {
 namespace {
@@ -35,7 +36,7 @@ Outcome run_fixed(const std::vector<std::byte>& input, std::size_t r, const Plan
   auto source = io::BlockFile::in_memory();
   if (!input.empty()) source->write_now(input.data(), 0, input.size());
   auto scratch = io::BlockFile::in_memory();
-  WalkOptions options{{r, 17, c, device::Device::kCpu, threads}, memory};
+  WalkOptions options = testing::walk_options(r, 17, c, memory, threads);
   options.output_records = head;
   Outcome out;
   out.stats = shuffle_fixed_size(*source, 0, input.size() / r, *scratch, 0, options,
@@ -77,8 +78,7 @@ TEST(NodePaths, FixedRecordsOnEveryPathMatchTheOracleAndTheSchedule) {
         const std::string what = "r " + std::to_string(r) + " n " + std::to_string(n) + " memory " + std::to_string(memory);
         const Outcome out = run_fixed(input, r, c, memory);
         ASSERT_SAME_BYTES(out.output, expected) << what;
-        expect_schedule_is_what_ran(plan_schedule(n, WalkOptions{{r, 17, c, device::Device::kCpu, 1}, memory}),
-                                    out.stats, what);
+        expect_schedule_is_what_ran(plan_schedule(n, testing::walk_options(r, 17, c, memory, 1)), out.stats, what);
         if (out.stats.nodes_in_memory > 0) seen.insert("in RAM");
         if (out.stats.nodes_routed > 0) seen.insert("routed");
         if (out.stats.nodes_on_disk > out.stats.nodes_routed) seen.insert("chunks in memory");
@@ -137,10 +137,10 @@ TEST(NodePaths, RoutedSplitsAreTheSameOnOneAndTwoThreads) {
 
 TextOptions text_options(const PlanConstants& c, std::uint64_t memory) {
   TextOptions options;
-  options.walk.shuffle.seed = 17;
-  options.walk.shuffle.constants = c;
-  options.walk.shuffle.threads = 1;
-  options.walk.memory_bytes = memory;
+  options.walk.run.seed = 17;
+  options.walk.run.constants = c;
+  options.walk.run.threads = 1;
+  options.walk.run.memory_bytes = memory;
   return options;
 }
 
@@ -252,8 +252,7 @@ TEST(NodePaths, LeafOrdersThroughScratchSpace) {
     const std::string what = "memory " + std::to_string(memory);
     const Outcome out = run_fixed(input, r, c, memory);
     ASSERT_SAME_BYTES(out.output, expected) << what;
-    expect_schedule_is_what_ran(plan_schedule(n, WalkOptions{{r, 17, c, device::Device::kCpu, 1}, memory}),
-                                out.stats, what);
+    expect_schedule_is_what_ran(plan_schedule(n, testing::walk_options(r, 17, c, memory, 1)), out.stats, what);
     if (out.stats.leaf_orders_on_disk > 0) {
       ++on_disk;
       EXPECT_EQ(out.stats.passes, 2u) << what;

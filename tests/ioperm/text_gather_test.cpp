@@ -68,11 +68,11 @@ void run_in_ram(const InputFile& in, std::uint64_t n, std::uint64_t longest, con
                 std::uint64_t memory, int threads, std::uint64_t head, WalkStats& stats, std::string& output) {
   auto scratch = io::BlockFile::in_memory();
   TextOptions options;
-  options.walk.shuffle.seed = 99;
-  options.walk.shuffle.device = device::Device::kCpu;
-  options.walk.shuffle.constants = c;
-  options.walk.shuffle.threads = threads;
-  options.walk.memory_bytes = memory;
+  options.walk.run.seed = 99;
+  options.walk.run.device = device::Device::kCpu;
+  options.walk.run.constants = c;
+  options.walk.run.threads = threads;
+  options.walk.run.memory_bytes = memory;
   options.walk.output_records = head;
   options.syntax = formats::RecordSyntax{'\n', false, ','};
   const TextInput input{in.source.get(), in.header_bytes, in.text_bytes, true, longest};

@@ -49,11 +49,11 @@ struct Outcome {
 TextOptions options_for(const PlanConstants& c, std::uint64_t memory_bytes, std::uint64_t seed,
                             const RecordSyntax& syntax = kLines, int threads = 1) {
   TextOptions options;
-  options.walk.shuffle.seed = seed;
-  options.walk.shuffle.constants = c;
-  options.walk.shuffle.device = device::Device::kCpu;
-  options.walk.shuffle.threads = threads;
-  options.walk.memory_bytes = memory_bytes;
+  options.walk.run.seed = seed;
+  options.walk.run.constants = c;
+  options.walk.run.device = device::Device::kCpu;
+  options.walk.run.threads = threads;
+  options.walk.run.memory_bytes = memory_bytes;
   options.syntax = syntax;
   return options;
 }

@@ -85,8 +85,10 @@ WalkStats walk(const std::string& input, std::uint64_t records, std::size_t reco
     output.append(reinterpret_cast<const char*>(bytes), n);
   };
   WalkOptions o;
-  o.shuffle = {record_size, 17, PlanConstants{64, 4}, device::Device::kCpu, 1};
-  o.memory_bytes = memory;
+  o.record_size = record_size;
+  o.run.seed = 17;
+  o.run.constants = PlanConstants{64, 4};
+  o.run.memory_bytes = memory;
   o.checkpoint = checkpoint;
   if (record_size > 0) return shuffle_fixed_size(data, records, scratch, 0, o, sink);
   TextOptions text;

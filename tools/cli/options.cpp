@@ -61,6 +61,20 @@ std::optional<std::string> empty_value(const CLI::App& app, const CLI::Option* f
   return std::nullopt;
 }
 
+// The first "--NAME=" typed with nothing after the "=" (words as
+// expand_long_option_prefixes returns them: reversed, names expanded), when
+// NAME is one of `app`'s long options. CLI11 would take the next word as its
+// value ("--memory= in.txt" reads in.txt as the budget), so that the error,
+// if any, names the wrong word. Its name as the user would write it.
+std::optional<std::string> empty_attached_value(const CLI::App& app, const std::vector<std::string>& words) {
+  for (auto word = words.rbegin(); word != words.rend() && *word != "--"; ++word) {
+    if (word->size() < 4 || word->compare(0, 2, "--") != 0 || word->find('=') != word->size() - 1) continue;
+    const std::string name = word->substr(0, word->size() - 1);
+    if (app.get_option_no_throw(name) != nullptr) return name;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string version_text(const char* program) {
@@ -165,8 +179,12 @@ std::optional<std::string> parse_words(const std::vector<std::string>& words, Op
       program};
   PendingOptions pending;
   describe_options(app, options, pending, program);
+  std::vector<std::string> expanded = expand_long_option_prefixes(app, words);
+  if (const auto empty = empty_attached_value(app, expanded)) {
+    throw UsageError("invalid " + *empty + " '': expected a value, not an empty one");
+  }
   try {
-    app.parse(expand_long_option_prefixes(app, words));
+    app.parse(std::move(expanded));
   } catch (const CLI::CallForHelp&) {
     return app.help();
   } catch (const CLI::CallForVersion& e) {

@@ -34,8 +34,8 @@ class DistributedWalk {
  public:
   // A walk of framed records (`framed`: of options.syntax, every framing,
   // --skip-empty by options.skip_blank) or of fixed-size records of
-  // options.walk.shuffle.record_size bytes, whose arena is
-  // options.walk.memory_bytes. Keeps a copy of the options.
+  // options.walk.record_size bytes, whose arena is
+  // options.walk.run.memory_bytes. Keeps a copy of the options.
   DistributedWalk(const TextOptions& options, bool framed);
   ~DistributedWalk();
   DistributedWalk(const DistributedWalk&) = delete;

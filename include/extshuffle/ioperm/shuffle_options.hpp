@@ -1,16 +1,17 @@
-// What the shuffles of the canonical plan are told, composed from the parts
-// each layer needs: the permutation and its back end (ShuffleOptions), the
-// walk through memory and disk (WalkOptions), and the syntax of text
-// records (TextOptions). Only ShuffleOptions' seed and constants decide the
-// output; the rest decides where and how fast it is made.
+// What the shuffles of the canonical plan are told: the run's own part
+// (RunOptions: the permutation, the budget, where the work runs), read as
+// the Job holds it, with what each layer adds: the records an in-RAM plan
+// moves (ShuffleOptions), the walk through memory and disk (WalkOptions),
+// and the syntax of text records (TextOptions). Only the run's seed and
+// constants decide the output; the rest decides where and how fast it is
+// made. A field of RunOptions is written once, where the Job is made, and
+// copied nowhere field by field (docs/conventions.md, Rooms).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-#include "extshuffle/core/plan.hpp"
-#include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/formats/record_syntax.hpp"
 #include "extshuffle/ioperm/run_options.hpp"
 
@@ -18,17 +19,22 @@ namespace extshuffle::ioperm {
 
 class WalkCheckpoint;
 
+// What an in-RAM plan (memory_plan.hpp, the reference shuffle) is told: the
+// run's part, by reference, and the size of what it moves, which is not
+// always the walk's records (a text node's plan moves 4-byte record
+// indices). A view: the RunOptions must outlive it.
 struct ShuffleOptions {
-  std::size_t record_size = 0;  // bytes of a fixed-size record; text: unused
-  std::uint64_t seed = 0;
-  core::PlanConstants constants = core::kPlanV2;
-  device::Device device = device::Device::kCpu;
-  int threads = 0;  // 0 = all cores; never changes the output
+  const RunOptions& run;
+  std::size_t record_size;  // bytes of what is moved
 };
 
 struct WalkOptions {
-  ShuffleOptions shuffle;
-  std::uint64_t memory_bytes = 0;  // the buffers the walk allocates stay within this
+  // The run's part, whole: the walk's budget is run.memory_bytes (the
+  // buffers it allocates stay within it) and it runs on run.device. A copy,
+  // so that a walk may be given its own arena or device (extshuffle-mpi's
+  // root exchange: its share of the budget, on the CPU).
+  RunOptions run;
+  std::size_t record_size = 0;  // bytes of a fixed-size record; 0: text
   // Only the first this many records of the permutation are output (-n):
   // buckets wholly past them are neither written to scratch nor read back.
   std::uint64_t output_records = UINT64_MAX;
@@ -37,13 +43,15 @@ struct WalkOptions {
   // --checkpoint: the root's split reports its points here and resumes from
   // the last durable one (walk_checkpoint.hpp); null: not checkpointed.
   WalkCheckpoint* checkpoint = nullptr;
+
+  // What an in-RAM plan of the walk's records is told (valid while this is).
+  ShuffleOptions shuffle() const { return {run, record_size}; }
 };
 
 // The walk's options for records of record_size bytes (0: text) under the
-// run's permutation, device, threads and memory; output_records, progress
-// and checkpoint left to the caller.
+// run's part; output_records, progress and checkpoint left to the caller.
 inline WalkOptions walk_options(const RunOptions& run, std::size_t record_size) {
-  return WalkOptions{{record_size, run.seed, run.constants, run.device, run.threads}, run.memory_bytes};
+  return WalkOptions{.run = run, .record_size = record_size};
 }
 
 struct TextOptions {
