@@ -43,7 +43,7 @@ using dataset::ShardedOutput;
 struct PreparedInput::State {
   io::InputSet inputs;
   DatasetInput dataset;
-  InputMapping mapping;  // an input that may fit in RAM, mapped (text: while counted)
+  InputMapping mapping;                     // an input that may fit in RAM, mapped (text: while counted)
   DatasetCheckpoint* checkpoint = nullptr;  // --checkpoint: the dataset's part
 };
 

@@ -39,7 +39,9 @@ class ManifestTest : public ::testing::Test {
     spec.pattern = path(pattern);
     spec.options.shard_count = 2;
     auto out = std::make_unique<ShardedOutput>(spec);
-    out->start(OutputRecordForm{.syntax = formats::framed_syntax(formats::Format::kLines, false)}, 3);
+    OutputRecordForm lines;  // set, not designated: GCC 12 warns of each member left out
+    lines.syntax = formats::framed_syntax(formats::Format::kLines, false);
+    out->start(lines, 3);
     const std::string bytes = "x\ny\nz\n";
     out->write(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
     out->finish();

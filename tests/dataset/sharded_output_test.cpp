@@ -54,10 +54,19 @@ class ShardedOutputTest : public ::testing::Test {
   testing::TempDir dir_;
 };
 
-OutputRecordForm fixed(std::size_t record_size) { return OutputRecordForm{.record_size = record_size}; }
+// Each form set field by field: GCC 12 warns of every member a designated
+// initialiser leaves out (-Wmissing-field-initializers).
+OutputRecordForm fixed(std::size_t record_size) {
+  OutputRecordForm form;
+  form.record_size = record_size;
+  return form;
+}
 
 OutputRecordForm lines(const std::string& header = "") {
-  return OutputRecordForm{.syntax = formats::framed_syntax(formats::Format::kLines, false), .header = header};
+  OutputRecordForm form;
+  form.syntax = formats::framed_syntax(formats::Format::kLines, false);
+  form.header = header;
+  return form;
 }
 
 TEST_F(ShardedOutputTest, FixedRecordsIntoNearEqualShardsWhateverTheWriteSizes) {
@@ -138,7 +147,10 @@ TEST_F(ShardedOutputTest, EachNpyPieceHeaderGivesItsOwnRows) {
   spec.pattern = path("x-{shard}.npy");
   spec.options.shard_count = 2;
   ShardedOutput out(spec);
-  out.start(OutputRecordForm{.record_size = 4, .header = header, .npy = true}, 5);
+  OutputRecordForm form = fixed(4);
+  form.header = header;
+  form.npy = true;
+  out.start(form, 5);
   write_in_steps(out, std::string(20, '\x01'), 4);
   testing::commit_outputs({&out});
   const std::string first = read(path("x-00000.npy")), second = read(path("x-00001.npy"));
