@@ -1,22 +1,35 @@
 // extshuffle-mpi --checkpoint DIR (docs/mpi.md "A killed job"), under real
 // mpirun on 3 ranks over TCP, each rank with its own -T: a job killed
 // (SIGKILL to every process of its session) at moments chosen by events,
-// never by time (the fault shim holds a rank's first write into a chosen
-// directory, and the test kills the job once its marker is there); each
-// rerun resumes from the point every rank made durable (its -v line says
-// which), and its pieces are extshuffle's byte for byte; a rerun on 2
-// ranks is refused with one line and exit 2, every file of DIR left as it
-// was; a received bucket damaged on its disk is found by its checksum; a
-// second job on a DIR in use is refused; DIR holds no file after success.
-// Eight mpirun launches.
+// never by time (the fault shim holds a rank's write into a chosen file
+// past a byte count, and the test kills the job once its marker is there);
+// each rerun resumes from the point every rank made durable, and a rank's
+// step 4 from its own last *bucket j written* (its -v line says which), and
+// its pieces are extshuffle's byte for byte; a rerun on 2 ranks is refused
+// with one line and exit 2, every file of DIR left as it was; a received
+// bucket damaged on its disk is found by its checksum; a rank's journal
+// damaged in its middle ends the job, torn in its last record resumes from
+// the record before; a full disk while a rank journals ends the job
+// cleanly; a second job on a DIR in use is refused; DIR holds no file after
+// success. Kills at random moments of both passes for fixed-size records
+// and heavy-tailed JSONL: one a case in CI, more with
+// $EXTSHUFFLE_CHECKPOINT_MOMENTS (scripts/mpi_checkpoint_sweep.sh).
+// Seventeen mpirun launches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "extshuffle/io/checkpoint_journal.hpp"
 #include "mpi_support.hpp"
+#include "support/text_records.hpp"
 
 namespace extshuffle::testing::mpi_checkpoint_test {
 namespace {
@@ -35,6 +48,36 @@ std::string heavy_tailed_lines(int count) {
     text += std::to_string(i) + std::string(static_cast<std::size_t>(width), static_cast<char>('a' + i % 26)) + "\n";
   }
   return text;
+}
+
+// `count` 8-byte records, record i holding i (little-endian).
+std::string numbered_u64(std::uint64_t count) {
+  std::string bytes;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    for (int b = 0; b < 8; ++b) bytes += static_cast<char>((i >> (8 * b)) & 0xff);
+  }
+  return bytes;
+}
+
+// What rank R's journal holds (DIR/rank-R/journal): the next bucket of each
+// of its *bucket j written* records (type 105, resume/rank_journal.cpp), in
+// order, and where its whole records end.
+struct RankPoints {
+  std::vector<std::uint64_t> next_buckets;
+  std::uint64_t whole_bytes = 0;
+};
+RankPoints rank_points(const fs::path& rank_directory) {
+  const io::JournalContents journal =
+      io::read_journal(io::CheckpointDirectory::look(rank_directory.string()), "journal");
+  RankPoints points;
+  points.whole_bytes = journal.whole_bytes;
+  for (const io::JournalRecord& record : journal.records) {
+    if (record.type != 105) continue;
+    io::FieldReader in(record.payload);
+    (void)in.u64();  // the dataset
+    points.next_buckets.push_back(in.u64());
+  }
+  return points;
 }
 
 // Every file under `root` (a directory included as its name) with its bytes.
@@ -58,18 +101,24 @@ class MpiCheckpoint : public ::testing::Test {
   // paths start with `pause_prefix` (none when empty), whose marker is
   // `marker`.
   std::string job(int ranks, const std::string& pause_prefix = "", int paused = 0, const std::string& marker = "") {
+    return faulty_job(ranks, pause_prefix.empty() ? "" : "pause-write", pause_prefix, paused, marker, 0);
+  }
+  // The job with rank `rank` under the fault shim's `fault` (none when
+  // empty) of the files under `prefix`, past `after_bytes` of them.
+  std::string faulty_job(int ranks, const std::string& fault, const std::string& prefix, int rank,
+                         const std::string& marker, std::uint64_t after_bytes) {
     const std::string scratch = (base_ / "scratch" / "rank-").string() + "\\$OMPI_COMM_WORLD_RANK";
-    const std::string bin = extshuffle_mpi_binary() + " " + kOptions + " --checkpoint ck -T " + scratch;
+    const std::string bin = extshuffle_mpi_binary() + " " + options_ + " --checkpoint ck -T " + scratch;
     std::string each = "mkdir -p " + scratch + " && ";
-    if (pause_prefix.empty()) {
+    if (fault.empty()) {
       each += "exec " + bin;
     } else {
-      const std::string shim =
-          "env LD_PRELOAD=" + from_environment("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM) +
-          " EXTSHUFFLE_FAULT=pause-write EXTSHUFFLE_FAULT_PATH=" + (base_ / pause_prefix).string() +
-          " EXTSHUFFLE_FAULT_MARKER=" + (base_ / marker).string() +
-          " EXTSHUFFLE_FAULT_RELEASE=" + (base_ / "never").string();
-      each += "if [ \\$OMPI_COMM_WORLD_RANK = " + std::to_string(paused) + " ]; then exec " + shim + " " + bin +
+      const std::string shim = "env LD_PRELOAD=" + from_environment("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM) +
+                               " EXTSHUFFLE_FAULT=" + fault + " EXTSHUFFLE_FAULT_PATH=" + (base_ / prefix).string() +
+                               " EXTSHUFFLE_FAULT_AFTER_BYTES=" + std::to_string(after_bytes) +
+                               " EXTSHUFFLE_FAULT_MARKER=" + (base_ / marker).string() +
+                               " EXTSHUFFLE_FAULT_RELEASE=" + (base_ / "never").string();
+      each += "if [ \\$OMPI_COMM_WORLD_RANK = " + std::to_string(rank) + " ]; then exec " + shim + " " + bin +
               "; else exec " + bin + "; fi";
     }
     return "cd " + base_.string() + " && " + on_ranks(ranks, "sh -c \"" + each + "\"");
@@ -104,6 +153,7 @@ class MpiCheckpoint : public ::testing::Test {
   }
   TempDir dir_;
   fs::path base_;
+  std::string options_ = kOptions;
 };
 
 // A job killed during its exchange (the fault shim holds rank 1's first
@@ -168,6 +218,191 @@ TEST_F(MpiCheckpoint, AJobKilledAtItsCommitCommitsOnlyAndASecondJobIsRefused) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("only the commit was left"), std::string::npos) << resumed.err;
   expect_extshuffles_pieces_and_nothing_left();
+}
+
+// Heavy-tailed lines (2 MB) to one output file, each rank's range written
+// in place: 31 buckets of 2 levels, about 10 a rank; -S 640K runs them in
+// groups of about 200 KB, and a rank makes a point (*bucket j written*)
+// after each (64 KiB or more of its range).
+class MpiCheckpointPoints : public MpiCheckpoint {
+ protected:
+  void SetUp() override {
+    MpiCheckpoint::SetUp();
+    write_file(base_ / "in.txt", heavy_tailed_lines(80000));
+    options_ = "in.txt -o out/out.txt --seed 5 --leaf-records 2600 -S 640K -v";
+    const auto reference = run_command("cd " + base_.string() + " && " + extshuffle_binary() +
+                                       " in.txt -o ref/out.txt --seed 5 --leaf-records 2600");
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  }
+  // Killed once the fault shim holds rank 1's write into its range past
+  // two thirds of its share: its journal's points then.
+  RankPoints killed_in_rank_1s_range() {
+    fs::remove(base_ / "marker");
+    const std::uint64_t share = fs::file_size(base_ / "in.txt") / kRanks;
+    kill_when_paused(faulty_job(kRanks, "pause-write", "out/", 1, "marker", share * 2 / 3), "marker");
+    EXPECT_TRUE(fs::exists(base_ / "marker")) << "rank 1 never wrote its range: " << read_file(base_ / "killed.err");
+    return rank_points(base_ / "ck" / "rank-1");
+  }
+  // The rerun, which must say rank 1 resumed from `bucket` (none: from its
+  // first), then the output extshuffle's and DIR empty.
+  void expect_resumed_from(std::optional<std::uint64_t> bucket) {
+    const auto resumed = run_command(job(kRanks));
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    const std::string from = bucket ? "bucket " + std::to_string(*bucket) : std::string("its first bucket");
+    EXPECT_NE(resumed.err.find("resumed after the exchange, rank 0 from "), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("rank 1 from " + from + ","), std::string::npos) << resumed.err;
+    EXPECT_TRUE(same_bytes((base_ / "out" / "out.txt").string(), (base_ / "ref" / "out.txt").string()));
+    EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
+    EXPECT_EQ(run_command("ls -A " + (base_ / "out").string()).out, "out.txt\n");
+  }
+  // The job's one line (after the warning every run with --leaf-records
+  // prints), exit 1, nothing published: the destination as it was (`held`:
+  // the bytes it holds, else none).
+  void expect_one_line_and_nothing_published(const CommandResult& failed, const std::string& words,
+                                             const std::optional<std::string>& held = std::nullopt) {
+    EXPECT_EQ(failed.exit_code, 1) << failed.err;
+    EXPECT_EQ(std::count(failed.err.begin(), failed.err.end(), '\n'), 2) << failed.err;
+    EXPECT_NE(failed.err.find(words), std::string::npos) << failed.err;
+    const fs::path destination = base_ / "out" / "out.txt";
+    EXPECT_EQ(fs::exists(destination), held.has_value());
+    if (held && fs::exists(destination)) EXPECT_TRUE(read_file(destination) == *held) << "the destination was changed";
+  }
+};
+
+// A job killed once rank 1 had made points (*bucket j written*): its
+// journal damaged in its middle ends the rerun (exit 1, one line naming the
+// rank, nothing published); whole again, the rerun resumes rank 1 from the
+// bucket after its last point. Then the disk fills while rank 1 journals
+// that last point again (the fault shim fails its journal's writes past the
+// bytes the killed job's journal held): the job ends with one line, exit 1,
+// the destination untouched, rank 1's journal holding the points before;
+// torn in its last record, the next run resumes rank 1 from the record
+// before that. Each output is extshuffle's byte for byte. Five launches.
+TEST_F(MpiCheckpointPoints, AKillAfterBucketJWrittenResumesFromTheNextAndATornOrDamagedJournalIsFound) {
+  const RankPoints killed = killed_in_rank_1s_range();
+  ASSERT_GE(killed.next_buckets.size(), 2u) << "rank 1 made too few points";
+  const fs::path journal = base_ / "ck" / "rank-1" / "journal";
+  std::string bytes = read_file(journal);
+  bytes[12] = static_cast<char>(bytes[12] ^ 0x01);  // inside its first record, records after it
+  write_file(journal, bytes);
+  expect_one_line_and_nothing_published(run_command(job(kRanks)), "rank 1: ");
+  bytes[12] = static_cast<char>(bytes[12] ^ 0x01);
+  write_file(journal, bytes);
+  expect_resumed_from(killed.next_buckets.back());
+
+  const std::string published = read_file(base_ / "out" / "out.txt");
+  const auto full =
+      run_command(faulty_job(kRanks, "enospc", "ck/rank-1/journal", 1, "marker-full", killed.whole_bytes - 1));
+  ASSERT_TRUE(fs::exists(base_ / "marker-full")) << full.err;
+  expect_one_line_and_nothing_published(full, "rank 1: ", published);
+  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
+  std::vector<std::uint64_t> before = killed.next_buckets;
+  before.pop_back();
+  const RankPoints left = rank_points(journal.parent_path());
+  EXPECT_EQ(left.next_buckets, before);
+  fs::resize_file(journal, left.whole_bytes - 1);
+  before.pop_back();
+  expect_resumed_from(before.empty() ? std::nullopt : std::optional<std::uint64_t>(before.back()));
+}
+
+// A case of the random moments: its input, the job's options and
+// extshuffle's (into ref/), the outputs.
+struct MomentCase {
+  std::string name, input_name, input, options, reference_options;
+  std::vector<std::string> outputs;
+};
+
+// The moments' seed: $EXTSHUFFLE_CHECKPOINT_SEED, else a fresh one (printed
+// either way, to run a failure again); how many a case takes:
+// $EXTSHUFFLE_CHECKPOINT_MOMENTS, else `ci`.
+std::uint64_t moments_seed() {
+  const char* value = std::getenv("EXTSHUFFLE_CHECKPOINT_SEED");
+  return value != nullptr && *value != '\0' ? std::stoull(value) : std::random_device{}();
+}
+int moments(int ci) {
+  const char* value = std::getenv("EXTSHUFFLE_CHECKPOINT_MOMENTS");
+  return value != nullptr && *value != '\0' ? std::atoi(value) : ci;
+}
+
+class MpiCheckpointMoments : public MpiCheckpoint {
+ protected:
+  // Kills at `count` moments drawn from `seed`, alternately (from the seed's
+  // parity) in pass 1 (the
+  // K-th byte rank R receives into DIR/rank-R/scratch-0) and pass 2 (the
+  // K-th byte of its range it writes), R and K uniform (K below a third of
+  // the input's bytes: a moment past what the rank writes lets the job run
+  // through); each run resumed until it succeeds must write extshuffle's
+  // outputs and leave DIR empty.
+  void kill_at_random_moments(const MomentCase& c, std::uint64_t seed, int count) {
+    fs::remove_all(base_ / "ck");
+    write_file(base_ / c.input_name, c.input);
+    options_ = c.options;
+    const auto reference =
+        run_command("cd " + base_.string() + " && " + extshuffle_binary() + " " + c.reference_options);
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+    std::mt19937_64 draw(seed);
+    const std::uint64_t share = c.input.size() / kRanks;
+    for (int m = 0; m < count; ++m) {
+      const int rank = static_cast<int>(draw() % kRanks);
+      const std::uint64_t k = draw() % share;
+      const std::string where = (m + seed) % 2 == 0 ? "ck/rank-" + std::to_string(rank) + "/scratch-0" : "out/";
+      const std::string moment = c.name + ": rank " + std::to_string(rank) + "'s byte " + std::to_string(k) + " into " +
+                                 where + " (seed " + std::to_string(seed) + ")";
+      std::printf("checkpoint moment | %s\n", moment.c_str());
+      std::fflush(stdout);
+      fs::remove(base_ / "marker");
+      kill_when_paused(faulty_job(kRanks, "pause-write", where, rank, "marker", k), "marker");
+      if (fs::exists(base_ / "marker")) {
+        const auto resumed = run_command(job(kRanks));
+        ASSERT_EQ(resumed.exit_code, 0) << moment << ": " << resumed.err;
+      } else {
+        EXPECT_NE(read_file(base_ / "killed.err").find("checkpoint"), std::string::npos)
+            << moment << ": ran through without its -v lines: " << read_file(base_ / "killed.err");
+      }
+      for (const std::string& name : c.outputs) {
+        EXPECT_TRUE(same_bytes((base_ / "out" / name).string(), (base_ / "ref" / name).string()))
+            << moment << ": " << name;
+      }
+      EXPECT_TRUE(fs::is_empty(base_ / "ck")) << moment << ": " << run_command("ls -AR " + (base_ / "ck").string()).out;
+    }
+  }
+};
+
+// Fixed-size records cut into 3 pieces (1.6 MB), and heavy-tailed JSONL to
+// one file (1.8 MB), each at 2 levels of about 32 buckets (3 levels too in
+// the sweep, scripts/mpi_checkpoint_sweep.sh), -S 640K: one moment a case
+// in CI (the cases' seeds differ by one: one moment in each pass), four
+// launches.
+TEST_F(MpiCheckpointMoments, KillsAtRandomMomentsOfBothPassesResumeToTheSameBytes) {
+  const std::uint64_t seed = moments_seed();
+  std::printf("checkpoint moments: seed %llu\n", static_cast<unsigned long long>(seed));
+  const std::string fixed = "records.bin -o {out}/p-{shard}.bin --record-size 8 --shards 3 --seed 11 ";
+  const std::string jsonl = "docs.jsonl -o {out}/out.jsonl --seed 12 ";
+  const std::vector<std::string> pieces{"p-00000.bin", "p-00001.bin", "p-00002.bin"};
+  std::vector<std::pair<std::string, std::string>> plans{{"2 levels", "--leaf-records 6000"}};
+  std::vector<std::pair<std::string, std::string>> jsonl_plans{{"2 levels", "--leaf-records 80"}};
+  if (std::getenv("EXTSHUFFLE_CHECKPOINT_MOMENTS") != nullptr) {
+    plans.emplace_back("3 levels", "--leaf-records 1000 --fanout 16");
+    jsonl_plans.emplace_back("3 levels", "--leaf-records 40 --fanout 8");
+  }
+  // The options with {out} as `out`.
+  const auto at = [](std::string options, const std::string& out) {
+    return options.replace(options.find("{out}"), 5, out);
+  };
+  std::vector<MomentCase> cases;
+  for (const auto& [levels, knobs] : plans) {
+    cases.push_back({"fixed, " + levels, "records.bin", numbered_u64(200000), at(fixed, "out") + knobs + " -S 640K -v",
+                     at(fixed, "ref") + knobs, pieces});
+  }
+  for (const auto& [levels, knobs] : jsonl_plans) {
+    cases.push_back({"JSONL, " + levels,
+                     "docs.jsonl",
+                     heavy_jsonl(2500, 7),
+                     at(jsonl, "out") + knobs + " -S 640K -v",
+                     at(jsonl, "ref") + knobs,
+                     {"out.jsonl"}});
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) kill_at_random_moments(cases[k], seed + k, moments(1));
 }
 
 }  // namespace

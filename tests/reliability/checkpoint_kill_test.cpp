@@ -25,6 +25,7 @@
 
 #include "reliability_support.hpp"
 #include "support/command.hpp"
+#include "support/text_records.hpp"
 
 namespace extshuffle::testing::checkpoint_kill_test {
 namespace {
@@ -200,20 +201,6 @@ void sweep(CheckpointRun& run, const Case& c, std::uint64_t seed) {
     }
   }
   for (const std::string& line : table) std::printf("checkpoint moment | %s\n", line.c_str());
-}
-
-// JSONL records of lognormal lengths (median about 440 bytes, a tail to
-// tens of KB), as the benchmarks' generator makes them.
-std::string heavy_jsonl(std::uint64_t records, std::uint64_t seed) {
-  std::mt19937_64 draw(seed);
-  std::lognormal_distribution<double> length(6.1, 1.0);
-  std::string text;
-  for (std::uint64_t i = 0; i < records; ++i) {
-    const auto n = static_cast<std::size_t>(std::min(60000.0, length(draw)));
-    text +=
-        "{\"id\": " + std::to_string(i) + ", \"text\": \"" + std::string(n, static_cast<char>('a' + i % 26)) + "\"}\n";
-  }
-  return text;
 }
 
 TEST(CheckpointKill, FixedRecordsTwoAndThreeLevels) {
