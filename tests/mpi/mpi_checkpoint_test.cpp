@@ -310,7 +310,23 @@ TEST_F(MpiCheckpointPoints, AKillAfterBucketJWrittenResumesFromTheNextAndATornOr
 struct MomentCase {
   std::string name, input_name, input, options, reference_options;
   std::vector<std::string> outputs;
+  std::string python_maker = {};  // else `input`: a script that writes the input directory (argv[1])
 };
+
+// Two WebDataset tar shards of 1500 samples each (a .jpg of 16 B to 8 KiB
+// and a .cls), as tests/reliability/checkpoint_kill_test.cpp makes them.
+constexpr const char* kTarMaker = R"PY(
+import io, random, sys, tarfile
+random.seed(5)
+for shard in range(2):
+    with tarfile.open(sys.argv[1] + '/shard-%d.tar' % shard, 'w', format=tarfile.USTAR_FORMAT) as t:
+        for i in range(1500):
+            key = 's%d%05d' % (shard, i)
+            for ext in ('jpg', 'cls'):
+                data = random.randbytes(int(2 ** random.uniform(4, 13)) if ext == 'jpg' else 3)
+                info = tarfile.TarInfo(key + '.' + ext); info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+)PY";
 
 // The moments' seed: $EXTSHUFFLE_CHECKPOINT_SEED, else a fresh one (printed
 // either way, to run a failure again); how many a case takes:
@@ -335,13 +351,22 @@ class MpiCheckpointMoments : public MpiCheckpoint {
   // outputs and leave DIR empty.
   void kill_at_random_moments(const MomentCase& c, std::uint64_t seed, int count) {
     fs::remove_all(base_ / "ck");
-    write_file(base_ / c.input_name, c.input);
+    std::uint64_t input_bytes = c.input.size();
+    if (c.python_maker.empty()) {
+      write_file(base_ / c.input_name, c.input);
+    } else {
+      fs::create_directories(base_ / c.input_name);
+      write_file(base_ / "make.py", c.python_maker);
+      const auto made = run_command("cd " + base_.string() + " && /usr/bin/python3 make.py " + c.input_name);
+      ASSERT_EQ(made.exit_code, 0) << made.err;
+      for (const auto& entry : fs::directory_iterator(base_ / c.input_name)) input_bytes += entry.file_size();
+    }
     options_ = c.options;
     const auto reference =
         run_command("cd " + base_.string() + " && " + extshuffle_binary() + " " + c.reference_options);
     ASSERT_EQ(reference.exit_code, 0) << reference.err;
     std::mt19937_64 draw(seed);
-    const std::uint64_t share = c.input.size() / kRanks;
+    const std::uint64_t share = input_bytes / kRanks;
     for (int m = 0; m < count; ++m) {
       const int rank = static_cast<int>(draw() % kRanks);
       const std::uint64_t k = draw() % share;
@@ -401,6 +426,19 @@ TEST_F(MpiCheckpointMoments, KillsAtRandomMomentsOfBothPassesResumeToTheSameByte
                      at(jsonl, "out") + knobs + " -S 640K -v",
                      at(jsonl, "ref") + knobs,
                      {"out.jsonl"}});
+  }
+  if (std::getenv("EXTSHUFFLE_CHECKPOINT_MOMENTS") != nullptr &&
+      run_command("test -x /usr/bin/python3").exit_code == 0) {
+    const std::string tar =
+        "tars -o {out}/{split}-{shard}.tar --format tar --split train=0.8,test=rest --shards 2 --seed 13 "
+        "--leaf-records 256 --fanout 8";
+    cases.push_back({"tar dataset, 3 levels",
+                     "tars",
+                     "",
+                     at(tar, "out") + " -S 640K -v",
+                     at(tar, "ref"),
+                     {"train-00000.tar", "train-00001.tar", "test-00000.tar", "test-00001.tar"},
+                     kTarMaker});
   }
   for (std::size_t k = 0; k < cases.size(); ++k) kill_at_random_moments(cases[k], seed + k, moments(1));
 }
