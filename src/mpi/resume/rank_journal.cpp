@@ -12,6 +12,7 @@ namespace extshuffle::mpi {
 namespace {
 
 constexpr const char* kJournalName = "journal";
+constexpr std::uint64_t kRewriteJournalBytes = std::uint64_t{4} << 20;
 
 // The records of a rank's journal (their own numbers: a rank's journal is
 // never read as extshuffle's).
@@ -205,6 +206,9 @@ void RankJournal::record_exchanged(std::size_t dataset, const JournalledExchange
 void RankJournal::record_buckets_written(std::size_t dataset, const JournalledBuckets& point) {
   journal_->append(kBucketsWritten, buckets_payload(dataset, point));
   buckets_written_[dataset] = point;
+  // A point a group of buckets: a long job's journal is rewritten with the
+  // records that still count once it outgrows a few MiB.
+  if (journal_->bytes() > kRewriteJournalBytes) restart(identity_, pieces_, exchanged_, placed_, buckets_written_);
 }
 
 void RankJournal::record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces) {
