@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mpi_checkpoint_support.hpp"
+#include "support/tar_archives.hpp"
 #include "support/text_records.hpp"
 
 namespace extshuffle::testing::mpi_checkpoint_moments_test {
@@ -32,21 +33,6 @@ struct MomentCase {
   std::vector<std::string> outputs;
   std::string python_maker = {};  // else `input`: a script that writes the input directory (argv[1])
 };
-
-// Two WebDataset tar shards of 1500 samples each (a .jpg of 16 B to 8 KiB
-// and a .cls), as tests/reliability/checkpoint_kill_test.cpp makes them.
-constexpr const char* kTarMaker = R"PY(
-import io, random, sys, tarfile
-random.seed(5)
-for shard in range(2):
-    with tarfile.open(sys.argv[1] + '/shard-%d.tar' % shard, 'w', format=tarfile.USTAR_FORMAT) as t:
-        for i in range(1500):
-            key = 's%d%05d' % (shard, i)
-            for ext in ('jpg', 'cls'):
-                data = random.randbytes(int(2 ** random.uniform(4, 13)) if ext == 'jpg' else 3)
-                info = tarfile.TarInfo(key + '.' + ext); info.size = len(data)
-                t.addfile(info, io.BytesIO(data))
-)PY";
 
 // The moments' seed: $EXTSHUFFLE_CHECKPOINT_SEED, else a fresh one (printed
 // either way, to run a failure again); how many a case takes:
@@ -158,7 +144,7 @@ TEST_F(MpiCheckpointMoments, KillsAtRandomMomentsOfBothPassesResumeToTheSameByte
                      at(tar, "out") + " -S 640K -v",
                      at(tar, "ref"),
                      {"train-00000.tar", "train-00001.tar", "test-00000.tar", "test-00001.tar"},
-                     kTarMaker});
+                     kTwoTarShardsPython});
   }
   for (std::size_t k = 0; k < cases.size(); ++k) kill_at_random_moments(cases[k], seed + k, moments(1));
 }

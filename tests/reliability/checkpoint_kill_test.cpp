@@ -25,6 +25,7 @@
 
 #include "reliability_support.hpp"
 #include "support/command.hpp"
+#include "support/tar_archives.hpp"
 #include "support/text_records.hpp"
 
 namespace extshuffle::testing::checkpoint_kill_test {
@@ -242,18 +243,7 @@ TEST(CheckpointKill, ShardedSplitTarDatasetWithManifest) {
                "--manifest {out}/manifest.json --seed 13 -S 2M --leaf-records 256 --fanout 8",
                {"train-00000.tar", "train-00001.tar", "test-00000.tar", "test-00001.tar", "manifest.json"}};
   CheckpointRun run(c, root.path());
-  const std::string script = R"PY(
-import io, random, sys, tarfile
-random.seed(5)
-for shard in range(2):
-    with tarfile.open(sys.argv[1] + '/shard-%d.tar' % shard, 'w', format=tarfile.USTAR_FORMAT) as t:
-        for i in range(1500):
-            key = 's%d%05d' % (shard, i)
-            for ext in ('jpg', 'cls'):
-                data = random.randbytes(int(2 ** random.uniform(4, 13)) if ext == 'jpg' else 3)
-                info = tarfile.TarInfo(key + '.' + ext); info.size = len(data)
-                t.addfile(info, io.BytesIO(data))
-)PY";
+  const std::string script = kTwoTarShardsPython;
   write_file(root / "make.py", script);
   const CommandResult made =
       run_command("/usr/bin/python3 " + quoted((root / "make.py").string()) + " " + quoted(run.in().string()));
