@@ -76,10 +76,10 @@ void DistributedWalk::scatter_chunks(io::BucketStore& store, const core::Node& r
 std::uint32_t DistributedWalk::run_buckets(io::BucketStore& store, const OutputSink& sink, const core::Node& root,
                                            std::uint64_t p, std::uint64_t first, std::uint64_t end,
                                            const NodeFacts& facts, bool routed, StoredBuckets& buckets,
-                                           WalkStats& stats) const {
+                                           WalkStats& stats, const EmitPoint* points) const {
   PlanWalk walk(*layout_, store, options_.walk, sink);
   try {
-    const std::uint32_t passes = walk.run_buckets(root, p, first, end, facts, routed, buckets);
+    const std::uint32_t passes = walk.run_buckets(root, p, first, end, facts, routed, buckets, points);
     stats = walk.stats();
     return passes;
   } catch (...) {

@@ -45,6 +45,7 @@
 #include "rank_run.hpp"
 #include "received_buckets.hpp"
 #include "resume/job_resume.hpp"
+#include "resume/range_points.hpp"
 #include "root_exchange.hpp"
 #include "spread/spread_root.hpp"
 
@@ -251,13 +252,21 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   checkpoint(r.comm, [&] {
     const auto walk = walk_for(r.options, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
     open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
-    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
-      ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
-    };
     std::uint64_t end = received.first();
     while (end < received.end() && received.kept(end)) ++end;
+    // --checkpoint: from this rank's last *bucket j written*, and new ones
+    // made as it goes (resume/range_points.hpp).
+    const bool points = r.resume && !r.plan.cut_by_bytes;
+    RangePoints made(points ? r.resume : nullptr, r.dataset_index, received.first(), end, offset);
+    const std::uint64_t first = made.start(*pieces, ranges);
+    const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) {
+      made.handed(bytes);
+      ranges.write(data, bytes, [&](const std::byte* kept, std::size_t n) { pieces->write(kept, n); });
+    };
     ioperm::WalkStats walked;
-    passes = walk.run_buckets(store, sink, d.root, d.buckets, received.first(), end, root, routed, received, walked) + 1;
+    passes = walk.run_buckets(store, sink, d.root, d.buckets, first, end, root, routed, received, walked,
+                              points ? made.emit_points(*pieces, *r.files, ranges) : nullptr) +
+             1;
     pieces->finish();
     add_walk_stats(r.stats, walked);
     in.check_unchanged();

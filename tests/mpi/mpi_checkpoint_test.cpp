@@ -1,110 +1,32 @@
 // extshuffle-mpi --checkpoint DIR (docs/mpi.md "A killed job"), under real
 // mpirun on 3 ranks over TCP, each rank with its own -T: a job killed
 // (SIGKILL to every process of its session) at moments chosen by events,
-// never by time (the fault shim holds a rank's first write into a chosen
-// directory, and the test kills the job once its marker is there); each
-// rerun resumes from the point every rank made durable (its -v line says
-// which), and its pieces are extshuffle's byte for byte; a rerun on 2
-// ranks is refused with one line and exit 2, every file of DIR left as it
-// was; a received bucket damaged on its disk is found by its checksum; a
-// second job on a DIR in use is refused; DIR holds no file after success.
-// Eight mpirun launches.
+// never by time (the fault shim holds a rank's write into a chosen file
+// past a byte count, and the test kills the job once its marker is there);
+// each rerun resumes from the point every rank made durable, and a rank's
+// step 4 from its own last *bucket j written* (its -v line says which), and
+// its pieces are extshuffle's byte for byte; a rerun on 2 ranks is refused
+// with one line and exit 2, every file of DIR left as it was; a received
+// bucket damaged on its disk is found by its checksum; a rank's journal
+// damaged in its middle ends the job, torn in its last record resumes from
+// the record before; a full disk while a rank journals ends the job
+// cleanly; a second job on a DIR in use is refused; DIR holds no file after
+// success (kills at random moments: mpi_checkpoint_moments_test.cpp).
+// Thirteen mpirun launches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "mpi_support.hpp"
+#include "mpi_checkpoint_support.hpp"
 
 namespace extshuffle::testing::mpi_checkpoint_test {
 namespace {
 
-namespace fs = std::filesystem;
-
-constexpr int kRanks = 3;
-constexpr const char* kOptions =
-    "in.txt -o out/p-{shard}.txt --shards 3 --manifest man/m.json --seed 5 --leaf-records 700 -v";
-
-// Lines of heavy-tailed lengths (a few long ones among short ones).
-std::string heavy_tailed_lines(int count) {
-  std::string text;
-  for (int i = 0; i < count; ++i) {
-    const int width = i % 97 == 0 ? 900 : i % 13 == 0 ? 80 : 6;
-    text += std::to_string(i) + std::string(static_cast<std::size_t>(width), static_cast<char>('a' + i % 26)) + "\n";
-  }
-  return text;
-}
-
-// Every file under `root` (a directory included as its name) with its bytes.
-std::map<std::string, std::string> tree(const fs::path& root) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    files[fs::relative(entry.path(), root).string()] = entry.is_regular_file() ? read_file(entry.path()) : "<dir>";
-  }
-  return files;
-}
-
-class MpiCheckpoint : public ::testing::Test {
- protected:
-  void SetUp() override {
-    base_ = fs::canonical(dir_.path());
-    write_file(base_ / "in.txt", heavy_tailed_lines(20000));
-    for (const char* sub : {"out", "man", "ref"}) fs::create_directories(base_ / sub);
-  }
-  // The job on `ranks` ranks with --checkpoint ck, each rank its own -T;
-  // rank `paused` under the fault shim's pause-write of the files whose
-  // paths start with `pause_prefix` (none when empty), whose marker is
-  // `marker`.
-  std::string job(int ranks, const std::string& pause_prefix = "", int paused = 0, const std::string& marker = "") {
-    const std::string scratch = (base_ / "scratch" / "rank-").string() + "\\$OMPI_COMM_WORLD_RANK";
-    const std::string bin = extshuffle_mpi_binary() + " " + kOptions + " --checkpoint ck -T " + scratch;
-    std::string each = "mkdir -p " + scratch + " && ";
-    if (pause_prefix.empty()) {
-      each += "exec " + bin;
-    } else {
-      const std::string shim =
-          "env LD_PRELOAD=" + from_environment("EXTSHUFFLE_FAULT_SHIM", EXTSHUFFLE_FAULT_SHIM) +
-          " EXTSHUFFLE_FAULT=pause-write EXTSHUFFLE_FAULT_PATH=" + (base_ / pause_prefix).string() +
-          " EXTSHUFFLE_FAULT_MARKER=" + (base_ / marker).string() +
-          " EXTSHUFFLE_FAULT_RELEASE=" + (base_ / "never").string();
-      each += "if [ \\$OMPI_COMM_WORLD_RANK = " + std::to_string(paused) + " ]; then exec " + shim + " " + bin +
-              "; else exec " + bin + "; fi";
-    }
-    return "cd " + base_.string() + " && " + on_ranks(ranks, "sh -c \"" + each + "\"");
-  }
-  // Runs `command` in a session of its own and, once `marker` exists (the
-  // fault shim paused a rank), runs `meanwhile` (its stderr and exit code
-  // in meanwhile.err, meanwhile.rc), then kills every process of that
-  // session.
-  CommandResult kill_when_paused(const std::string& command, const std::string& marker,
-                                 const std::string& meanwhile = "true") {
-    write_file(base_ / "job.sh", command + "\n");
-    write_file(base_ / "meanwhile.sh", meanwhile + "\n");
-    const std::string script = "cd " + base_.string() + " && (setsid sh job.sh > killed.err 2>&1 & pid=$!; " +
-                               "for i in $(seq 1200); do [ -e " + marker +
-                               " ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done; "
-                               "sh meanwhile.sh 2> meanwhile.err; echo $? > meanwhile.rc; "
-                               "pkill -KILL -s $pid; wait $pid; exit 0)";
-    return run_command(script);
-  }
-  // The pieces are extshuffle's byte for byte; the manifest is there; DIR,
-  // the output's and the manifest's directories hold nothing else.
-  void expect_extshuffles_pieces_and_nothing_left() {
-    const auto reference = run_command("cd " + base_.string() + " && " + extshuffle_binary() +
-                                       " in.txt -o ref/p-{shard}.txt --shards 3 --seed 5 --leaf-records 700");
-    ASSERT_EQ(reference.exit_code, 0) << reference.err;
-    for (const std::string piece : {"p-00000.txt", "p-00001.txt", "p-00002.txt"}) {
-      EXPECT_TRUE(same_bytes((base_ / "out" / piece).string(), (base_ / "ref" / piece).string())) << piece;
-    }
-    EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
-    EXPECT_EQ(run_command("ls -A " + (base_ / "out").string()).out, "p-00000.txt\np-00001.txt\np-00002.txt\n");
-    EXPECT_EQ(run_command("ls -A " + (base_ / "man").string()).out, "m.json\n");
-  }
-  TempDir dir_;
-  fs::path base_;
-};
+using namespace mpi_checkpoint;
 
 // A job killed during its exchange (the fault shim holds rank 1's first
 // write into its DIR/rank-1/scratch-0) runs again from the start; killed
@@ -168,6 +90,91 @@ TEST_F(MpiCheckpoint, AJobKilledAtItsCommitCommitsOnlyAndASecondJobIsRefused) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("only the commit was left"), std::string::npos) << resumed.err;
   expect_extshuffles_pieces_and_nothing_left();
+}
+
+// Heavy-tailed lines (2 MB) to one output file, each rank's range written
+// in place: 31 buckets of 2 levels, about 10 a rank; -S 640K runs them in
+// groups of about 200 KB, and a rank makes a point (*bucket j written*)
+// after each (64 KiB or more of its range).
+class MpiCheckpointPoints : public MpiCheckpoint {
+ protected:
+  void SetUp() override {
+    MpiCheckpoint::SetUp();
+    write_file(base_ / "in.txt", heavy_tailed_lines(80000));
+    options_ = "in.txt -o out/out.txt --seed 5 --leaf-records 2600 -S 640K -v";
+    const auto reference = run_command("cd " + base_.string() + " && " + extshuffle_binary() +
+                                       " in.txt -o ref/out.txt --seed 5 --leaf-records 2600");
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  }
+  // Killed once the fault shim holds rank 1's write into its range past
+  // two thirds of its share: its journal's points then.
+  RankPoints killed_in_rank_1s_range() {
+    fs::remove(base_ / "marker");
+    const std::uint64_t share = fs::file_size(base_ / "in.txt") / kRanks;
+    kill_when_paused(faulty_job(kRanks, "pause-write", "out/", 1, "marker", share * 2 / 3), "marker");
+    EXPECT_TRUE(fs::exists(base_ / "marker")) << "rank 1 never wrote its range: " << read_file(base_ / "killed.err");
+    return rank_points(base_ / "ck" / "rank-1");
+  }
+  // The rerun, which must say rank 1 resumed from `bucket` (none: from its
+  // first), then the output extshuffle's and DIR empty.
+  void expect_resumed_from(std::optional<std::uint64_t> bucket) {
+    const auto resumed = run_command(job(kRanks));
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    const std::string from = bucket ? "bucket " + std::to_string(*bucket) : std::string("its first bucket");
+    EXPECT_NE(resumed.err.find("resumed after the exchange, rank 0 from "), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("rank 1 from " + from + ","), std::string::npos) << resumed.err;
+    EXPECT_TRUE(same_bytes((base_ / "out" / "out.txt").string(), (base_ / "ref" / "out.txt").string()));
+    EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
+    EXPECT_EQ(run_command("ls -A " + (base_ / "out").string()).out, "out.txt\n");
+  }
+  // The job's one line (after the warning every run with --leaf-records
+  // prints), exit 1, nothing published: the destination as it was (`held`:
+  // the bytes it holds, else none).
+  void expect_one_line_and_nothing_published(const CommandResult& failed, const std::string& words,
+                                             const std::optional<std::string>& held = std::nullopt) {
+    EXPECT_EQ(failed.exit_code, 1) << failed.err;
+    EXPECT_EQ(std::count(failed.err.begin(), failed.err.end(), '\n'), 2) << failed.err;
+    EXPECT_NE(failed.err.find(words), std::string::npos) << failed.err;
+    const fs::path destination = base_ / "out" / "out.txt";
+    EXPECT_EQ(fs::exists(destination), held.has_value());
+    if (held && fs::exists(destination)) EXPECT_TRUE(read_file(destination) == *held) << "the destination was changed";
+  }
+};
+
+// A job killed once rank 1 had made points (*bucket j written*): its
+// journal damaged in its middle ends the rerun (exit 1, one line naming the
+// rank, nothing published); whole again, the rerun resumes rank 1 from the
+// bucket after its last point. Then the disk fills while rank 1 journals
+// that last point again (the fault shim fails its journal's writes past the
+// bytes the killed job's journal held): the job ends with one line, exit 1,
+// the destination untouched, rank 1's journal holding the points before;
+// torn in its last record, the next run resumes rank 1 from the record
+// before that. Each output is extshuffle's byte for byte. Five launches.
+TEST_F(MpiCheckpointPoints, AKillAfterBucketJWrittenResumesFromTheNextAndATornOrDamagedJournalIsFound) {
+  const RankPoints killed = killed_in_rank_1s_range();
+  ASSERT_GE(killed.next_buckets.size(), 2u) << "rank 1 made too few points";
+  const fs::path journal = base_ / "ck" / "rank-1" / "journal";
+  std::string bytes = read_file(journal);
+  bytes[12] = static_cast<char>(bytes[12] ^ 0x01);  // inside its first record, records after it
+  write_file(journal, bytes);
+  expect_one_line_and_nothing_published(run_command(job(kRanks)), "rank 1: ");
+  bytes[12] = static_cast<char>(bytes[12] ^ 0x01);
+  write_file(journal, bytes);
+  expect_resumed_from(killed.next_buckets.back());
+
+  const std::string published = read_file(base_ / "out" / "out.txt");
+  const auto full =
+      run_command(faulty_job(kRanks, "enospc", "ck/rank-1/journal", 1, "marker-full", killed.whole_bytes - 1));
+  ASSERT_TRUE(fs::exists(base_ / "marker-full")) << full.err;
+  expect_one_line_and_nothing_published(full, "rank 1: ", published);
+  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
+  std::vector<std::uint64_t> before = killed.next_buckets;
+  before.pop_back();
+  const RankPoints left = rank_points(journal.parent_path());
+  EXPECT_EQ(left.next_buckets, before);
+  fs::resize_file(journal, left.whole_bytes - 1);
+  before.pop_back();
+  expect_resumed_from(before.empty() ? std::nullopt : std::optional<std::uint64_t>(before.back()));
 }
 
 }  // namespace

@@ -25,6 +25,8 @@
 
 #include "reliability_support.hpp"
 #include "support/command.hpp"
+#include "support/tar_archives.hpp"
+#include "support/text_records.hpp"
 
 namespace extshuffle::testing::checkpoint_kill_test {
 namespace {
@@ -202,20 +204,6 @@ void sweep(CheckpointRun& run, const Case& c, std::uint64_t seed) {
   for (const std::string& line : table) std::printf("checkpoint moment | %s\n", line.c_str());
 }
 
-// JSONL records of lognormal lengths (median about 440 bytes, a tail to
-// tens of KB), as the benchmarks' generator makes them.
-std::string heavy_jsonl(std::uint64_t records, std::uint64_t seed) {
-  std::mt19937_64 draw(seed);
-  std::lognormal_distribution<double> length(6.1, 1.0);
-  std::string text;
-  for (std::uint64_t i = 0; i < records; ++i) {
-    const auto n = static_cast<std::size_t>(std::min(60000.0, length(draw)));
-    text +=
-        "{\"id\": " + std::to_string(i) + ", \"text\": \"" + std::string(n, static_cast<char>('a' + i % 26)) + "\"}\n";
-  }
-  return text;
-}
-
 TEST(CheckpointKill, FixedRecordsTwoAndThreeLevels) {
   if (!have("strace")) GTEST_SKIP() << "strace is not installed";
   TempDir root;
@@ -255,18 +243,7 @@ TEST(CheckpointKill, ShardedSplitTarDatasetWithManifest) {
                "--manifest {out}/manifest.json --seed 13 -S 2M --leaf-records 256 --fanout 8",
                {"train-00000.tar", "train-00001.tar", "test-00000.tar", "test-00001.tar", "manifest.json"}};
   CheckpointRun run(c, root.path());
-  const std::string script = R"PY(
-import io, random, sys, tarfile
-random.seed(5)
-for shard in range(2):
-    with tarfile.open(sys.argv[1] + '/shard-%d.tar' % shard, 'w', format=tarfile.USTAR_FORMAT) as t:
-        for i in range(1500):
-            key = 's%d%05d' % (shard, i)
-            for ext in ('jpg', 'cls'):
-                data = random.randbytes(int(2 ** random.uniform(4, 13)) if ext == 'jpg' else 3)
-                info = tarfile.TarInfo(key + '.' + ext); info.size = len(data)
-                t.addfile(info, io.BytesIO(data))
-)PY";
+  const std::string script = kTwoTarShardsPython;
   write_file(root / "make.py", script);
   const CommandResult made =
       run_command("/usr/bin/python3 " + quoted((root / "make.py").string()) + " " + quoted(run.in().string()));

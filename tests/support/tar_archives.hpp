@@ -89,4 +89,21 @@ inline std::string pax_member(const std::string& records) {
 
 inline const std::string kTrailer(1024, '\0');
 
+// A Python script (run by /usr/bin/python3, argv[1] a directory) that
+// writes two WebDataset shards of 1500 samples each (a .jpg of 16 B to
+// 8 KiB and a .cls of 3 B) with Python's own tarfile: the --checkpoint
+// sweeps' tar dataset.
+inline constexpr const char* kTwoTarShardsPython = R"PY(
+import io, random, sys, tarfile
+random.seed(5)
+for shard in range(2):
+    with tarfile.open(sys.argv[1] + '/shard-%d.tar' % shard, 'w', format=tarfile.USTAR_FORMAT) as t:
+        for i in range(1500):
+            key = 's%d%05d' % (shard, i)
+            for ext in ('jpg', 'cls'):
+                data = random.randbytes(int(2 ** random.uniform(4, 13)) if ext == 'jpg' else 3)
+                info = tarfile.TarInfo(key + '.' + ext); info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+)PY";
+
 }  // namespace extshuffle::testing

@@ -1,6 +1,9 @@
 // Text cut into records, for tests of line-mode output.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,20 @@ inline std::vector<std::string> split_records(const std::string& text, char term
     at = end;
   }
   return records;
+}
+
+// JSONL records of lognormal lengths (median about 440 bytes, a tail to
+// tens of KB), as the benchmarks' generator makes them.
+inline std::string heavy_jsonl(std::uint64_t records, std::uint64_t seed) {
+  std::mt19937_64 draw(seed);
+  std::lognormal_distribution<double> length(6.1, 1.0);
+  std::string text;
+  for (std::uint64_t i = 0; i < records; ++i) {
+    const auto n = static_cast<std::size_t>(std::min(60000.0, length(draw)));
+    text +=
+        "{\"id\": " + std::to_string(i) + ", \"text\": \"" + std::string(n, static_cast<char>('a' + i % 26)) + "\"}\n";
+  }
+  return text;
 }
 
 }  // namespace extshuffle::testing

@@ -21,6 +21,7 @@
 #include "extshuffle/ioperm/node_facts.hpp"
 #include "extshuffle/ioperm/shuffle_options.hpp"
 #include "extshuffle/ioperm/stored_buckets.hpp"
+#include "extshuffle/ioperm/walk_checkpoint.hpp"
 
 namespace extshuffle::ioperm {
 
@@ -81,10 +82,11 @@ class DistributedWalk {
   // Step 4 for buckets [first, end) of the root's split into p buckets
   // (routed or not), read from `buckets`, their output to `sink` in order.
   // Returns the passes through disk on the deepest path below them; `stats`
-  // as above.
+  // as above. `points` (walk_checkpoint.hpp), when given, is called after
+  // each group of buckets is output, and must run the release it is given.
   std::uint32_t run_buckets(io::BucketStore& store, const OutputSink& sink, const core::Node& root, std::uint64_t p,
                             std::uint64_t first, std::uint64_t end, const NodeFacts& facts, bool routed,
-                            StoredBuckets& buckets, WalkStats& stats) const;
+                            StoredBuckets& buckets, WalkStats& stats, const EmitPoint* points = nullptr) const;
 
  private:
   TextOptions options_;

@@ -17,6 +17,7 @@ namespace extshuffle::mpi {
 struct PieceSink::Part {
   std::size_t piece = 0;
   std::unique_ptr<RangeWriter> range;  // null: spooled
+  std::uint64_t offset = 0;            // in its piece's file (in place)
   std::unique_ptr<io::CompressingWriter> codec;
   std::uint64_t stored_bytes = 0;
 };
@@ -27,6 +28,13 @@ PieceSink::PieceSink(const PiecePlan& plan, const PieceForm& form, SharedPieces&
     : plan_(plan), form_(form), files_(files), rank_(rank), cursor_(std::min(first_record, plan.records)),
       end_record_(std::min(end_record, plan.records)), first_byte_(first_byte), head_bytes_(head_bytes),
       cutter_(form.record_size, form.syntax) {}
+
+PieceSink::PieceSink(const PiecePlan& plan, const PieceForm& form, SharedPieces& files, int rank,
+                     std::uint64_t first_record, std::uint64_t end_record, std::uint64_t first_byte,
+                     const PiecePoint& point)
+    : PieceSink(plan, form, files, rank, first_record, end_record, first_byte, point.head_bytes) {
+  carried_bytes_ = point.piece_bytes;
+}
 
 PieceSink::~PieceSink() = default;
 
@@ -54,7 +62,11 @@ void PieceSink::begin_part(std::size_t piece) {
     }
   }
   Part* part = part_.get();
+  // A resumed sink's first part continues the bytes written before.
+  if (!starts) part->stored_bytes = carried_bytes_;
+  carried_bytes_ = 0;
   if (known) {
+    part->offset = offset - part->stored_bytes;
     part->range = std::make_unique<RangeWriter>(files_.file(piece), offset);
   } else {
     spool_ = io::BlockFile::create_scratch(form_.spool_directory);
@@ -85,6 +97,15 @@ void PieceSink::end_part() {
   last_piece_bytes_ = part_->stored_bytes;
   stored_bytes_ += part_->stored_bytes;
   part_.reset();
+}
+
+std::optional<PiecePoint> PieceSink::point() {
+  if (spool_ || tar()) return std::nullopt;
+  if (!part_) return PiecePoint{};  // the next record starts a piece
+  if (!part_->range || io::codec_for_path(plan_.pieces[part_->piece].path) != io::Codec::kNone) return std::nullopt;
+  part_->range->finish();  // kNone passes every write straight on
+  const std::uint64_t header_bytes = piece_header(part_->piece).size();
+  return PiecePoint{part_->offset + part_->stored_bytes - header_bytes, part_->stored_bytes};
 }
 
 void PieceSink::write(const std::byte* data, std::size_t bytes) {

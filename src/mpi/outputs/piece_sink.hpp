@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "extshuffle/dataset/record_cutter.hpp"
@@ -43,6 +44,14 @@ struct PieceForm {
   std::string spool_directory;  // this rank's scratch space
 };
 
+// Where a rank's range can be resumed (--checkpoint, docs/mpi.md "A killed
+// job"): its written bytes flushed into the piece it is writing, which a
+// resumed sink continues in place.
+struct PiecePoint {
+  std::uint64_t head_bytes = 0;   // the records' bytes of that piece before the next record
+  std::uint64_t piece_bytes = 0;  // this rank's bytes in that piece so far (0: the next record starts a piece)
+};
+
 class PieceSink {
  public:
   // This rank writes output records [first_record, end_record), the first
@@ -50,10 +59,20 @@ class PieceSink {
   // are the records' bytes of the piece before the first record.
   PieceSink(const PiecePlan& plan, const PieceForm& form, SharedPieces& files, int rank, std::uint64_t first_record,
             std::uint64_t end_record, std::uint64_t first_byte, std::uint64_t head_bytes = kUnknown);
+  // A sink resumed at `point` (one point() returned): the range from record
+  // `first_record` at stream byte `first_byte` continues the piece it was
+  // writing in place.
+  PieceSink(const PiecePlan& plan, const PieceForm& form, SharedPieces& files, int rank, std::uint64_t first_record,
+            std::uint64_t end_record, std::uint64_t first_byte, const PiecePoint& point);
   static constexpr std::uint64_t kUnknown = UINT64_MAX;
   ~PieceSink();
   // Bytes of whole records, in output order.
   void write(const std::byte* data, std::size_t bytes);
+  // Between two writes: what is written so far handed to its files (not
+  // synced), and where a resumed sink would go on; nothing when the range
+  // cannot be resumed in place (a part spooled, compressed or of tar
+  // samples). Throws IoError.
+  std::optional<PiecePoint> point();
   // Ends the part being written and writes the pieces of no records (rank 0).
   void finish();
   // Collective, after finish(): the spooled part at its place. Throws IoError.
@@ -82,6 +101,7 @@ class PieceSink {
   std::uint64_t spooled_piece_ = UINT64_MAX;      // the piece the spool continues
   std::uint64_t last_piece_ = UINT64_MAX, last_piece_bytes_ = 0;  // this rank's bytes in its last piece
   std::uint64_t stored_bytes_ = 0;
+  std::uint64_t carried_bytes_ = 0;       // a resumed sink: its first part's bytes before the resume
   formats::TarFrameStripper tar_frames_;  // tar samples: the frames' prefixes are not written
 };
 

@@ -8,14 +8,22 @@ RankRange::RankRange(const Distribution& d, int rank, std::size_t record_size, c
                      std::uint64_t head_count, std::uint64_t header_bytes)
     : d_(d), rank_(rank), record_size_(record_size), syntax_(syntax), head_count_(head_count),
       header_bytes_(header_bytes) {
-  const std::uint64_t n = d.root.records, first = std::min(d.first_bucket(rank), d.buckets);
+  const std::uint64_t first = std::min(d.first_bucket(rank), d.buckets);
   const std::uint64_t end = std::min(d.end_bucket(rank), d.buckets);
-  const std::uint64_t first_position = first < d.buckets ? core::bucket_first(n, d.buckets, first) : n;
-  const std::uint64_t end_position = end < d.buckets ? core::bucket_first(n, d.buckets, end) : n;
-  wanted_ = head_count > first_position ? head_count - first_position : 0;
-  whole_range_ = wanted_ >= end_position - first_position;
-  first_record_ = std::min(first_position, head_count);
-  end_record_ = std::min(end_position, head_count);
+  end_position_ = bucket_position(end);
+  end_record_ = std::min(end_position_, head_count);
+  first_record_ = resume_at(first);
+}
+
+std::uint64_t RankRange::bucket_position(std::uint64_t j) const {
+  return j < d_.buckets ? core::bucket_first(d_.root.records, d_.buckets, j) : d_.root.records;
+}
+
+std::uint64_t RankRange::resume_at(std::uint64_t bucket) {
+  const std::uint64_t position = bucket_position(std::min(bucket, d_.buckets));
+  wanted_ = head_count_ > position ? head_count_ - position : 0;
+  whole_range_ = wanted_ >= end_position_ - position;
+  return std::min(position, head_count_);
 }
 
 std::uint64_t RankRange::offset(std::uint64_t bucket_bytes, Communicator& comm) {

@@ -30,6 +30,12 @@ class RankRange {
   void write(const std::byte* data, std::uint64_t bytes, Sink&& sink) {
     sink(data, whole_range_ ? bytes : wanted_bytes(data, bytes));
   }
+  // A resumed range (--checkpoint): the walk's output starts at bucket
+  // `bucket` (one of this rank's, or its end); returns the output record
+  // it starts at (head_count applied).
+  std::uint64_t resume_at(std::uint64_t bucket);
+  // The output position (a record of the permutation) bucket j starts at.
+  std::uint64_t bucket_position(std::uint64_t j) const;
   // This rank's range of the output's records (head_count applied).
   std::uint64_t first_record() const { return first_record_; }
   std::uint64_t end_record() const { return end_record_; }
@@ -41,7 +47,7 @@ class RankRange {
   formats::RecordSyntax syntax_;
   std::uint64_t head_count_, header_bytes_;
   std::uint64_t wanted_bytes(const std::byte* data, std::uint64_t bytes);
-  std::uint64_t first_record_ = 0, end_record_ = 0;
+  std::uint64_t first_record_ = 0, end_record_ = 0, end_position_ = 0;
   bool whole_range_ = true;   // the rank's records are all wanted
   std::uint64_t wanted_ = 0;  // otherwise, how many more are
 };

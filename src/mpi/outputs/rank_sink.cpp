@@ -18,16 +18,38 @@ RankSink::RankSink(const JobOptions& options, const std::string& pattern, const 
   }
 }
 
-void RankSink::open_pieces(std::uint64_t head_bytes) {
+PieceForm RankSink::form() const {
   const bool tar_samples = in_.syntax.framing == formats::Framing::kTarSample;
-  PieceForm form{in_.framed ? 0 : in_.record_size,
-                 in_.syntax,
-                 in_.header,
-                 tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
-                 !in_.framed && !in_.header.empty() && in_.records > 0,
-                 options_.run.threads,
-                 io::scratch_directory(options_.run.tmpdir)};
-  pieces_.emplace(plan_, form, *files_, rank_, first_record_, end_record_, first_byte_, head_bytes);
+  return PieceForm{in_.framed ? 0 : in_.record_size,
+                   in_.syntax,
+                   in_.header,
+                   tar_samples ? std::string(formats::kTarTrailerBytes, '\0') : std::string(),
+                   !in_.framed && !in_.header.empty() && in_.records > 0,
+                   options_.run.threads,
+                   io::scratch_directory(options_.run.tmpdir)};
+}
+
+void RankSink::open_pieces(std::uint64_t head_bytes, const PiecePoint* resumed) {
+  pieces_.reset();
+  if (resumed) {
+    pieces_.emplace(plan_, form(), *files_, rank_, first_record_, end_record_, first_byte_, *resumed);
+  } else {
+    pieces_.emplace(plan_, form(), *files_, rank_, first_record_, end_record_, first_byte_, head_bytes);
+  }
+}
+
+std::optional<RankSink::Point> RankSink::point() {
+  if (spool_) return std::nullopt;
+  const std::optional<PiecePoint> piece = pieces_->point();
+  if (!piece) return std::nullopt;
+  return Point{*piece, written_.state()};
+}
+
+void RankSink::resume(const Point& point, std::uint64_t first_record, std::uint64_t first_byte) {
+  first_record_ = first_record;
+  first_byte_ = first_byte;
+  written_ = dataset::RecordDigest::from_state(point.written_state);
+  open_pieces(PieceSink::kUnknown, &point.piece);
 }
 
 void RankSink::write(const std::byte* data, std::size_t bytes) {

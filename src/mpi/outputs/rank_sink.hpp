@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "byte_cut_pieces.hpp"
 #include "inputs/distributed_input.hpp"
@@ -28,6 +29,18 @@ class RankSink {
            std::uint64_t first_byte);
   // Bytes of whole records, in output order.
   void write(const std::byte* data, std::size_t bytes);
+  // --checkpoint (docs/mpi.md "A killed job"): where the range written so
+  // far can be resumed (piece_sink.hpp), with --verify's digest of it;
+  // nothing when it cannot (spooled: text cut by bytes, or a part that is).
+  // Throws IoError.
+  struct Point {
+    PiecePoint piece;
+    std::string written_state;
+  };
+  std::optional<Point> point();
+  // Before the first write: the range continued from `point`, at record
+  // `first_record` and stream byte `first_byte`.
+  void resume(const Point& point, std::uint64_t first_record, std::uint64_t first_byte);
   // After the walk, inside its checkpoint.
   void finish();
   // Collective, after a checkpoint that every rank's finish() passed: the
@@ -38,7 +51,8 @@ class RankSink {
   std::uint64_t bytes_written() const { return pieces_ ? pieces_->bytes_written() : 0; }
 
  private:
-  void open_pieces(std::uint64_t head_bytes);
+  void open_pieces(std::uint64_t head_bytes, const PiecePoint* resumed = nullptr);
+  PieceForm form() const;
   const JobOptions& options_;
   const std::string& pattern_;
   const DistributedInput::State& in_;

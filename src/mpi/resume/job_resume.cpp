@@ -46,6 +46,18 @@ bool temporaries_intact(const std::vector<JournalledPiece>& pieces) {
   return true;
 }
 
+// Where each rank's step 4 resumed: "rank 0 from its first bucket, rank 1
+// from bucket 7, ...".
+std::string describe_buckets(const std::vector<std::uint64_t>& next_buckets) {
+  std::string text;
+  for (std::size_t rank = 0; rank < next_buckets.size(); ++rank) {
+    text += (rank == 0 ? "" : ", ") + std::string("rank ") + std::to_string(rank) + " from " +
+            (next_buckets[rank] == UINT64_MAX ? std::string("its first bucket")
+                                              : "bucket " + std::to_string(next_buckets[rank]));
+  }
+  return text;
+}
+
 }  // namespace
 
 JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.datasets.size()) {
@@ -61,6 +73,7 @@ JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.dataset
   std::map<std::size_t, std::vector<JournalledPiece>> pieces;
   std::map<std::size_t, JournalledExchange> exchanged;
   std::map<std::size_t, std::string> placed;
+  std::map<std::size_t, JournalledBuckets> buckets_written;
   for (std::size_t k = 0; k < datasets_; ++k) {
     const auto journalled = journal_->pieces().find(k);
     const bool intact = journalled != journal_->pieces().end() && temporaries_intact(journalled->second);
@@ -72,8 +85,24 @@ JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.dataset
     agreed_[k] = static_cast<Point>(comm.min(mine));
     if (agreed_[k] != Point::kStart && journal_->exchanged().count(k) != 0) exchanged[k] = journal_->exchanged().at(k);
     if (agreed_[k] == Point::kPlaced) placed[k] = journal_->placed().at(k);
+    if (agreed_[k] == Point::kExchanged) {
+      const auto point = journal_->buckets_written().find(k);
+      const bool mine = point != journal_->buckets_written().end();
+      if (mine) buckets_written[k] = point->second;
+      resumed_buckets_[k] = comm.all_gather(mine ? point->second.next_bucket : UINT64_MAX);
+    }
   }
-  checkpoint(comm, [&] { journal_->restart(identity, pieces, exchanged, placed); });
+  checkpoint(comm, [&] { journal_->restart(identity, pieces, exchanged, placed, buckets_written); });
+}
+
+const JournalledBuckets* JobResume::buckets_written(std::size_t dataset) const {
+  if (point(dataset) != Point::kExchanged) return nullptr;
+  const auto found = journal_->buckets_written().find(dataset);
+  return found == journal_->buckets_written().end() ? nullptr : &found->second;
+}
+
+void JobResume::record_buckets_written(std::size_t dataset, const JournalledBuckets& point) {
+  journal_->record_buckets_written(dataset, point);
 }
 
 const std::vector<JournalledPiece>* JobResume::pieces(std::size_t dataset) const {
@@ -102,7 +131,8 @@ std::vector<std::string> JobResume::describe() const {
     const Point p = point(k);
     lines.push_back("checkpoint: dataset " + std::to_string(k + 1) + ": " +
                     (p == Point::kPlaced      ? "every rank had placed its range: only the commit was left"
-                     : p == Point::kExchanged ? "every rank had its buckets whole: resumed after the exchange"
+                     : p == Point::kExchanged ? "every rank had its buckets whole: resumed after the exchange, " +
+                                                    describe_buckets(resumed_buckets_.at(k))
                                               : "no point every rank made durable: run from the start"));
   }
   return lines;

@@ -39,6 +39,11 @@ class JobResume {
   std::unique_ptr<io::BlockFile> scratch(std::size_t dataset) {
     return journal_->scratch(dataset, point(dataset) != Point::kStart);
   }
+  // This rank's last *bucket j written* of dataset k, when the job resumes
+  // after its exchange (its own: a rank's range and buckets are its own
+  // once the exchange is whole); null: its step 4 runs from its first
+  // bucket.
+  const JournalledBuckets* buckets_written(std::size_t dataset) const;
   // This rank's --verify digest of what it wrote of dataset k (placed()).
   const std::string& written_state(std::size_t dataset) const { return journal_->placed().at(dataset); }
   // Rank 0: dataset k's temporaries to reopen (null: create them).
@@ -51,6 +56,9 @@ class JobResume {
   // This rank's buckets of dataset k whole: the scratch file synced, then
   // the exchange journalled.
   void record_exchanged(std::size_t dataset, const JournalledExchange& exchange);
+  // This rank's step 4 of dataset k written through a bucket, its pieces
+  // synced by the caller.
+  void record_buckets_written(std::size_t dataset, const JournalledBuckets& point);
   // After the commit, on every rank: DIR/rank-R removed. Throws IoError.
   void remove();
   // What the job resumed from, a line a dataset (-v's notes, rank 0).
@@ -59,6 +67,9 @@ class JobResume {
  private:
   std::optional<RankJournal> journal_;
   std::map<std::size_t, Point> agreed_;
+  // Per dataset resumed after its exchange: the bucket each rank resumes
+  // from (UINT64_MAX: its first), for describe().
+  std::map<std::size_t, std::vector<std::uint64_t>> resumed_buckets_;
   std::size_t datasets_ = 0;
 };
 

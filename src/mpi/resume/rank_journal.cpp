@@ -12,14 +12,16 @@ namespace extshuffle::mpi {
 namespace {
 
 constexpr const char* kJournalName = "journal";
+constexpr std::uint64_t kRewriteJournalBytes = std::uint64_t{4} << 20;
 
 // The records of a rank's journal (their own numbers: a rank's journal is
 // never read as extshuffle's).
 enum RankRecord : std::uint32_t {
-  kIdentity = 101,   // the Job's identity as the rank sees it, P among it
-  kPieces = 102,     // rank 0: dataset, its hidden temporaries
-  kPlaced = 103,     // dataset, --verify's digest of what the rank wrote
-  kExchanged = 104,  // dataset, the tags' width, the buckets received
+  kIdentity = 101,        // the Job's identity as the rank sees it, P among it
+  kPieces = 102,          // rank 0: dataset, its hidden temporaries
+  kPlaced = 103,          // dataset, --verify's digest of what the rank wrote
+  kExchanged = 104,       // dataset, the tags' width, the buckets received
+  kBucketsWritten = 105,  // dataset, step 4's output written through a bucket
 };
 
 std::string scratch_name(std::size_t dataset) { return "scratch-" + std::to_string(dataset); }
@@ -61,6 +63,29 @@ JournalledExchange read_exchange(io::FieldReader& in) {
     }
   }
   return exchange;
+}
+
+std::string buckets_payload(std::size_t dataset, const JournalledBuckets& point) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.u64(point.next_bucket);
+  out.u64(point.record);
+  out.u64(point.stream_byte);
+  out.u64(point.head_bytes);
+  out.u64(point.piece_bytes);
+  out.bytes(point.written_state);
+  return out.text();
+}
+
+JournalledBuckets read_buckets(io::FieldReader& in) {
+  JournalledBuckets point;
+  point.next_bucket = in.u64();
+  point.record = in.u64();
+  point.stream_byte = in.u64();
+  point.head_bytes = in.u64();
+  point.piece_bytes = in.u64();
+  point.written_state = in.bytes();
+  return point;
 }
 
 std::string pieces_payload(std::size_t dataset, const std::vector<JournalledPiece>& pieces) {
@@ -120,6 +145,9 @@ RankJournal::RankJournal(const std::string& directory, int rank) : directory_(op
     } else if (record.type == kExchanged) {
       const std::size_t dataset = in.u64();
       exchanged_[dataset] = read_exchange(in);
+    } else if (record.type == kBucketsWritten) {
+      const std::size_t dataset = in.u64();
+      buckets_written_[dataset] = read_buckets(in);
     } else if (record.type == kPlaced) {
       const std::size_t dataset = in.u64();
       placed_[dataset] = in.bytes();
@@ -133,14 +161,19 @@ RankJournal::RankJournal(const std::string& directory, int rank) : directory_(op
 void RankJournal::restart(const std::string& identity,
                           const std::map<std::size_t, std::vector<JournalledPiece>>& pieces,
                           const std::map<std::size_t, JournalledExchange>& exchanged,
-                          const std::map<std::size_t, std::string>& placed) {
+                          const std::map<std::size_t, std::string>& placed,
+                          const std::map<std::size_t, JournalledBuckets>& buckets_written) {
   std::vector<io::JournalRecord> records{{kIdentity, identity}};
   for (const auto& [dataset, files] : pieces) records.push_back({kPieces, pieces_payload(dataset, files)});
   for (const auto& [dataset, exchange] : exchanged) {
     records.push_back({kExchanged, exchanged_payload(dataset, exchange)});
   }
+  for (const auto& [dataset, point] : buckets_written) {
+    records.push_back({kBucketsWritten, buckets_payload(dataset, point)});
+  }
   for (const auto& [dataset, state] : placed) records.push_back({kPlaced, placed_payload(dataset, state)});
   journal_->rewrite(records);
+  buckets_written_ = buckets_written;
   identity_ = identity;
   pieces_ = pieces;
   exchanged_ = exchanged;
@@ -168,6 +201,14 @@ void RankJournal::sync_scratch(std::size_t dataset) {
 void RankJournal::record_exchanged(std::size_t dataset, const JournalledExchange& exchange) {
   journal_->append(kExchanged, exchanged_payload(dataset, exchange));
   exchanged_[dataset] = exchange;
+}
+
+void RankJournal::record_buckets_written(std::size_t dataset, const JournalledBuckets& point) {
+  journal_->append(kBucketsWritten, buckets_payload(dataset, point));
+  buckets_written_[dataset] = point;
+  // A point a group of buckets: a long job's journal is rewritten with the
+  // records that still count once it outgrows a few MiB.
+  if (journal_->bytes() > kRewriteJournalBytes) restart(identity_, pieces_, exchanged_, placed_, buckets_written_);
 }
 
 void RankJournal::record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces) {

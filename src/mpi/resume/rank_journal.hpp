@@ -38,6 +38,20 @@ struct JournalledExchange {
   io::SplitState buckets;
 };
 
+// What a rank's journal says of its step 4 of a dataset (*bucket j
+// written*): the walk's output of its buckets before `next_bucket` written
+// to the pieces and synced; the range resumes at output record `record`,
+// stream byte `stream_byte`, in place as `piece` says, with --verify's
+// digest `written_state` of what it wrote.
+struct JournalledBuckets {
+  std::uint64_t next_bucket = 0;
+  std::uint64_t record = 0;
+  std::uint64_t stream_byte = 0;
+  std::uint64_t head_bytes = 0;   // PiecePoint's
+  std::uint64_t piece_bytes = 0;  // PiecePoint's
+  std::string written_state;
+};
+
 class RankJournal {
  public:
   // DIR/rank-`rank`: DIR created 0700 when missing, the rank's directory
@@ -53,13 +67,16 @@ class RankJournal {
   const std::map<std::size_t, std::vector<JournalledPiece>>& pieces() const { return pieces_; }
   const std::map<std::size_t, std::string>& placed() const { return placed_; }
   const std::map<std::size_t, JournalledExchange>& exchanged() const { return exchanged_; }
+  // The last bucket point of each dataset.
+  const std::map<std::size_t, JournalledBuckets>& buckets_written() const { return buckets_written_; }
   const std::string& path() const { return directory_.path(); }
 
   // The journal replaced by `identity` and what the job resumes from (the
   // points the ranks agreed on; every later one dropped). Throws IoError.
   void restart(const std::string& identity, const std::map<std::size_t, std::vector<JournalledPiece>>& pieces,
                const std::map<std::size_t, JournalledExchange>& exchanged,
-               const std::map<std::size_t, std::string>& placed);
+               const std::map<std::size_t, std::string>& placed,
+               const std::map<std::size_t, JournalledBuckets>& buckets_written);
   // Dataset k's scratch file, DIR/rank-R/scratch-K, emptied unless `keep`
   // (the buckets of an exchange the job resumes after). Throws IoError.
   std::unique_ptr<io::BlockFile> scratch(std::size_t dataset, bool keep);
@@ -70,6 +87,7 @@ class RankJournal {
   void record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces);
   void record_placed(std::size_t dataset, const std::string& written_state);
   void record_exchanged(std::size_t dataset, const JournalledExchange& exchange);
+  void record_buckets_written(std::size_t dataset, const JournalledBuckets& point);
   // After the commit: the journal, the scratch files of `datasets` and the
   // lock removed, then DIR/rank-R.
   void remove(std::size_t datasets);
@@ -85,6 +103,7 @@ class RankJournal {
   std::map<std::size_t, std::vector<JournalledPiece>> pieces_;
   std::map<std::size_t, std::string> placed_;
   std::map<std::size_t, JournalledExchange> exchanged_;
+  std::map<std::size_t, JournalledBuckets> buckets_written_;
   std::map<std::size_t, int> scratch_fds_;  // owned by their BlockFiles
 };
 
