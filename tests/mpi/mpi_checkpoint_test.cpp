@@ -137,7 +137,9 @@ class MpiCheckpointPoints : public MpiCheckpoint {
     EXPECT_NE(failed.err.find(words), std::string::npos) << failed.err;
     const fs::path destination = base_ / "out" / "out.txt";
     EXPECT_EQ(fs::exists(destination), held.has_value());
-    if (held && fs::exists(destination)) EXPECT_TRUE(read_file(destination) == *held) << "the destination was changed";
+    if (held && fs::exists(destination)) {
+      EXPECT_TRUE(read_file(destination) == *held) << "the destination was changed";
+    }
   }
 };
 
