@@ -13,6 +13,14 @@
 # had read and written by /proc/PID/io when killed) and, for the resumed
 # run, -v's note of where it resumed.
 #
+# With CACHE_LIMIT set (bytes, e.g. 512M; root, cgroup v1's memory
+# controller), every run is held to that much memory, page cache included,
+# in a memory cgroup of its own: the scratch space written by pass 1 no
+# longer stays cached for pass 2, as for a user whose scratch exceeds RAM,
+# so an uninterrupted run reads it from disk as a resumed one does (without
+# it, a 1 GiB input's scratch is still in the page cache when the
+# uninterrupted run reads it back, never when the resumed run does).
+#
 # usage: bench/checkpoint_cost.sh BUILD_DIR SIZE [ROUNDS] [DIR] [MEMORY]
 #   SIZE of the input (generate_jsonl's syntax: 1G), ROUNDS (default 3),
 #   DIR for the input, output and checkpoint (default /tmp), MEMORY (-S,
@@ -28,8 +36,18 @@ in=$dir/in.jsonl out=$dir/out.jsonl ck=$dir/ck
 cold=yes
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || cold=no; }
 now() { date +%s.%N; }
+# The command line, run in the memory cgroup when CACHE_LIMIT is set (the
+# shell execs it: the same pid, which the killed run's /proc/PID/io reads).
+held=()
+if [ -n "${CACHE_LIMIT:-}" ]; then
+  group=/sys/fs/cgroup/memory/extshuffle-checkpoint-cost-$$
+  mkdir "$group"
+  trap 'rm -rf "$dir"; rmdir "$group" 2>/dev/null || true' EXIT
+  numfmt --from=iec "$CACHE_LIMIT" >"$group/memory.limit_in_bytes"
+  held=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$group")
+fi
 stat_field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$2" | head -1; }
-echo "CKPT input=$size memory=$memory rounds=$rounds uptime=\"$(uptime)\" commit=$(git rev-parse --short HEAD 2>/dev/null || echo -)"
+echo "CKPT input=$size memory=$memory rounds=$rounds cache_limit=${CACHE_LIMIT:-none} uptime=\"$(uptime)\" commit=$(git rev-parse --short HEAD 2>/dev/null || echo -)"
 # One complete run: label, extra options.
 run() {
   local label=$1
@@ -38,7 +56,7 @@ run() {
   drop_caches
   local t0 t1
   t0=$(now)
-  "$bin" "$in" "$out" --seed 1 -S "$memory" -T "$dir" --stats -v "$@" 2>"$dir/err.txt"
+  "${held[@]}" "$bin" "$in" "$out" --seed 1 -S "$memory" -T "$dir" --stats -v "$@" 2>"$dir/err.txt"
   t1=$(now)
   local note
   note=$(grep -o 'resumed from --checkpoint .*' "$dir/err.txt" | head -1 || true)
@@ -61,7 +79,7 @@ for ((round = 1; round <= rounds; round++)); do
   fraction=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", 0.1 + 0.8 * rand() }')
   delay=$(echo "$plain_wall * $fraction" | bc -l)
   t0=$(now)
-  "$bin" "$in" "$out" --seed 1 -S "$memory" -T "$dir" --checkpoint "$ck" -q &
+  "${held[@]}" "$bin" "$in" "$out" --seed 1 -S "$memory" -T "$dir" --checkpoint "$ck" -q &
   pid=$!
   sleep "$delay"
   io=$(cat /proc/$pid/io 2>/dev/null || true)
