@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full kill-and-resume sweep of --checkpoint (docs/reliability.md,
-# "Killed and resumed"): tests/reliability/checkpoint_kill_test with
+# "Killed and resumed"): the CheckpointKill tests (tests/reliability/
+# checkpoint_kill_test.cpp, in the reliability room's executable) with
 # MOMENTS moments (default 20) of every kind for each case (fixed-size
 # records and heavy-tailed JSONL at two and three plan levels, a sharded and
 # split tar dataset with a manifest, kill -9 while a write is held), where
@@ -12,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 moments="${1:-20}"
-binary=build/tests/reliability/checkpoint_kill_test
+binary=build/tests/reliability/reliability_tests  # the reliability room's tests, CheckpointKill among them
 [[ -x "$binary" ]] || { echo "checkpoint_sweep.sh: $binary: not built (run scripts/build.sh)" >&2; exit 2; }
 table="$(mktemp)"
 trap 'rm -f "$table"' EXIT
