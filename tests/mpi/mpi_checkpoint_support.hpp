@@ -108,15 +108,17 @@ class MpiCheckpoint : public ::testing::Test {
     return "cd " + base_.string() + " && " + on_ranks(ranks, "sh -c \"" + each + "\"");
   }
   // Runs `command` in a session of its own and, once `marker` exists (the
-  // fault shim paused a rank), runs `meanwhile` (its stderr and exit code
-  // in meanwhile.err, meanwhile.rc), then kills every process of that
-  // session.
+  // fault shim paused a rank) or the job has ended, runs `meanwhile` (its
+  // stderr and exit code in meanwhile.err, meanwhile.rc), then kills every
+  // process of that session. The shell asks every 0.1 s; its 300 s only
+  // bound a job that would otherwise hang, as wait_for_event's do
+  // (tests/support/process_state.hpp): the order is the marker's.
   CommandResult kill_when_paused(const std::string& command, const std::string& marker,
                                  const std::string& meanwhile = "true") {
     write_file(base_ / "job.sh", command + "\n");
     write_file(base_ / "meanwhile.sh", meanwhile + "\n");
     const std::string script = "cd " + base_.string() + " && (setsid sh job.sh > killed.err 2>&1 & pid=$!; " +
-                               "for i in $(seq 1200); do [ -e " + marker +
+                               "for i in $(seq 3000); do [ -e " + marker +
                                " ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done; "
                                "sh meanwhile.sh 2> meanwhile.err; echo $? > meanwhile.rc; "
                                "pkill -KILL -s $pid; wait $pid; exit 0)";
