@@ -80,12 +80,13 @@ void open_shared_output(RankRun& r) {
     r.plan = plan_pieces(r.options, r.output_path, r.in.framed ? 0 : r.in.record_size,
                          std::min(r.options.output.head_count, n));
     dataset::check_verify_takes_all(r.options.input.verify, r.options.output.head_count, n, r.plan.records);
-    walk_for(r.options, r.in, r.options.run.memory_bytes, r.options.run.device).check_budget(r.in.root_facts());
+    walk_for(r.options, r.output_records, r.in, r.options.run.memory_bytes, r.options.run.device)
+        .check_budget(r.in.root_facts());
   });
   if (r.me == 0 && r.plan.left_out > 0) {
     r.warnings.push_back(dataset::left_out_warning(r.plan.left_out, r.plan.records));
   }
-  r.options.output.head_count = r.plan.records;
+  r.output_records = r.plan.records;
   if (r.plan.cut_by_bytes) return;  // the pieces are known once the ranks have scanned their ranges
   std::vector<std::string> paths;
   for (const Piece& piece : r.plan.pieces) paths.push_back(piece.path);
@@ -144,7 +145,7 @@ std::uint32_t run_alone(RankRun& r) {
     open_sink(r, pieces, 0, r.plan.records, 0);
     const ioperm::OutputSink sink = [&](const std::byte* data, std::size_t bytes) { pieces->write(data, bytes); };
     const ioperm::TextOptions o =
-        walk_options(r.options, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
+        walk_options(r.options, r.output_records, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
     ioperm::WalkStats e;
     if (in.framed) {
       e = ioperm::shuffle_text(in.whole_text(), in.records, in.scratch(), in.scratch_offset(), o, sink);
@@ -172,7 +173,7 @@ std::uint32_t run_spread_root(RankRun& r) {
     open_sink(r, pieces, first_record, end_record, first_byte);
     return *pieces;
   };
-  shuffle_spread_root(r.options, r.in, r.display_name, open, r.comm, r.stats, r.progress);
+  shuffle_spread_root(r.options.run, r.output_records, r.in, r.display_name, open, r.comm, r.stats, r.progress);
   place_parts(r, *pieces);
   r.stats.bytes_written += r.stats.output_bytes;
   r.stats.seconds_buckets = since(t0);
@@ -250,7 +251,8 @@ std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, st
   std::uint32_t passes = 1;
   std::optional<RankSink> pieces;
   checkpoint(r.comm, [&] {
-    const auto walk = walk_for(r.options, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
+    const auto walk =
+        walk_for(r.options, r.output_records, in, r.options.run.memory_bytes, r.options.run.device, r.progress);
     open_sink(r, pieces, ranges.first_record(), ranges.end_record(), offset);
     std::uint64_t end = received.first();
     while (end < received.end() && received.kept(end)) ++end;
@@ -308,9 +310,10 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     // Each rank's scratch, from what its staging wrote and its buckets.
     std::uint64_t scratch = 0;
     checkpoint(comm, [&] {
-      scratch = scratch_estimate(*input.state_,
-                                 walk_for(options, *input.state_, options.run.memory_bytes, options.run.device),
-                                 options.run.constants, options.run.memory_bytes);
+      scratch = scratch_estimate(
+          *input.state_,
+          walk_for(options, options.output.head_count, *input.state_, options.run.memory_bytes, options.run.device),
+          options.run.constants, options.run.memory_bytes);
     });
     const std::vector<std::uint64_t> scratch_bytes = comm.all_gather(scratch);
     if (comm.rank() == 0) result.dry_run_text = describe_shares(*input.state_, comm.size(), scratch_bytes);
@@ -318,6 +321,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     return result;
   }
   RankRun r{.options = options,
+            .output_records = options.output.head_count,
             .output_path = dataset.output,
             .display_name = dataset::input_display_name(dataset.inputs.front()),
             .in = *input.state_,

@@ -4,21 +4,23 @@ namespace extshuffle::mpi {
 
 using State = DistributedInput::State;
 
-ioperm::TextOptions walk_options(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device, std::atomic<std::uint64_t>* progress) {
+ioperm::TextOptions walk_options(const JobOptions& options, std::uint64_t output_records, const State& in,
+                                 std::uint64_t memory_bytes, device::Device device,
+                                 std::atomic<std::uint64_t>* progress) {
   ioperm::TextOptions o;
   o.walk = ioperm::walk_options(options.run, in.record_size);
   o.walk.run.device = device;
   o.walk.run.memory_bytes = memory_bytes;
-  o.walk.output_records = options.output.head_count;
+  o.walk.output_records = output_records;
   o.walk.progress_bytes = progress;
   o.syntax = in.syntax;
   return o;
 }
 
-ioperm::DistributedWalk walk_for(const JobOptions& options, const State& in, std::uint64_t memory_bytes,
-                                 device::Device device, std::atomic<std::uint64_t>* progress) {
-  return ioperm::DistributedWalk(walk_options(options, in, memory_bytes, device, progress), in.framed);
+ioperm::DistributedWalk walk_for(const JobOptions& options, std::uint64_t output_records, const State& in,
+                                 std::uint64_t memory_bytes, device::Device device,
+                                 std::atomic<std::uint64_t>* progress) {
+  return ioperm::DistributedWalk(walk_options(options, output_records, in, memory_bytes, device, progress), in.framed);
 }
 
 void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e) {

@@ -29,7 +29,10 @@ inline double since(Clock::time_point t0) { return std::chrono::duration<double>
 
 // What the steps of one rank share.
 struct RankRun {
-  JobOptions options;  // -n: the records the pieces take, once planned
+  const JobOptions& options;
+  // The output's first records that are written: -n until the pieces are
+  // planned, then the records they take (-n, or where the last split ends).
+  std::uint64_t output_records = 0;
   const std::string& output_path;
   const std::string display_name;  // of the input
   DistributedInput::State& in;
@@ -45,12 +48,13 @@ struct RankRun {
   std::size_t dataset_index = 0;                   // the dataset's in the Job
 };
 
-// What the walk is told, for an arena of `memory_bytes` on `device`.
-ioperm::TextOptions walk_options(const JobOptions& options, const DistributedInput::State& in,
-                                 std::uint64_t memory_bytes, device::Device device,
+// What the walk is told, for an arena of `memory_bytes` on `device`, when
+// the output's first `output_records` records are written.
+ioperm::TextOptions walk_options(const JobOptions& options, std::uint64_t output_records,
+                                 const DistributedInput::State& in, std::uint64_t memory_bytes, device::Device device,
                                  std::atomic<std::uint64_t>* progress = nullptr);
-ioperm::DistributedWalk walk_for(const JobOptions& options, const DistributedInput::State& in,
-                                 std::uint64_t memory_bytes, device::Device device,
+ioperm::DistributedWalk walk_for(const JobOptions& options, std::uint64_t output_records,
+                                 const DistributedInput::State& in, std::uint64_t memory_bytes, device::Device device,
                                  std::atomic<std::uint64_t>* progress = nullptr);
 // A walk's bytes read and written, added to the rank's.
 void add_walk_stats(RankStats& rank, const ioperm::WalkStats& e);

@@ -13,7 +13,7 @@ namespace extshuffle::mpi {
 namespace {
 
 ExchangeBudget exchange_budget(RankRun& r, const Distribution& d, ioperm::NodePath path) {
-  const auto rules = walk_for(r.options, r.in, r.options.run.memory_bytes, device::Device::kCpu);
+  const auto rules = walk_for(r.options, r.output_records, r.in, r.options.run.memory_bytes, device::Device::kCpu);
   const std::optional<ExchangeBudget> share =
       plan_exchange_budget(rules, d, r.me, r.options.run.memory_bytes, r.in.root_facts(), path);
   if (!share) {
@@ -66,7 +66,7 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
 ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d) {
   std::optional<ExchangeBudget> in_memory;
   checkpoint(r.comm, [&] {
-    const auto rules = walk_for(r.options, r.in, r.options.run.memory_bytes, device::Device::kCpu);
+    const auto rules = walk_for(r.options, r.output_records, r.in, r.options.run.memory_bytes, device::Device::kCpu);
     in_memory = plan_exchange_budget(rules, d, r.me, r.options.run.memory_bytes, r.in.root_facts(),
                                      ioperm::NodePath::kChunksInMemory);
   });
@@ -87,14 +87,15 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
     MappedMemory pool, receive;
     checkpoint(r.comm, [&] {
       budget = exchange_budget(r, d, path);
-      scatter.emplace(walk_options(r.options, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
-                      r.in.framed);
+      scatter.emplace(
+          walk_options(r.options, r.output_records, r.in, budget.scatter_arena_bytes, device::Device::kCpu, r.progress),
+          r.in.framed);
       tag_width = routed ? scatter->tag_width(core::bucket_records(d.root.records, d.buckets, 0)) : 0;
       pool = MappedMemory(budget.pool_bytes);
       receive = MappedMemory(budget.receive_bytes);
       writer_buffers = MappedMemory(2 * budget.writer_pairs * budget.writer_buffer_bytes);
-      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.options.output.head_count,
-                       writer_buffers.get(), budget.writer_buffer_bytes);
+      received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.output_records, writer_buffers.get(),
+                       budget.writer_buffer_bytes);
     });
     if (r.resume) received->keep_for_resume();  // --checkpoint, before the first bucket's byte
     ExchangeTargets targets(
@@ -124,15 +125,16 @@ void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, i
     // The walk and the writers' buffers as the exchange had them: the
     // pairs' regions come from the walk's rules; nothing is written.
     // (The job that exchanged planned the same budget: it fitted then.)
-    const std::optional<ExchangeBudget> budget =
-        plan_exchange_budget(walk_for(r.options, r.in, r.options.run.memory_bytes, device::Device::kCpu), d, r.me,
-                             r.options.run.memory_bytes, r.in.root_facts(), path);
+    const std::optional<ExchangeBudget> budget = plan_exchange_budget(
+        walk_for(r.options, r.output_records, r.in, r.options.run.memory_bytes, device::Device::kCpu), d, r.me,
+        r.options.run.memory_bytes, r.in.root_facts(), path);
     if (!budget) throw Error("checkpoint: the exchange it resumes no longer fits --memory: not trusted");
     const ioperm::DistributedWalk scatter(
-        walk_options(r.options, r.in, budget->scatter_arena_bytes, device::Device::kCpu), r.in.framed);
+        walk_options(r.options, r.output_records, r.in, budget->scatter_arena_bytes, device::Device::kCpu),
+        r.in.framed);
     writer_buffers = MappedMemory(2 * budget->writer_pairs * budget->writer_buffer_bytes);
-    received.emplace(store, d, r.me, scatter, r.in.data_bytes(), tag_width, r.options.output.head_count,
-                     writer_buffers.get(), budget->writer_buffer_bytes);
+    received.emplace(store, d, r.me, scatter, r.in.data_bytes(), tag_width, r.output_records, writer_buffers.get(),
+                     budget->writer_buffer_bytes);
     received->resume(buckets, scratch);
   });
   r.stats.seconds_scattering = since(t0);

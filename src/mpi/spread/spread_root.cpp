@@ -46,16 +46,16 @@ std::vector<std::uint64_t> root_range_inputs(std::uint64_t seed, std::uint64_t r
   return sources.domain_inputs(sources.domain_share(rank, ranks), sources.domain_share(rank + 1, ranks));
 }
 
-void shuffle_spread_root(const JobOptions& options, DistributedInput::State& in, const std::string& display_name,
-                         const OpenRankSink& open_sink, Communicator& comm, RankStats& stats,
-                         std::atomic<std::uint64_t>* progress) {
+void shuffle_spread_root(const ioperm::RunOptions& run, std::uint64_t output_records, DistributedInput::State& in,
+                         const std::string& display_name, const OpenRankSink& open_sink, Communicator& comm,
+                         RankStats& stats, std::atomic<std::uint64_t>* progress) {
   const int me = comm.rank(), ranks = comm.size();
   // Met at a checkpoint: the trace allocates a word per record of the share.
   std::vector<std::uint64_t> wanted;
-  checkpoint(comm, [&] { wanted = root_range_inputs(options.run.seed, in.records, options.run.constants, me, ranks); });
+  checkpoint(comm, [&] { wanted = root_range_inputs(run.seed, in.records, run.constants, me, ranks); });
   const std::uint64_t first_traced = comm.exclusive_sum(wanted.size());
   // -n: the output positions past the first K are cut.
-  const std::uint64_t head = options.output.head_count;
+  const std::uint64_t head = output_records;
   wanted.resize(head > first_traced ? std::min<std::uint64_t>(wanted.size(), head - first_traced) : 0);
   std::optional<HeldRecords> held;
   checkpoint(comm, [&] {
@@ -74,7 +74,7 @@ void shuffle_spread_root(const JobOptions& options, DistributedInput::State& in,
     out->write(data, bytes);
     if (progress) progress->fetch_add(bytes, std::memory_order_relaxed);
   };
-  std::exception_ptr failure = fetch.write_all(sink, window_bytes(options.run.memory_bytes, ranks));
+  std::exception_ptr failure = fetch.write_all(sink, window_bytes(run.memory_bytes, ranks));
   try {
     if (!failure) out->finish();
     in.check_unchanged();

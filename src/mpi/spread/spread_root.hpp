@@ -52,9 +52,11 @@ std::vector<std::uint64_t> root_range_inputs(std::uint64_t seed, std::uint64_t r
 using OpenRankSink =
     std::function<RankSink&(std::uint64_t first_record, std::uint64_t end_record, std::uint64_t first_byte)>;
 
-// `progress`, when set, counts the bytes this rank writes (--progress on rank 0).
-void shuffle_spread_root(const JobOptions& options, DistributedInput::State& in, const std::string& display_name,
-                         const OpenRankSink& open_sink, Communicator& comm, RankStats& stats,
-                         std::atomic<std::uint64_t>* progress = nullptr);
+// `output_records`: the output's first records that are written (-n, or
+// where the last split ends). `progress`, when set, counts the bytes this
+// rank writes (--progress on rank 0).
+void shuffle_spread_root(const ioperm::RunOptions& run, std::uint64_t output_records, DistributedInput::State& in,
+                         const std::string& display_name, const OpenRankSink& open_sink, Communicator& comm,
+                         RankStats& stats, std::atomic<std::uint64_t>* progress = nullptr);
 
 }  // namespace extshuffle::mpi
