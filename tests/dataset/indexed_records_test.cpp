@@ -80,7 +80,7 @@ TEST(IndexedRecords, AnIndexOfAnotherFileOrOtherOptionsIsRefused) {
 
 TEST(IndexedRecords, ATruncatedOrDamagedIndexIsRefused) {
   TempDir dir;
-  const std::string a = indexed(dir, "a.txt", std::string(5000, 'x') + "\n" + "y\n");
+  const std::string a = indexed(dir, "a.txt", std::string(5000, 'x').append("\ny\n"));
   const std::string index = read_file(index_path_beside(a));
   for (const std::size_t cut : {index.size() - 1, index.size() / 2, std::size_t{70}, std::size_t{3}}) {
     write_file(index_path_beside(a), index.substr(0, cut));
@@ -113,7 +113,7 @@ TEST(IndexedRecords, AnInputThatGrewOrShrankIsRefused) {
 
 TEST(IndexedRecords, AnInputTruncatedWhileOpenGivesOneLine) {
   TempDir dir;
-  const std::string a = indexed(dir, "a.txt", std::string(100, 'a') + "\n" + std::string(100, 'b') + "\n");
+  const std::string a = indexed(dir, "a.txt", std::string(100, 'a').append("\n").append(100, 'b').append("\n"));
   const auto records = open_beside({a});
   EXPECT_EQ(read_error(*records, 0), "");  // the file is open now
   ASSERT_EQ(::truncate(a.c_str(), 150), 0);
