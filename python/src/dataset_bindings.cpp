@@ -7,8 +7,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -20,6 +20,7 @@
 #include "extshuffle/dataset/indexed_dataset.hpp"
 #include "extshuffle/dataset/record_index.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/formats/tar.hpp"
 
 namespace py = pybind11;
@@ -35,22 +36,21 @@ using dataset::RecordForm;
 // The Dataset's reading options, named as the CLI's (format, header,
 // skip_empty, zero_terminated, ignore_zeros, record_size).
 dataset::DatasetOptions reading_options(const py::dict& options) {
-  static const std::map<std::string, formats::Format> kFormats{
-      {"auto", formats::Format::kAuto},         {"binary", formats::Format::kBinary},
-      {"lines", formats::Format::kLines},       {"csv", formats::Format::kCsv},
-      {"tsv", formats::Format::kTsv},           {"jsonl", formats::Format::kJsonl},
-      {"tfrecord", formats::Format::kTfrecord}, {"tar", formats::Format::kTar}};
   dataset::DatasetOptions o;
   for (const auto& [key, value] : options) {
     const std::string name = py::str(key).cast<std::string>();
     if (value.is_none()) continue;
     if (name == "format") {
-      const auto format = kFormats.find(py::str(value).cast<std::string>());
-      if (format == kFormats.end()) {
-        throw UsageError("invalid format '" + py::str(value).cast<std::string>() +
-                         "': expected auto, binary, lines, csv, tsv, jsonl, tfrecord or tar");
+      const std::string word = py::str(value).cast<std::string>();
+      const std::optional<formats::Format> format = formats::format_named(word);
+      if (!format) {
+        std::string words = formats::kFormatWords;
+        for (std::size_t comma = words.find(','); comma != std::string::npos; comma = words.find(',', comma + 2)) {
+          words.replace(comma, 1, ", ");
+        }
+        throw UsageError("invalid format= '" + word + "': expected one of " + words);
       }
-      o.format = format->second;
+      o.format = *format;
     } else if (name == "header") {
       o.header_lines = value.cast<std::int64_t>();
     } else if (name == "skip_empty") {

@@ -5,6 +5,19 @@
 
 namespace extshuffle::formats {
 
+std::optional<Format> format_named(std::string_view word) {
+  // In kFormatWords' order (a test holds the two together).
+  static constexpr Format kInOrder[] = {Format::kAuto, Format::kBinary, Format::kLines,    Format::kCsv,
+                                        Format::kTsv,  Format::kJsonl,  Format::kTfrecord, Format::kTar};
+  std::string_view words = kFormatWords;
+  for (const Format format : kInOrder) {
+    const std::size_t comma = words.find(',');
+    if (words.substr(0, comma) == word) return format;
+    words = comma == std::string_view::npos ? std::string_view() : words.substr(comma + 1);
+  }
+  return std::nullopt;
+}
+
 Format format_by_extension(std::string_view path) {
   for (std::string_view compressed : {".gz", ".zst", ".zstd"}) {
     if (path.ends_with(compressed)) path.remove_suffix(compressed.size());

@@ -9,6 +9,7 @@
 #include "extshuffle/formats/format_detection.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -246,6 +247,23 @@ TEST(Framing, EachFormatHasOneAndTheSyntaxCarriesIt) {
   const std::string quoted = "\"a\nb\",c\nd\n";
   EXPECT_EQ(record_length(quoted, framed_syntax(Format::kCsv, false)), 8);
   EXPECT_EQ(record_length(quoted, framed_syntax(Format::kTsv, false)), 3);
+}
+
+// Each word of kFormatWords names its own Format, in the enum's order (the
+// CLI's --format and Python's format= read them); nothing else names one.
+TEST(FormatWords, EachWordNamesItsFormatAndNoOtherWordDoes) {
+  const std::vector<std::string> words = {"auto", "binary", "lines", "csv", "tsv", "jsonl", "tfrecord", "tar"};
+  std::string joined;
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    joined += (k == 0 ? "" : ",") + words[k];
+    const std::optional<Format> format = format_named(words[k]);
+    ASSERT_TRUE(format.has_value()) << words[k];
+    EXPECT_EQ(static_cast<std::size_t>(*format), k) << words[k];
+  }
+  EXPECT_EQ(joined, kFormatWords);
+  for (const char* other : {"", "npy", "Lines", "line", "tar,", "auto,binary", " csv"}) {
+    EXPECT_FALSE(format_named(other).has_value()) << other;
+  }
 }
 
 }  // namespace

@@ -170,6 +170,11 @@ def test_inputs_the_tool_refuses_as_one_dataset_are_refused(tmp_path, cache):
     (tmp_path / "bin.dat").write_bytes(b"abc\0def")
     with pytest.raises(extshuffle.UsageError):
         extshuffle.Dataset(tmp_path / "bin.dat")
+    # A format the tool has no word for, named in shuffle()'s words.
+    with pytest.raises(extshuffle.UsageError) as caught:
+        extshuffle.Dataset(tmp_path / "a.csv", format="npy")
+    assert one_line(caught) == ("invalid format= 'npy': expected one of "
+                                "auto, binary, lines, csv, tsv, jsonl, tfrecord, tar")
 
 
 def test_duplicate_extensions_in_a_tar_sample_are_refused_and_raw_reads_them(binary, tmp_path, cache):

@@ -3,25 +3,16 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
-#include <map>
 
 #include "extshuffle/dataset/output_parts.hpp"
 #include "extshuffle/device/shuffle_records.hpp"
 #include "extshuffle/errors.hpp"
+#include "extshuffle/formats/format_detection.hpp"
 #include "extshuffle/io/memory_limit.hpp"
 #include "size_argument.hpp"
 
 namespace extshuffle::cli {
 namespace {
-
-formats::Format format_named(const std::string& name) {
-  static const std::map<std::string, formats::Format> kFormats{
-      {"auto", formats::Format::kAuto},         {"binary", formats::Format::kBinary},
-      {"lines", formats::Format::kLines},       {"csv", formats::Format::kCsv},
-      {"tsv", formats::Format::kTsv},           {"jsonl", formats::Format::kJsonl},
-      {"tfrecord", formats::Format::kTfrecord}, {"tar", formats::Format::kTar}};
-  return kFormats.at(name);
-}
 
 std::int64_t header_lines(const std::string& text) {
   const auto lines = parse_unsigned(text);
@@ -131,8 +122,9 @@ constexpr OptionRow kFormat[] = {
              "tfrecord (CRC-checked frames), tar (WebDataset samples)",
      .type_name = "FORMAT",
      .text = &Options::format,
-     .choices = "auto,binary,lines,csv,tsv,jsonl,tfrecord,tar",
-     .land = [](const Options& o, JobOptions& job) { job.input.format = format_named(o.format); },
+     .choices = formats::kFormatWords,
+     // The parser took only kFormatWords' words.
+     .land = [](const Options& o, JobOptions& job) { job.input.format = *formats::format_named(o.format); },
      .keyword = Keyword::kValue},
     {.names = "-z,--zero-terminated",
      .help = "lines end with NUL, not newline (as shuf -z)",

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,13 @@ namespace extshuffle::formats {
 // kTar: WebDataset samples of a tar archive (.tar; formats/tar.hpp), also
 // framed records, each sample in its frame.
 enum class Format { kAuto, kBinary, kLines, kCsv, kTsv, kJsonl, kTfrecord, kTar };
+
+// The words that name each Format (--format's, Python's format=), comma-
+// separated in --help's order: the one list of them.
+inline constexpr const char* kFormatWords = "auto,binary,lines,csv,tsv,jsonl,tfrecord,tar";
+
+// The Format named `word` (one of kFormatWords'), or nullopt.
+std::optional<Format> format_named(std::string_view word);
 
 // The three kinds of record an input holds: fixed-size, the rows of a .npy
 // array, or framed: variable-size records found by their framing (lines,
