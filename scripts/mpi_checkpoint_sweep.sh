@@ -7,7 +7,8 @@
 # real mpirun on 3 ranks over TCP, killed while the fault shim holds a
 # rank's write into its scratch (pass 1) or its range (pass 2), where CI
 # takes one moment a case. SEED (default: a fresh one) draws the moments.
-# Prints one line a moment, then the test's verdict; exits non-zero when
+# Prints one line a moment (and, for a killed job, a line of how its rerun
+# went on: from which point, or from the start), then the test's verdict; exits non-zero when
 # any resumed job's outputs differ from extshuffle's or DIR is left holding
 # files. Needs a build (scripts/build.sh).
 #   scripts/mpi_checkpoint_sweep.sh [MOMENTS [SEED]] > sweep.txt
@@ -22,7 +23,7 @@ trap 'rm -f "$log"' EXIT
 status=0
 EXTSHUFFLE_CHECKPOINT_MOMENTS="$moments" EXTSHUFFLE_CHECKPOINT_SEED="$seed" \
   "$binary" --gtest_filter='MpiCheckpointMoments.*' >"$log" 2>&1 || status=$?
-grep '^checkpoint moments\?[ :|]' "$log" | sed 's/^checkpoint moment | //'
+grep '^checkpoint \(moments\?\|resumed\)[ :|]' "$log" | sed 's/^checkpoint moment | //; s/^checkpoint resumed | /  /'
 echo "moments: $(grep -c '^checkpoint moment |' "$log" || true)"
 grep -E '^\[  (PASSED|FAILED) |^\[       OK \]' "$log" || true
 if [[ $status -ne 0 ]]; then

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,13 @@ class MpiCheckpointMoments : public MpiCheckpoint {
       if (fs::exists(base_ / "marker")) {
         const auto resumed = run_command(job(kRanks));
         ASSERT_EQ(resumed.exit_code, 0) << moment << ": " << resumed.err;
+        // How the rerun went on (its -v lines), for the sweep's record.
+        std::istringstream lines(resumed.err);
+        for (std::string line; std::getline(lines, line);) {
+          if (line.find("checkpoint: dataset") != std::string::npos)
+            std::printf("checkpoint resumed | %s\n", line.c_str());
+        }
+        std::fflush(stdout);
       } else {
         EXPECT_NE(read_file(base_ / "killed.err").find("checkpoint"), std::string::npos)
             << moment << ": ran through without its -v lines: " << read_file(base_ / "killed.err");
