@@ -15,7 +15,7 @@
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/input_source.hpp"
 #include "job_commit.hpp"
-#include "peak_rss.hpp"
+#include "extshuffle/driver/peak_rss.hpp"
 
 namespace extshuffle::driver {
 namespace {

@@ -27,7 +27,7 @@
 #include "extshuffle/ioperm/fixed_size_shuffle.hpp"
 #include "extshuffle/ioperm/text_shuffle.hpp"
 #include "job_commit.hpp"
-#include "peak_rss.hpp"
+#include "extshuffle/driver/peak_rss.hpp"
 #include "run_checkpoint.hpp"
 #include "extshuffle/driver/run_identity.hpp"
 #include "run_notes.hpp"

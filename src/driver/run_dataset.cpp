@@ -10,7 +10,7 @@
 #include "modes/empty_run.hpp"
 #include "modes/generated_run.hpp"
 #include "modes/repeat_run.hpp"
-#include "peak_rss.hpp"
+#include "extshuffle/driver/peak_rss.hpp"
 
 namespace extshuffle::driver {
 namespace {

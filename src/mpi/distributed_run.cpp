@@ -23,7 +23,6 @@
 // chunks: the ranks share its shuffles (spread_root.hpp); one rank runs a
 // leaf root as extshuffle does.
 // Between the steps the ranks meet at checkpoints (rank_failure.hpp).
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <optional>
@@ -33,6 +32,7 @@
 #include "outputs/distributed_verify.hpp"
 #include "outputs/dry_run_shares.hpp"
 #include "distribution.hpp"
+#include "extshuffle/driver/peak_rss.hpp"
 #include "extshuffle/driver/progress_meter.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/ioperm/distributed_walk.hpp"
@@ -53,12 +53,6 @@ namespace extshuffle::mpi {
 namespace {
 
 using State = DistributedInput::State;
-
-std::uint64_t peak_rss_bytes() {
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-}
 
 // What the input warns of (a dataset of tar archives: members skipped,
 // samples cut; the same on every rank), said by rank 0 alone.
@@ -394,7 +388,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
   described.stats.records = r.in.records;
   commit.add(std::move(r.files), std::move(r.plan), std::move(described), dataset.output);
   r.stats.seconds = since(start);
-  r.stats.peak_rss_bytes = peak_rss_bytes();
+  r.stats.peak_rss_bytes = driver::peak_rss_bytes();
   DistributedResult result = gather_result(r, passes, routed);
   result.warnings = std::move(r.warnings);
   return result;
