@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "mpi_support.hpp"
+#include "mpi_suite.hpp"
 
 namespace extshuffle::testing::mpi_pieces_test {
 namespace {
@@ -31,20 +31,14 @@ namespace fs = std::filesystem;
 
 const std::string kKnobs = " --seed 11 -q -j 1 --leaf-records 64 --fanout 8 ";
 
-class MpiPieces : public ::testing::Test {
+// The inputs (check_pieces.py make) are made once per build tree and shared.
+class MpiPieces : public MpiSuite<MpiPieces> {
+ public:
+  static constexpr const char* kScript = "check_pieces.py";
+  static constexpr const char* kScriptCommand = "make";
+
  protected:
-  static void SetUpTestSuite() {
-    inputs_ = new TempDir;
-    const auto made = run_command(python() + " make " + inputs_->path().string() + " && " + python() +
-                                  " make-datasets " + inputs_->path().string());
-    ASSERT_EQ(made.exit_code, 0) << made.err;
-  }
-  static void TearDownTestSuite() {
-    delete inputs_;
-    inputs_ = nullptr;
-  }
   static std::string python() { return "/usr/bin/python3 " + extshuffle_source_dir() + "/tests/mpi/check_pieces.py"; }
-  static std::string input(const std::string& name) { return (inputs_->path() / name).string(); }
 
   // extshuffle, then extshuffle-mpi on each of `rank_counts`, each in a
   // directory of its own with the same relative names (the manifests name
@@ -74,12 +68,7 @@ class MpiPieces : public ::testing::Test {
     fs::remove_all(dir_.path());
     fs::create_directories(dir_.path());
   }
-
-  TempDir dir_;
-  static TempDir* inputs_;
 };
-
-TempDir* MpiPieces::inputs_ = nullptr;
 
 TEST_F(MpiPieces, JsonlIntoSplitsAndShardsPlainAndCompressedWithAManifest) {
   for (const std::string extension : {".jsonl", ".jsonl.gz", ".jsonl.zst"}) {
