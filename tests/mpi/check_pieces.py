@@ -5,11 +5,10 @@ the zstd tool.
 usage: check_pieces.py make DIRECTORY
          writes data.jsonl, long.jsonl (4 MiB: a rank's range of it
          spans more than one 1 MiB spool piece), table.csv (quoted fields with newlines),
-         features.npy and labels.npy (aligned rows)
-       check_pieces.py make-datasets DIRECTORY
-         writes datasets of files: mixed/ (JSONL files, plain, .gz and .zst,
-         one lacking its last newline), tfrecord/ (TFRecord files) and
-         features/ + labels/ (aligned .npy files)
+         features.npy and labels.npy (aligned rows), and datasets of files:
+         mixed/ (JSONL files, plain, .gz and .zst, one lacking its last
+         newline), tfrecord/ (TFRecord files) and features/ + labels/
+         (aligned .npy files); made once per build tree (mpi_suite.hpp)
        check_pieces.py check SINGLE MPI...
          SINGLE and each MPI hold one run's pieces and its manifest.json,
          written under the same relative names (extshuffle's run once, then
@@ -178,7 +177,6 @@ def check(single, mpi):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
-    elif sys.argv[1] == "make-datasets":
         make_datasets(sys.argv[2])
     else:
         if len(sys.argv) < 4:

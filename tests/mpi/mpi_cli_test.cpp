@@ -16,6 +16,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -32,18 +33,27 @@ class MpiCli : public MpiSuite<MpiCli> {
 
  protected:
   // The single-machine output of `name` with `arguments`, then the same
-  // command on each of `ranks` ranks, compared byte for byte.
-  void expect_same(const std::string& name, const std::string& arguments, std::initializer_list<int> ranks) {
+  // command on each of `ranks` ranks, compared byte for byte. With
+  // `routed`, each of those runs also says (--stats, which changes no
+  // output byte) whether the root's split was routed record by record
+  // (routed=1) as `routed` says: one job checked for both.
+  void expect_same(const std::string& name, const std::string& arguments, std::initializer_list<int> ranks,
+                   std::optional<bool> routed = std::nullopt) {
     const std::string reference = (dir_ / "reference").string();
     const auto single = run_single(input(name) + " " + reference + " --seed 11 -q " + arguments);
     ASSERT_EQ(single.exit_code, 0) << single.err;
     for (const int p : ranks) {
       const std::string output = (dir_ / ("ranks" + std::to_string(p))).string();
       const std::string threads = arguments.find("-j ") == std::string::npos ? " -j 1 " : " ";
-      const auto r = run_mpi(p, input(name) + " " + output + " --seed 11 -q" + threads + arguments);
+      const auto r =
+          run_mpi(p, input(name) + " " + output + " --seed 11 -q" + threads + arguments + (routed ? " --stats" : ""));
       EXPECT_EQ(r.exit_code, 0) << "P = " << p << ": " << r.err;
       EXPECT_TRUE(same_bytes(reference, output)) << name << arguments << " on " << p << " ranks";
       EXPECT_EQ(r.out, "");  // stdout carries data only, and here there is none
+      if (routed) {
+        EXPECT_NE(r.err.find(*routed ? " routed=1 " : " routed=0 "), std::string::npos)
+            << arguments << " on " << p << " ranks: " << r.err;
+      }
     }
   }
 
@@ -81,8 +91,7 @@ TEST_F(MpiCli, LargeRecordsRoutedRecordByRecord) {
   // A chunk (64 records of 4 KiB) larger than the scatter's chunk memory:
   // the root's split is routed on every rank, its buckets' records tagged.
   const std::string arguments = "--record-size 4096 -S 600K --leaf-records 64 --fanout 4";
-  expect_same("large.bin", arguments, {2, 3});
-  expect_routed("large.bin", arguments, 3, true);
+  expect_same("large.bin", arguments, {2, 3}, true);
   expect_routed("large.bin", "--record-size 4096 -S 64M --leaf-records 64 --fanout 4", 3, false);
 }
 
@@ -92,8 +101,7 @@ TEST_F(MpiCli, HeavyTailedTextRoutedRecordByRecord) {
   // buckets' leaves are larger than memory too (placed window by window).
   for (const char* budget : {"-S 1M", "-S 4M"}) {
     const std::string arguments = std::string(budget) + " --leaf-records 512 --fanout 8";
-    expect_same("heavy.jsonl", arguments, {2, 3});
-    expect_routed("heavy.jsonl", arguments, 2, true);
+    expect_same("heavy.jsonl", arguments, {2, 3}, true);
   }
 }
 

@@ -1,5 +1,6 @@
 // A suite of extshuffle-mpi tests whose inputs a script of tests/mpi/
-// writes (Suite::kScript, run by /usr/bin/python3, which has numpy) into a
+// writes (Suite::kScript, run by /usr/bin/python3, which has numpy, with
+// Suite::kScriptCommand before the directory if the suite names one) into a
 // directory the suite's tests share and only read.
 //
 // The directory is made once per build tree, not once per test: ctest runs
@@ -23,11 +24,13 @@
 
 namespace extshuffle::testing {
 
-// The inputs `script` writes, made at most once under `root`.
-inline std::filesystem::path script_inputs(const std::filesystem::path& root, const std::string& script) {
+// The inputs `script` writes (`command`, if any, its first argument), made
+// at most once under `root`.
+inline std::filesystem::path script_inputs(const std::filesystem::path& root, const std::string& script,
+                                           const std::string& command = "") {
   namespace fs = std::filesystem;
   const std::string source = extshuffle_source_dir() + "/tests/mpi/" + script;
-  const std::string key = script + "-" + std::to_string(std::hash<std::string>{}(read_file(source)));
+  const std::string key = script + "-" + std::to_string(std::hash<std::string>{}(command + "\n" + read_file(source)));
   fs::create_directories(root);
   const fs::path ready = root / key;
   const int lock = ::open((root / (script + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
@@ -40,7 +43,8 @@ inline std::filesystem::path script_inputs(const std::filesystem::path& root, co
     }
     const fs::path making = root / (key + ".making");
     fs::create_directories(making);
-    const auto made = run_command("/usr/bin/python3 " + source + " " + making.string());
+    const auto made =
+        run_command("/usr/bin/python3 " + source + " " + (command.empty() ? "" : command + " ") + making.string());
     if (made.exit_code != 0) {
       ::close(lock);
       throw std::runtime_error(script + " failed: " + made.err);
@@ -56,12 +60,13 @@ class MpiSuite : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     try {
-      inputs_ = script_inputs(EXTSHUFFLE_MPI_TEST_INPUTS, Suite::kScript);
+      inputs_ = script_inputs(EXTSHUFFLE_MPI_TEST_INPUTS, Suite::kScript, Suite::kScriptCommand);
     } catch (const std::exception& e) {
       FAIL() << e.what();
     }
   }
   static std::string input(const std::string& name) { return (inputs_ / name).string(); }
+  static constexpr const char* kScriptCommand = "";  // a suite's own hides it
 
   TempDir dir_;  // each test's own
   static inline std::filesystem::path inputs_;
