@@ -31,16 +31,15 @@ BucketWriter::BucketWriter(BlockFile& scratch, std::uint64_t region_offset, std:
                            bool kept)
     : writer_({.file = &scratch, .offset = region_offset, .range = region_bytes, .overflow = overflow_at(overflow_top)},
               buffers, buffer_bytes),
-      kept_(kept), crc_(kCrc32cStart) {}
+      kept_(kept) {}
 
 void BucketWriter::append(const std::byte* data, std::uint64_t bytes) {
   if (!kept_) return;
-  if (checksummed_) crc_ = crc32c(crc_, data, bytes);
   writer_.write(data, bytes);
 }
 
 StoredStream BucketWriter::state() const {
-  StoredStream stream{writer_.bytes(), crc_, {}};
+  StoredStream stream{writer_.bytes(), writer_.checksum(), {}};
   for (const Extent& e : writer_.stored().extents) stream.extents.emplace_back(e.offset, e.bytes);
   return stream;
 }
@@ -51,7 +50,7 @@ void BucketWriter::resume(const StoredStream& stream, BlockFile& scratch) {
   if (stored.bytes != stream.bytes) throw_scratch_damaged();
   writer_.resume(stored, stream.bytes);
   reported_bytes_ = stream.bytes;
-  crc_ = stream.crc32c;
+  writer_.keep_checksum(stream.crc32c);
 }
 
 std::uint64_t BucketWriter::take_unreported_bytes() {

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "extshuffle/io/crc32c.hpp"
+
 namespace extshuffle::io {
 
 WriteBehind::WriteBehind(Target target, std::byte* buffers, std::size_t buffer_bytes)
@@ -32,6 +34,7 @@ void WriteBehind::write(const std::byte* data, std::uint64_t bytes) {
 void WriteBehind::flush() {
   if (fill_ == 0) return;
   const std::uint64_t settled_end = next_;
+  if (checksummed_) crc_ = crc32c(crc_, buffer_[current_], fill_);
   issue(buffer_[current_], fill_);
   fill_ = 0;
   current_ ^= 1;
@@ -58,6 +61,12 @@ void WriteBehind::issue(const std::byte* from, std::uint64_t bytes) {
     stored_.append({target_.file, at, rest});
   }
   issued_ += bytes;
+}
+
+void WriteBehind::keep_checksum(std::uint32_t crc) {
+  if (fill_ != 0) throw std::logic_error("a write-behind stream's checksum kept with bytes buffered");
+  checksummed_ = true;
+  crc_ = crc;
 }
 
 void WriteBehind::resume(const ByteExtents& stored, std::uint64_t bytes) {

@@ -87,8 +87,10 @@ std::uint32_t PlanWalk::run_buckets(const core::Node& node, std::uint64_t p, std
         PhaseTimer timer(stats_.seconds_reading);
         reader->finish();
       }
-      check_group(split, group.first, group.end, inputs[g % 2]);
+      // The next group's read is under way while this one is checked:
+      // the check is on the critical path (one thread), the read on the disk.
       start_read(g + 1);
+      check_group(split, group.first, group.end, inputs[g % 2]);
       stats_.nodes_in_memory += group.end - group.first;
       layout_.run_buckets_in_memory(
           node, p, group.first, group.end,

@@ -19,6 +19,7 @@
 
 #include "extshuffle/errors.hpp"
 #include "extshuffle/io/aligned_buffer.hpp"
+#include "extshuffle/io/crc32c.hpp"
 #include "support/command.hpp"
 #include "support/test_values.hpp"
 
@@ -109,6 +110,32 @@ TEST(WriteBehind, FlushIssuesWhatIsBufferedAndWritingGoesOn) {
   std::string back(300, '\0');
   file->read_now(back.data(), 100, back.size());
   EXPECT_TRUE(back == bytes);
+}
+
+// The checksum kept over whole buffers is the CRC-32C of the stream's bytes
+// whatever the pieces and the buffers (a record and its tag at a time, a
+// piece larger than a buffer), continues the CRC it is given (a resumed
+// stream), and covers what is buffered once flush() returns.
+TEST(WriteBehind, AKeptChecksumIsTheCrcOfEveryByteWritten) {
+  const std::string bytes = random_bytes(5000, 5);
+  for (const std::size_t buffer : {64, 100, 4096}) {
+    for (const std::size_t piece : {1, 7, 33, 4999}) {
+      auto file = BlockFile::in_memory();
+      std::vector<std::byte> buffers(2 * buffer);
+      WriteBehind writer({.file = file.get()}, buffers.data(), buffer);
+      const std::uint32_t before = crc32c(kCrc32cStart, "earlier bytes", 13);
+      writer.keep_checksum(before);
+      write_in_pieces(writer, bytes, piece);
+      EXPECT_EQ(writer.checksum(), crc32c(before, bytes.data(), bytes.size())) << buffer << " " << piece;
+    }
+  }
+  auto file = BlockFile::in_memory();
+  std::vector<std::byte> buffers(2 * 64);
+  WriteBehind writer({.file = file.get()}, buffers.data(), 64);
+  writer.keep_checksum(kCrc32cStart);
+  writer.write(bytes_of(bytes), 10);
+  writer.flush();
+  EXPECT_EQ(writer.checksum(), crc32c(kCrc32cStart, bytes.data(), 10));
 }
 
 std::string read_all(const ByteExtents& extents) {

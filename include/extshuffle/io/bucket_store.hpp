@@ -17,6 +17,7 @@
 #include "extshuffle/io/block_file.hpp"
 #include "extshuffle/io/byte_extents.hpp"
 #include "extshuffle/io/byte_sink.hpp"
+#include "extshuffle/io/crc32c.hpp"
 #include "extshuffle/io/write_behind.hpp"
 
 namespace extshuffle::io {
@@ -67,9 +68,11 @@ class BucketWriter final : public ByteSink {
   std::uint64_t take_unreported_bytes();
 
   // From now on, the CRC-32C of every byte appended is kept (a
-  // checkpointed split's: read back, each bucket is checked against it).
-  void keep_checksum() { checksummed_ = true; }
-  std::uint32_t checksum() const { return crc_; }
+  // checkpointed split's: read back, each bucket is checked against it),
+  // taken as the buffers are written (io/write_behind.hpp).
+  void keep_checksum() { writer_.keep_checksum(kCrc32cStart); }
+  // After finish(): the CRC-32C of the stream so far.
+  std::uint32_t checksum() const { return writer_.checksum(); }
   // After finish(): the stream so far. resume(): before the first append,
   // the stream continues one that a checkpoint kept.
   StoredStream state() const;
@@ -79,8 +82,6 @@ class BucketWriter final : public ByteSink {
   WriteBehind writer_;
   std::uint64_t reported_bytes_ = 0;
   bool kept_;
-  bool checksummed_ = false;
-  std::uint32_t crc_;
 };
 
 class BucketStore {

@@ -63,6 +63,17 @@ class WriteBehind {
   // placed it.
   void resume(const ByteExtents& stored, std::uint64_t bytes);
 
+  // From now on, the CRC-32C of the stream's bytes is kept, continuing
+  // `crc` (the CRC of the bytes before: kCrc32cStart, or a resumed
+  // stream's). It is taken over each buffer as it is issued, one call over
+  // the whole buffer while it is still in cache, rather than per write():
+  // a heavy-tailed text's writes of a record or a position tag each are
+  // mostly too short for the CRC's fast path.
+  void keep_checksum(std::uint32_t crc);
+  // The CRC-32C of the bytes issued so far: of every byte appended once
+  // flush() or finish() has returned.
+  std::uint32_t checksum() const { return crc_; }
+
   // Bytes appended so far, buffered ones included.
   std::uint64_t bytes() const { return issued_ + fill_; }
   // Bytes handed to the file's writes so far.
@@ -82,6 +93,8 @@ class WriteBehind {
   std::size_t fill_ = 0;
   int current_ = 0;
   std::uint64_t issued_ = 0;
+  bool checksummed_ = false;
+  std::uint32_t crc_ = 0;
   std::uint64_t written_back_;  // writeback started for the range before this offset
   PendingIo pending_[2][2];     // per buffer: its part in the range, its overflow part
   ByteExtents stored_;
