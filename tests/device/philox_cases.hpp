@@ -1,7 +1,7 @@
 // The inputs on which every restated VariablePhilox (the SIMD CPU kernels,
 // the CUDA kernel helpers compiled for the host) is compared with core's
 // operator(), the one definition. Shared by variable_philox_batch_test.cpp
-// (g++) and cuda_kernel_host_test.cu (nvcc, host code), so both check the
+// and cuda_kernel_host_test.cpp (the CUDA kernels' helpers), so both check the
 // same cases. Plain C++ on core only: no gtest, no CUDA.
 #pragma once
 

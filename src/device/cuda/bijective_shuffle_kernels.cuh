@@ -57,24 +57,6 @@ __global__ void init_lookback_kernel(TileState tile_state, int num_tiles,
   if (blockIdx.x == 0 && threadIdx.x == 0) *tile_counter = 0;
 }
 
-// The job that global tile `tile` belongs to: the last j with
-// first_tiles[j] <= tile (first_tiles ascending, first_tiles[0] == 0). Host
-// and device, so tests/device/cuda_kernel_host_test.cu checks it on the CPU.
-__host__ __device__ __forceinline__ std::uint32_t job_of_tile(const std::uint64_t* first_tiles,
-                                                     std::uint32_t jobs, std::uint64_t tile) {
-  std::uint32_t lo = 0;
-  std::uint32_t hi = jobs;  // invariant: first_tiles[lo] <= tile < first_tiles[hi] (hi == jobs: end)
-  while (hi - lo > 1) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (first_tiles[mid] <= tile) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 // The single-pass kernel. Grid: first_tiles[jobs] blocks of kBlockThreads
 // (the jobs' tiles_for_domain summed, at most INT_MAX), after
 // init_lookback_kernel on the same state and counter. first_tiles[j] is the

@@ -1,16 +1,18 @@
-// The CUDA kernels' bijection helpers, compiled by nvcc as host code and run
-// on the CPU, against core's VariablePhilox (the one definition). Needs nvcc
-// to build and no GPU to run, so CI catches drift between the kernel header
-// and core on machines without a device: every index of every width up to
-// 2^18 and samples at every width up to 62 (philox_cases.hpp), for the
-// permutation's 24 rounds under four seeds and for 0, 1, 7 and 32 rounds.
+// The CUDA kernels' bijection helpers (src/device/cuda/bijection_params.hpp,
+// the source nvcc compiles into the kernels), compiled by the host compiler
+// and run on the CPU, against core's VariablePhilox (the one definition).
+// Needs neither nvcc nor a GPU, so every build catches drift between the
+// kernels' helpers and core: every index of every width up to 2^18 and
+// samples at every width up to 62 (philox_cases.hpp), for the permutation's
+// 24 rounds under four seeds and for 0, 1, 7 and 32 rounds. The kernels
+// themselves run on a device in the gpu-labelled tests.
 // Deterministic comparisons: false-failure rate 0.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "device/cuda/bijective_shuffle_kernels.cuh"
+#include "device/cuda/bijection_params.hpp"
 #include "device/philox_cases.hpp"
 
 namespace extshuffle::device::cuda::kernels::cuda_kernel_host_test {
