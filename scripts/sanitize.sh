@@ -5,7 +5,10 @@
 # stage's time and run the same code paths as the fast tests with more
 # samples (timings in docs/reliability.md). Two kinds of tests:
 #   - the library's own (core, io, formats, device, driver, ...) run from
-#     build-asan/ against the instrumented library; those of the rooms whose
+#     build-asan/ against the instrumented library, as
+#     scripts/sanitized_tests.sh selects them (the Release stage leaves out
+#     those that run here, and the check below makes sure that every test
+#     runs in one stage or both); those of the rooms whose
 #     code lives mostly in headers (core, device) are compiled instrumented,
 #     the others' rooms link the Release build's objects of their files
 #     (tests/CMakeLists.txt, EXTSHUFFLE_TEST_OBJECTS_FROM: compiling them
@@ -25,15 +28,18 @@
 # build-asan/sanitizer-reports/, which must stay empty. Extra arguments go to
 # both ctest runs (e.g. -E Fault; a -R replaces the subset's); --build-only,
 # first, builds and runs nothing (scripts/test.sh builds while the Release
-# tests run).
+# tests run), --configure-only configures build-asan/ and build/ and builds
+# nothing (scripts/test.sh reads which library tests run here before its
+# Release tests: scripts/sanitized_tests.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_only=0
-if [ "${1:-}" = --build-only ]; then
-  build_only=1
-  shift
-fi
+mode=all
+case "${1:-}" in
+  --build-only) mode=build; shift ;;
+  --configure-only) mode=configure; shift ;;
+esac
 source scripts/generator.sh
+source scripts/sanitized_tests.sh
 build="build-asan"
 reports="$PWD/$build/sanitizer-reports"
 instrumented="$PWD/$build/extshuffle"
@@ -54,6 +60,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWI
 if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
+[ "$mode" = configure ] && exit 0
 
 # Each test file's labels and its room's executable (tests/CMakeLists.txt
 # writes them to tests/test_files.tsv): build the rooms that hold a library
@@ -62,17 +69,18 @@ targets=(extshuffle)
 binary_rooms=()
 while IFS=$'\t' read -r _ labels target; do
   case ",$labels," in *",statistical,"* | *",lab,"* | *",mpi,"*) continue ;; esac
-  case ",$labels," in
-    *",binary,"*) binary_rooms+=("$target") ;;
-    *) targets+=("$target") ;;
-  esac
+  if [[ ",$labels," == *",binary,"* ]]; then
+    binary_rooms+=("$target")
+  elif ! [[ ",$labels," =~ ,($sanitizer_excluded_labels), ]]; then
+    targets+=("$target")
+  fi
 done < "$build/tests/test_files.tsv"
 mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
 mapfile -t binary_rooms < <(printf '%s\n' "${binary_rooms[@]}" | sort -u)
 # The Release build first: its objects of the library's tests are linked here.
 cmake --build build -j "$(nproc)" --target "${targets[@]}" "${binary_rooms[@]}" extshuffle_fault_shim
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
-[ "$build_only" = 1 ] && exit 0
+[ "$mode" = build ] && exit 0
 
 rm -rf "$reports"
 mkdir -p "$reports"
@@ -86,50 +94,9 @@ if [ ! -f "$build/Testing/Temporary/CTestCostData.txt" ]; then
   mkdir -p "$build/Testing/Temporary"
   cp scripts/ctest_costs.txt "$build/Testing/Temporary/CTestCostData.txt"
 fi
-# Executables left unbuilt show up as <target>_NOT_BUILT tests: not run.
-# One executor test is left to the Release stage: it runs a plan of 2^20
-# records through up to 8 levels four times (65 s here, a fifth of the
-# stage's tests); the same splits and routes run under the sanitizers in the
-# other executor and node-path tests.
-# Two exhaustive bijection tests are left to it too: they evaluate Philox on
-# every index of 24 widths and on millions of seeds (60 s here, an eighth of
-# the stage), register arithmetic into a vector of flags; the same
-# evaluations, over smaller ranges, run under the sanitizers in the other
-# VariablePhilox and batch-kernel tests.
-slow='ExternalExecutor\.OneTwoAndThreeDiskLevelsGiveTheSameBytes$'
-slow+='|VariablePhilox\.(IsABijectionAtEveryWidth|MinimumWidthReachesEveryOrderOfSmallN)$'
-# So is the oracle test of the addressable permutation at every level count
-# (47 s under the sanitizers): its three other tests run here, through the
-# same levels with fewer records.
-slow+='|AddressablePermutation\.MatchesTheOracleAtEveryLevelCount$'
-# And four that repeat, at volume, a path a lighter test of their file takes
-# here (each 30-55 s under the sanitizers): large chunks split in RAM
-# (ExternalExecutor.LargeRecordsInMemoryChunksAndRouted), a routed walk
-# resumed (WalkCheckpoint.HeavyTailedLinesRoutedAndInMemoryChunks), every
-# work split of the gather (RecordGather.ByPermutationEqualsThePlainLoop) and
-# every level of the reference (ReferenceExecutor.MatchesTheOracle).
-slow+='|ExternalExecutor\.SplitsOfLargeChunksReadChunkByChunkInRam$|WalkCheckpoint\.LargeFixedRecordsRouted$'
-slow+='|RecordGather\.ShuffleEqualsItsDefinitionForEveryWorkSplit$|ReferenceExecutor\.OutputIsAPermutationAcrossLevels$'
-# And two more of the walk's, the longest of this stage's library tests in a
-# fresh clone (118 s and 42 s of its 228 s of wall time): the grid of every
-# node path (96 runs of 4 record sizes, 4 counts, 6 budgets), whose paths
-# each run here in a test of their own (in RAM and chunks in memory:
-# ExternalExecutor.MatchesReferenceAcrossSizesAndBudgets and
-# LargeRecordsInMemoryChunksAndRouted; routed and routed below routed:
-# NodePaths.ManyRoutedLevels; a leaf in windows and routed into windows:
-# NodePaths.LargeRecordsReadAndWriteTheirBytesTwice and
-# LeafOrdersThroughScratchSpace), and the schedule's arithmetic checked
-# against a walk of 2^20 records, which NodePaths.LeafOrdersThroughScratchSpace
-# (fixed-size records, every budget) and VariableExecutor.ScheduleMatchesWhatRuns
-# check here on smaller walks.
-slow+='|NodePaths\.FixedRecordsOnEveryPathMatchTheOracleAndTheSchedule$|ExternalExecutor\.ScheduleMatchesWhatRuns$'
-# And the golden test of the oracle (22 s here): it runs only the oracle of
-# tests/support/plan_oracle.hpp and core's inline code, compiled into the
-# ioperm room's object, which this build links from the Release tree
-# uninstrumented (EXTSHUFFLE_TEST_OBJECTS_FROM above): nothing of it is
-# checked here. Golden.PermutationVersionTwoIsPinned, which runs the
-# library's walk to the same hashes, stays.
-slow+='|Golden\.TheOracleGivesThePinnedHashes$'
+# Every test runs in one stage or both: the Release stage's selection
+# (scripts/test.sh) and this one's together are the whole suite.
+check_every_test_runs "$build"
 # The black-box test files that run here (the rule: every area of the CLI at
 # least once, through its cheapest file that reaches the area's code; each
 # file whole, but the volume tests excluded below). A file listed here that
@@ -174,10 +141,23 @@ sanitized_binary="^($(IFS='|'; echo "${suites[*]}"))\."
 # stops the program with "CHECK failed", not the run's own error).
 slow_binary='FixedRecordsCli\.(PeakMemoryStaysWithinTheBudget|StatsSayWhetherHugePagesWereUsed)$'
 slow_binary+='|(FixedRecordsCli|LinesCli)\.HeadCountIsThePrefixOfTheFullShuffle$'
+# And two that repeat a path another listed test takes here (they too run
+# in the Release stage): CSV's walk at one to three levels from a file and
+# from standard input (15 s; the walk and the spooling:
+# LinesCli.SameBytesAcrossBudgetsAndStdin; CSV's records counted and moved
+# whole: CsvCli.QuotedRecordsMoveWholeAndTheHeaderStaysOnTop; the header:
+# CsvCli.HeaderOption and HeadCountKeepsTheHeader) and lines on 1, 2 and 3
+# threads (6 s; the threads: FixedRecordsCli's
+# SameSeedSameBytesAcrossMemoryThreadsAndStdio here, and the library's
+# VariableExecutor.SameBytesForOneAndTwoThreads).
+slow_binary+='|CsvCli\.SameBytesAcrossBudgetsInTheOrderOfFixedSizeRecords$|LinesCli\.ThreadsDoNotChangeTheOutput$'
 # Twice as many tests at once as cores, as scripts/test.sh.
 jobs=$((2 * $(nproc)))
-(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'statistical|lab|binary' \
-   -E "_NOT_BUILT\$|$slow" "$@") ||
+# The library's own tests, as scripts/sanitized_tests.sh selects them
+# (executables left unbuilt show up as <target>_NOT_BUILT tests: not run),
+# with the case loops of the thinned ones thinned ($EXTSHUFFLE_SANITIZED).
+(cd "$build" && EXTSHUFFLE_SANITIZED=1 ctest --output-on-failure -j "$jobs" --timeout 900 \
+   -LE "^($sanitizer_excluded_labels)\$" -E "_NOT_BUILT\$|$sanitizer_release_only" "$@") ||
   status=1
 # ctest records the black-box tests' durations under the sanitizers in
 # build/'s record, the one that orders the Release stage's next run and that

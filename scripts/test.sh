@@ -3,12 +3,14 @@
 # stages:
 #   1. the walls between the rooms (scripts/check_layers.py) and the layout
 #      of the changed lines (scripts/check_format.sh), both in seconds; then
-#      build/ (Release) and every ctest test (the gpu-labelled ones skip
-#      themselves without a device); beside those tests, at the lowest
+#      build/ (Release) and every ctest test but the library tests that the
+#      next stage runs (scripts/sanitized_tests.sh; the gpu-labelled ones
+#      skip themselves without a device); beside those tests, at the lowest
 #      priority, the builds of the next three stages;
 #   2. scripts/sanitize.sh: build-asan/ with ASan + UBSan, the library's
 #      tests except the statistical and lab ones and a subset of the
-#      black-box ones, no sanitizer report allowed;
+#      black-box ones, no sanitizer report allowed; it checks that every
+#      test ran in one stage or both;
 #   3. scripts/fuzz.sh: each libFuzzer target of fuzz/ for FUZZ_SECONDS
 #      (default 20) seconds, no crash allowed;
 #   4. the relocatable bundle: scripts/bundle.sh packed stage 1's build (no
@@ -32,6 +34,14 @@ tests() {
   python3 scripts/check_layers.py
   bash scripts/check_format.sh
   bash scripts/build.sh
+  # The library tests that stage 2 runs under the sanitizers are left out
+  # here: each test runs once (those stage 2 thins run here whole). Read from
+  # build-asan/'s configuration and build/'s listings, before build-asan/ is
+  # built.
+  bash scripts/sanitize.sh --configure-only
+  source scripts/sanitized_tests.sh
+  local sanitized
+  sanitized=$(release_skipped_tests build-asan)
   # Longest tests first: ctest orders a parallel run by the durations it
   # recorded, and a fresh clone has none, so it would start the slowest (up
   # to 50 s) wherever they fall, some at the end. scripts/ctest_costs.txt is
@@ -58,7 +68,8 @@ tests() {
   # Twice as many tests at once as cores: many wait on the processes they
   # start, on fsync or on each other's locks (the suite: 156 s at -j 2,
   # 132 s at -j 4 on 2 cores).
-  (cd build && ctest --output-on-failure -j "$((2 * $(nproc)))" --timeout 900) || tests_status=$?
+  (cd build && ctest --output-on-failure -j "$((2 * $(nproc)))" --timeout 900 ${sanitized:+-E "$sanitized"}) ||
+    tests_status=$?
   wait "$prebuild" || prebuild_status=$?
   if [ "$prebuild_status" -ne 0 ]; then
     echo "test.sh: the next stages' builds failed; last lines of build/prebuild.log:" >&2

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@
 
 #include "extshuffle/io/block_file.hpp"
 #include "support/plan_oracle.hpp"
+#include "support/sanitized_cases.hpp"
 
 namespace extshuffle::ioperm::text_gather_test {
 namespace {
@@ -85,19 +87,28 @@ void run_in_ram(const InputFile& in, std::uint64_t n, std::uint64_t longest, con
 // The output at budgets whose staging halves differ, on 1 and 2 threads,
 // whole and with -n K, against `expected` (`ends`: where each record ends).
 void expect_in_ram_output(const InputFile& in, std::uint64_t n, std::uint64_t longest, const core::PlanConstants& c,
-                          const std::string& expected, const std::vector<std::uint64_t>& ends) {
+                          const std::string& expected, const std::vector<std::uint64_t>& ends,
+                          std::size_t combination_offset) {
   // The staging buffer is a 16th of what the node takes in RAM (the input,
   // ~22 MiB, its arrays and the staging the budget gives): about 1.5 to
   // 2.5 MiB here, so the long records are larger than a half, than the
   // whole, or neither; at 512M the halves (~1.2 MiB) take the overlapped
   // way (batches of 1 MiB or more), at 40M they are written and copied in
   // turn.
+  // Under the sanitizers (support/sanitized_cases.hpp) each budget and
+  // thread count runs the whole output and one cut, the cuts taken in turn
+  // (none, one record, within, the last record dropped): every staging way,
+  // thread count and cut still reached, 24 runs of 72.
   std::string got;
   got.reserve(expected.size());
+  const std::uint64_t cuts[] = {0, 1, 5000, n - 1};
+  std::size_t combination = 0;
   for (const std::uint64_t memory : {512 * kMiB, 64 * kMiB, 40 * kMiB}) {
     for (const int threads : {1, 2}) {
+      const std::uint64_t cut = cuts[(combination_offset + combination++) % std::size(cuts)];
       for (const std::uint64_t head :
-           {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{5000}, n - 1, n, ~std::uint64_t{0}}) {
+           testing::thinned_under_sanitizers(std::vector<std::uint64_t>{0, 1, 5000, n - 1, n, ~std::uint64_t{0}},
+                                             std::vector<std::uint64_t>{cut, ~std::uint64_t{0}})) {
         WalkStats stats;
         run_in_ram(in, n, longest, c, memory, threads, head, stats, got);
         ASSERT_EQ(stats.passes, 1u) << memory;
@@ -125,6 +136,7 @@ TEST(TextGatherInRam, HeavyTailedRecordsComeOutInTheOraclesOrderAtEveryStagingSi
   const InputFile in("id,text\r\n", text);
   // The shipped constants (the node one leaf: the order in one piece) and
   // tiny ones (the order handed on in many pieces, batches across them).
+  std::size_t combinations = 0;  // of budget and threads, over both constants: where the cuts' turn is
   for (const core::PlanConstants c : {core::kPlanV2, core::PlanConstants{64, 4}}) {
     std::string expected;
     std::vector<std::uint64_t> ends;  // of each record in `expected`
@@ -132,7 +144,8 @@ TEST(TextGatherInRam, HeavyTailedRecordsComeOutInTheOraclesOrderAtEveryStagingSi
       expected += records[i];
       ends.push_back(expected.size());
     }
-    expect_in_ram_output(in, n, longest, c, expected, ends);
+    expect_in_ram_output(in, n, longest, c, expected, ends, combinations);
+    combinations += 6;
   }
 }
 
