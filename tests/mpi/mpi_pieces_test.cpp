@@ -56,7 +56,7 @@ class MpiPieces : public MpiSuite<MpiPieces> {
       fs::create_directories(mpi);
       const auto m = run_command(
           "cd " + mpi.string() + " && " +
-          on_ranks(ranks, own_scratch_command(arguments, dir_.path() / ("scratch-" + std::to_string(ranks)))));
+          on_ranks(ranks, own_scratch_command(arguments, dir_.path() / ("scratch-" + std::to_string(ranks)), ranks)));
       ASSERT_EQ(m.exit_code, 0) << arguments << " on " << ranks << " ranks: " << m.err;
       mpi_directories += " " + mpi.string();
     }
