@@ -93,13 +93,8 @@ class PublishSweep : public ::testing::Test {
   CommandResult signalled(int signal_number, int renames_before) {
     const std::string marker = (marker_dir_ / "marker").string();
     fs::remove(marker);
-    const char* asan = std::getenv("ASAN_OPTIONS");
-    const auto r = shell("ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
-                         "verify_asan_link_order=0 LD_PRELOAD=" + kFaultShim +
-                         " EXTSHUFFLE_FAULT=signal-rename EXTSHUFFLE_FAULT_PATH=" + dir_.path().string() +
-                         " EXTSHUFFLE_FAULT_AFTER_BYTES=" + std::to_string(renames_before) +
-                         " EXTSHUFFLE_FAULT_SIGNAL=" + std::to_string(signal_number) +
-                         " EXTSHUFFLE_FAULT_MARKER=" + marker + " " + kBinary + " " + kJob + " --seed 2");
+    const auto r = shell(signal_at_rename(dir_.path().string(), signal_number, renames_before, marker) + kBinary + " " +
+                         kJob + " --seed 2");
     EXPECT_TRUE(fs::exists(marker)) << "the signal was never sent";
     return r;
   }
