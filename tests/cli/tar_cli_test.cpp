@@ -127,7 +127,7 @@ class TarCli : public ::testing::Test {
     dir_ = new TempDir;
     write_file(*dir_ / "check.py", kCheck);
     const std::filesystem::path made = shared_dataset();
-    if (made.empty()) return;  // failed, already reported
+    if (made.empty() || made == dir_->path()) return;  // failed (already reported), or made here
     for (const char* name : {"shard-0.tar", "shard-1.tar", "shard-2.tar", "shard-2.tar.zst"}) {
       std::filesystem::create_symlink(made / name, *dir_ / name);
     }
