@@ -8,9 +8,14 @@
 // hold the unsharded output's samples in its order; the order is P(seed, N)
 // as N lines take it. Corrupt, truncated and split samples are one-line
 // errors with nothing written.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -120,10 +125,48 @@ class TarCli : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!missing().empty()) return;
     dir_ = new TempDir;
-    write_file(*dir_ / "make.py", kMakeDataset);
     write_file(*dir_ / "check.py", kCheck);
-    const auto r = run_command(in_dir("/usr/bin/python3 make.py 11 " + std::to_string(kSamples)));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::filesystem::path made = shared_dataset();
+    if (made.empty() || made == dir_->path()) return;  // failed (already reported), or made here
+    for (const char* name : {"shard-0.tar", "shard-1.tar", "shard-2.tar", "shard-2.tar.zst"}) {
+      std::filesystem::create_symlink(made / name, *dir_ / name);
+    }
+  }
+  // The dataset, made once for every test of the suite: each test is a
+  // process of its own (ctest runs them apart), and making it was 1.2 CPU-s
+  // a test. It is the same on every run (seed 11), so it is kept beside the
+  // test executable, in a folder named for the script and the sample count,
+  // made whole under a lock (flock: the others wait for it, not for a time)
+  // and renamed into place; where that folder cannot be written (a read-only
+  // bundle), the test's own directory holds it. Tests only read it.
+  static std::filesystem::path shared_dataset() {
+    std::error_code error;
+    const std::filesystem::path home = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
+    char name[64];
+    std::snprintf(name, sizeof name, "tar_cli_dataset-%016zx-%d", std::hash<std::string>{}(kMakeDataset), kSamples);
+    const std::filesystem::path shared = home / name;
+    const int lock = error ? -1 : ::open((home / "tar_cli_dataset.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0) return make_dataset(dir_->path());
+    ::flock(lock, LOCK_EX);
+    std::filesystem::path made = shared;
+    if (!std::filesystem::exists(shared)) {
+      const std::filesystem::path partial = home / (std::string(name) + ".partial");
+      std::filesystem::remove_all(partial);
+      std::filesystem::create_directory(partial);
+      made = make_dataset(partial);
+      if (!made.empty()) std::filesystem::rename(partial, shared);
+      made = made.empty() ? made : shared;
+    }
+    ::close(lock);  // releases the lock
+    return made;
+  }
+  // Runs make.py in `directory`: the directory, or empty when it failed.
+  static std::filesystem::path make_dataset(const std::filesystem::path& directory) {
+    write_file(directory / "make.py", kMakeDataset);
+    const auto r =
+        run_command("cd " + directory.string() + " && /usr/bin/python3 make.py 11 " + std::to_string(kSamples));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? directory : std::filesystem::path();
   }
   void SetUp() override {
     if (const std::string why = missing(); !why.empty()) GTEST_SKIP() << why;

@@ -19,6 +19,15 @@
 //                                 no-locks    fcntl's record locks fail with
 //                                             ENOLCK, as on a file system
 //                                             mounted without locks (NFS nolock)
+//                                 signal-rename a renameat(2) in a matching
+//                                             directory (its descriptor's
+//                                             path) sends the calling thread
+//                                             EXTSHUFFLE_FAULT_SIGNAL (a
+//                                             number) as the call begins, as
+//                                             strace's -e inject=renameat:
+//                                             signal=SIG:when=N delivers it
+//                                             on entering the call, without
+//                                             tracing every call of the run
 //   EXTSHUFFLE_FAULT_PATH         only descriptors whose path (readlink of
 //                                 /proc/self/fd/N) starts with this prefix;
 //                                 required: without it the shim does nothing
@@ -26,7 +35,9 @@
 //                                 the fault targets, summed over matching
 //                                 descriptors) before the fault fires; a call
 //                                 that straddles the threshold is cut short
-//                                 there, as a disk filling up does (default 0)
+//                                 there, as a disk filling up does (default 0);
+//                                 for signal-rename, the matching renames
+//                                 that pass before the one signalled
 //   EXTSHUFFLE_FAULT_MARKER       a file written when the fault first fires,
 //                                 naming the fault and the path: the tests'
 //                                 proof that the fault really happened
@@ -61,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -77,7 +89,8 @@ enum Fault {
   kDirectOpen,
   kDirectWrite,
   kDirectNote,
-  kNoLocks
+  kNoLocks,
+  kSignalRename
 };
 
 static enum Fault g_fault = kNone;
@@ -88,6 +101,8 @@ static char g_marker[4096];
 static char g_release[4096];
 static _Atomic uint64_t g_seen_bytes;
 static _Atomic int g_fired;
+static int g_signal;
+static _Atomic uint64_t g_renames;
 
 typedef ssize_t (*read_fn)(int, void*, size_t);
 typedef ssize_t (*write_fn)(int, const void*, size_t);
@@ -196,6 +211,10 @@ __attribute__((constructor)) static void read_configuration(void) {
     g_fault = kDirectNote;
   else if (strcmp(fault, "no-locks") == 0)
     g_fault = kNoLocks;
+  else if (strcmp(fault, "signal-rename") == 0)
+    g_fault = kSignalRename;
+  const char* signal_number = getenv("EXTSHUFFLE_FAULT_SIGNAL");
+  g_signal = signal_number ? atoi(signal_number) : 0;
   const char* after = getenv("EXTSHUFFLE_FAULT_AFTER_BYTES");
   g_after_bytes = after ? strtoull(after, NULL, 10) : 0;
   copy_env("EXTSHUFFLE_FAULT_MARKER", g_marker, sizeof g_marker);
@@ -214,6 +233,7 @@ static const char* fault_name(void) {
     case kDirectWrite: return "direct-write";
     case kDirectNote: return "direct-note";
     case kNoLocks: return "no-locks";
+    case kSignalRename: return "signal-rename";
     default: return "none";
   }
 }
@@ -460,3 +480,23 @@ static int shim_fcntl(fcntl_fn real, int fd, int command, void* argument) {
 
 FCNTL_WRAPPER(fcntl)
 FCNTL_WRAPPER(fcntl64)
+
+// signal-rename: the renameat after EXTSHUFFLE_FAULT_AFTER_BYTES matching
+// ones sends its own thread the signal (tgkill: a thread-directed signal, as
+// strace's injection, not one any thread that leaves it unblocked could
+// take), then renames. A signal the thread holds stays pending; one it does
+// not is handled before the rename, as on entering the call under strace.
+typedef int (*renameat_fn)(int, const char*, int, const char*);
+DEFINE_REAL(renameat_fn, renameat)
+
+int renameat(int from_directory, const char* from, int to_directory, const char* to) {
+  char path[4096];
+  if (g_fault == kSignalRename && g_signal > 0 && matches(from_directory, path, sizeof path) &&
+      atomic_fetch_add(&g_renames, 1) == g_after_bytes) {
+    fire(path);
+    const int saved = errno;
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), g_signal);
+    errno = saved;
+  }
+  return REAL(renameat_fn, renameat)(from_directory, from, to_directory, to);
+}

@@ -6,7 +6,8 @@
 // under a lock, deaf to signals while it publishes; leftovers of a killed
 // commit are found and removed; shuf's modes commit as any run. Each case
 // runs its reproduction and a variant. Signals inside the publish are
-// delivered by strace's syscall fault injection at the chosen rename.
+// sent at the chosen rename by the fault shim (signal-rename), before it by
+// strace's syscall fault injection at the commit's first fsync.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,8 +51,20 @@ class OneCommit : public ::testing::Test {
     fs::remove(dir_ / "check.py");
     return r;
   }
+  // The binary with `arguments`, `signal_number` sent to the thread making
+  // the rename after `renames_before` others in the directory (the fault
+  // shim's signal-rename); fails the test unless the shim says it was sent.
+  CommandResult signalled(int signal_number, int renames_before, const std::string& arguments) {
+    const std::string marker = (marker_dir_ / "marker").string();
+    fs::remove(marker);
+    const auto r = run_command("cd " + dir_.path().string() + " && " +
+                               signal_at_rename(dir_.path().string(), signal_number, renames_before, marker) + kBinary +
+                               " " + arguments);
+    EXPECT_TRUE(fs::exists(marker)) << "the signal was never sent";
+    return r;
+  }
   std::string checksums(const std::string& names) { return run_command("cd " + dir_.path().string() + " && md5sum " + names).out; }
-  TempDir dir_;
+  TempDir dir_, marker_dir_;
 };
 
 // Case 1: --clean never removes an input named like a stale piece.
@@ -124,12 +137,11 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   fs::create_directories(dir_ / "new");
   ASSERT_EQ(run("in.txt -o \"new/p-{shard}.txt\" --shards 4 --seed 2").exit_code, 0);
   const std::string fresh = run_command("cd " + path("new") + " && md5sum p-0000*").out;
-  for (const std::string signal : {"INT", "TERM", "HUP"}) {
+  for (const auto& [signal, signal_number] :
+       std::vector<std::pair<std::string, int>>{{"INT", SIGINT}, {"TERM", SIGTERM}, {"HUP", SIGHUP}}) {
     for (const int at : {1, 3, 5}) {
       ASSERT_EQ(run(job + "1").exit_code, 0);
-      const auto r = run_command("cd " + dir_.path().string() + " && " + strace_command() +
-                                 " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=" + signal +
-                                 ":when=" + std::to_string(at) + " " + kBinary + " " + job + "2");
+      const auto r = signalled(signal_number, at - 1, job + "2");
       EXPECT_EQ(r.exit_code, 0) << signal << " at rename " << at << ": " << r.err;
       EXPECT_NE(r.err.find("signal SIG" + signal + " came while the output was being published"), std::string::npos)
           << r.err;
@@ -141,9 +153,7 @@ TEST_F(OneCommit, SignalsInsideThePublishLeaveOneWholeDataset) {
   }
   // With -q too: the warning is about the files on disk.
   ASSERT_EQ(run(job + "1").exit_code, 0);
-  const auto quiet = run_command("cd " + dir_.path().string() + " && " + strace_command() +
-                                 " -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=TERM:when=2 " +
-                                 kBinary + " -q " + job + "2");
+  const auto quiet = signalled(SIGTERM, 1, "-q " + job + "2");
   EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err,
             "extshuffle: warning: signal SIGTERM came while the output was being published: the commit "

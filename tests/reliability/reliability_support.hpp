@@ -211,4 +211,19 @@ inline Environment fault_environment(const std::string& fault, const std::string
           {"EXTSHUFFLE_FAULT_RELEASE", w.release()}};
 }
 
+// A shell command's prefix of environment that has the fault shim send
+// `signal_number` to the thread making the renameat in `directory` that
+// comes after `renames_before` others there (signal-rename, as strace's
+// -e inject=renameat:signal=...:when=renames_before+1 without tracing every
+// call), the shim's marker written to `marker` when it is sent.
+inline std::string signal_at_rename(const std::string& directory, int signal_number, int renames_before,
+                                    const std::string& marker) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  return "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
+         "verify_asan_link_order=0 LD_PRELOAD=" + kFaultShim +
+         " EXTSHUFFLE_FAULT=signal-rename EXTSHUFFLE_FAULT_PATH=" + directory +
+         " EXTSHUFFLE_FAULT_AFTER_BYTES=" + std::to_string(renames_before) +
+         " EXTSHUFFLE_FAULT_SIGNAL=" + std::to_string(signal_number) + " EXTSHUFFLE_FAULT_MARKER=" + marker + " ";
+}
+
 }  // namespace extshuffle::testing

@@ -19,10 +19,19 @@ using labstats::numbered_records;
 using labstats::permutation_rank;
 using labstats::record_indices;
 
-inline bool is_permutation_of_iota(std::vector<std::uint64_t> v) {
-  std::sort(v.begin(), v.end());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (v[i] != i) return false;
+// Whether `v` holds 0..n-1, each once: O(n) over a byte per value, by raw
+// pointers. The black-box rooms compile at -O0, where sorting a copy (as
+// this did) was most of a test's CPU: 12.5 million indices took 5.5 CPU-s
+// to sort there, 0.3 s to mark.
+inline bool is_permutation_of_iota(const std::vector<std::uint64_t>& v) {
+  const std::size_t n = v.size();
+  std::vector<unsigned char> seen_bytes(n, 0);
+  unsigned char* const seen = seen_bytes.data();
+  const std::uint64_t* const values = v.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t value = values[i];
+    if (value >= n || seen[value] != 0) return false;
+    seen[value] = 1;
   }
   return true;
 }
