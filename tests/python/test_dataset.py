@@ -240,13 +240,15 @@ def test_pickles_by_path_and_reads_in_workers(tmp_path, cache):
     ds = extshuffle.Dataset(path, progress=False)
     import pickle
     state = pickle.dumps(ds)
+    # One worker process (each costs a fork and a torch worker loop): what
+    # is proved is that a worker reopens the dataset by path and reads it.
     assert len(state) < 2000  # paths and options, not records
     sampler = extshuffle.DistributedSampler(ds, num_replicas=1, rank=0, seed=5)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, sampler=sampler, num_workers=2)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, sampler=sampler, num_workers=1)
     assert list(loader) == [lines[i][:-1] for i in sampler]
     # torch 1.13: a BatchSampler as the sampler, each batch read at once.
     batches = torch.utils.data.BatchSampler(sampler, batch_size=64, drop_last=False)
-    loader = torch.utils.data.DataLoader(ds, sampler=batches, batch_size=None, num_workers=2,
+    loader = torch.utils.data.DataLoader(ds, sampler=batches, batch_size=None, num_workers=1,
                                          collate_fn=lambda batch: batch)
     assert [r for batch in loader for r in batch] == [lines[i][:-1] for i in sampler]
 
@@ -272,12 +274,12 @@ def test_a_batch_of_rows_is_one_array_through_a_data_loader(tmp_path, cache):
     batches = torch.utils.data.BatchSampler(sampler, batch_size=64, drop_last=False)
     expected = x[np.fromiter(sampler, dtype=np.int64)]
     for collate in ({}, {"collate_fn": torch.utils.data.default_collate}):
-        loader = torch.utils.data.DataLoader(ds, sampler=batches, batch_size=None, num_workers=2, **collate)
+        loader = torch.utils.data.DataLoader(ds, sampler=batches, batch_size=None, num_workers=1, **collate)
         got = list(loader)
         assert all(isinstance(b, torch.Tensor) for b in got) and [len(b) for b in got] == [64] * 10 + [60]
         assert torch.equal(torch.cat(got), torch.from_numpy(expected))
     # One index at a time (batch_size=64, no __getitems__ in torch 1.13): rows stacked by the collate.
-    loader = torch.utils.data.DataLoader(ds, sampler=sampler, batch_size=64, num_workers=2)
+    loader = torch.utils.data.DataLoader(ds, sampler=sampler, batch_size=64, num_workers=1)
     assert torch.equal(torch.cat(list(loader)), torch.from_numpy(expected))
     # A transform still sees one record at a time; the batch is then its list.
     halves = extshuffle.Dataset(tmp_path / "x.npy", transform=lambda row: row / 2)

@@ -37,21 +37,24 @@ def test_same_positions_as_torch(n, replicas, drop_last):
         assert list(unshuffled) == list(theirs)
 
 
-def loader(sampler, batch_size=16, workers=2):
+def loader(sampler, batch_size=16, workers=2, persistent=False):
     return DataLoader(Records(len(sampler.permutation())), batch_size=batch_size, sampler=sampler,
-                      num_workers=workers)
+                      num_workers=workers, persistent_workers=persistent)
 
 
 def test_data_loader_with_workers_three_ranks():
+    # Each rank's sampler and loader (its workers persistent) serve both
+    # epochs, set_epoch() before each, as a training loop does.
     n, ranks = 1000, 3  # 1000 = 3 * 333 + 1: torch pads with the order's first 2 records
+    samplers = [extshuffle.DistributedSampler(n, ranks, rank, seed=123, **KNOBS) for rank in range(ranks)]
+    loaders = [loader(sampler, persistent=True) for sampler in samplers]
     epochs = []
     for epoch in range(2):
         seen = collections.Counter()
         per_rank = []
-        for rank in range(ranks):
-            sampler = extshuffle.DistributedSampler(n, ranks, rank, seed=123, **KNOBS)
+        for sampler, rank_loader in zip(samplers, loaders):
             sampler.set_epoch(epoch)
-            got = [int(i) for batch in loader(sampler) for i in batch]
+            got = [int(i) for batch in rank_loader for i in batch]
             assert len(got) == len(sampler) == 334
             per_rank.append(got)
             seen.update(got)
@@ -69,7 +72,7 @@ def test_resume_from_state_dict_with_workers():
     n, batch_size = 1000, 16
     sampler = extshuffle.DistributedSampler(n, 3, 1, seed=5, **KNOBS)
     sampler.set_epoch(4)
-    whole = [int(i) for batch in loader(sampler, batch_size) for i in batch]
+    whole = list(sampler)  # the epoch a loader hands out, in the sampler's order
     consumed = []
     iterator = iter(loader(sampler, batch_size))
     for _ in range(5):
