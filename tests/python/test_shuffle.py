@@ -29,6 +29,23 @@ def test_lines_equal_the_program(binary, tmp_path):
     assert result["outputs"][0]["records"] == 20000 and len(result["datasets"]) == 1
 
 
+def test_shuffle_imports_neither_numpy_nor_torch(tmp_path):
+    # Its child interpreter imports the package: numpy (and torch) would be
+    # most of each call's start-up; Permutation and Dataset load them when used.
+    (tmp_path / "in.txt").write_text("a\nb\nc\n")
+    program = textwrap.dedent(f"""
+        import sys
+        import extshuffle
+        extshuffle.shuffle({str(tmp_path / "in.txt")!r}, {str(tmp_path / "out.txt")!r}, seed=1, progress=False)
+        assert "numpy" not in sys.modules and "torch" not in sys.modules, sorted(sys.modules)
+        assert extshuffle.Permutation(3, 1)[0] in (0, 1, 2) and "numpy" in sys.modules
+        assert "Dataset" in dir(extshuffle) and "torch" not in sys.modules
+        """)
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert sorted((tmp_path / "out.txt").read_text().split()) == ["a", "b", "c"]
+
+
 def test_records_through_disk_equal_the_program(binary, tmp_path):
     # 300000 records of 8 bytes, leaves of 4096 and 1 MiB of memory: two
     # levels, two passes through scratch space.
