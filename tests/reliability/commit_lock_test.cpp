@@ -103,7 +103,9 @@ TEST_F(CommitLockCli, AWaitIsSaidOnceAndTheRunCommitsWhenTheLockIsFree) {
     EXPECT_EQ(read_file(out()).size(), lines(1000).size());
     const std::string err = run.err();
     EXPECT_EQ(err.find(said), err.rfind(said)) << "said more than once: " << err;
-    if (verbosity.empty()) EXPECT_EQ(err, said);
+    if (verbosity.empty()) {
+      EXPECT_EQ(err, said);
+    }
     EXPECT_FALSE(fs::exists(lock_file())) << "the lock file outlived the commit";
     write_file(out(), "old\n");
   }
