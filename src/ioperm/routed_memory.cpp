@@ -40,4 +40,24 @@ RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t 
   return m;
 }
 
+std::uint64_t minimum_routed_split_bytes(const RecordLayout& layout, std::uint64_t p, std::uint32_t open_chunks,
+                                         std::uint64_t longest_record_bytes) {
+  const std::uint64_t stream = minimum_stream_space(layout, longest_record_bytes) +
+                               RecordStream::arrays_bytes(tuning::kMinRouteBatch) +
+                               route_arrays_bytes(tuning::kMinRouteBatch, p);
+  // A lower bound (the parts at their smallest), raised until the split fits:
+  // steps of 1/256 of the budget stay within 0.4% of the exact minimum.
+  std::uint64_t budget = ChunkRouter::memory_bytes(layout.options().run.constants, p, open_chunks) + stream +
+                         2 * p * tuning::kMinBucketBufferBytes;
+  for (;; budget += std::max<std::uint64_t>(1024, budget / 256)) {
+    try {
+      if (routed_split_memory(layout, p, open_chunks, longest_record_bytes, budget).bucket_buffer_bytes >=
+          tuning::kMinBucketBufferBytes) {
+        return budget;
+      }
+    } catch (const BudgetError&) {
+    }
+  }
+}
+
 }  // namespace extshuffle::ioperm
