@@ -318,8 +318,8 @@ TEST(NodePaths, HeavyTailedTextRoutedIntoLeafWindows) {
 // leaf windows need all but a few stream spaces, and routing the root to its
 // buckets needs twice the stream's space (half of what the router leaves
 // goes to the buckets' buffers) and batch arrays that grow with the rest.
-// The run at exactly the minimum succeeds, and the schedule (--dry-run)
-// plans what runs.
+// The run at exactly the minimum succeeds, the schedule (--dry-run) plans
+// what runs, and so does every budget above the minimum.
 TEST(NodePaths, HeavyTailedTextAtTheNamedMinimum) {
   const PlanConstants c{4096, 8};
   for (const std::uint64_t n : {4097, 4500}) {
@@ -342,6 +342,11 @@ TEST(NodePaths, HeavyTailedTextAtTheNamedMinimum) {
     ASSERT_EQ(run_numbered_text(*source, text.size(), n, longest, options, e), testing::oracle_order(n, 17, c)) << what;
     EXPECT_EQ(e.nodes_routed, 1u) << what;
     EXPECT_EQ(plan_schedule_text(n, text.size(), longest, options).passes, e.passes) << what;
+    // Every budget above the minimum plans too (the schedule sizes the
+    // routed split as the run does): more memory never fails.
+    for (std::uint64_t memory = minimum; memory < minimum + 32 * 1024; memory += 64) {
+      EXPECT_NO_THROW(plan_schedule_text(n, text.size(), longest, text_options(c, memory))) << "memory " << memory;
+    }
   }
 }
 
