@@ -53,8 +53,7 @@ std::uint64_t minimum_memory_bytes(const RecordLayout& layout, std::uint64_t rec
   std::uint64_t minimum = 0;
   for (; !core::is_leaf(leaf, c); ++depth) {
     const std::uint64_t p = core::bucket_count(leaf, c);
-    minimum = std::max(minimum, ChunkRouter::memory_bytes(c, p, depth + 1) + stream +
-                                    2 * p * tuning::kMinBucketBufferBytes);
+    minimum = std::max(minimum, minimum_routed_split_bytes(layout, p, depth + 1, longest_record_bytes));
     leaf = core::bucket_records(leaf, p, 0);
   }
   // A leaf larger than memory: its inverse permutation and a stream to route
@@ -161,6 +160,8 @@ Schedule plan_schedule(const RecordLayout& layout, std::uint64_t records, std::u
     const std::uint64_t child = core::bucket_records(node.records, p, 0);
     const BucketWindows bucket_windows = routed ? plan_bucket_windows(layout, node, budget) : BucketWindows{};
     into_windows = !bucket_windows.empty();
+    // Refused here as the run refuses it (run_split), so --dry-run agrees.
+    if (routed && !into_windows) routed_split_memory(layout, p, routed_open_chunks(node), max_record_bytes, budget);
     const double out_tag =
         into_windows ? bucket_windows.tag.width : (routed ? PositionTag::for_node(child, layout.framed()).width : 0);
     e.on_disk += rest;

@@ -50,6 +50,14 @@ RoutedSplitMemory routed_split_memory(const RecordLayout& layout, std::uint64_t 
                                       std::uint64_t longest_record_bytes, std::uint64_t budget,
                                       const BucketWindows* windows = nullptr);
 
+// The smallest budget from which routed_split_memory(layout, p, open_chunks,
+// longest_record_bytes, budget) routes to whole buckets with buffers of at
+// least kMinBucketBufferBytes: its stream takes half of what the router
+// leaves, and its batch arrays grow with the rest, so the sum of the parts
+// at their smallest is not enough. Costs a few hundred calls at most.
+std::uint64_t minimum_routed_split_bytes(const RecordLayout& layout, std::uint64_t p, std::uint32_t open_chunks,
+                                         std::uint64_t longest_record_bytes);
+
 // The smallest space a record stream may read into: it must hold the
 // longest record (0: unknown) and its tag.
 std::uint64_t minimum_stream_space(const RecordLayout& layout, std::uint64_t longest_record_bytes);

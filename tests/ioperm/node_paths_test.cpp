@@ -268,6 +268,14 @@ TEST(NodePaths, LeafOrdersThroughScratchSpace) {
   EXPECT_GT(on_disk, 0);
 }
 
+// A lognormal factor of median 1 and log-deviation `sigma` for record i,
+// from a fixed sequence (Box-Muller on two multiplicative hashes of i).
+double lognormal(std::uint64_t i, double sigma) {
+  const double u = (static_cast<double>((i * 2654435761u) % 1000003) + 0.5) / 1000003.0;
+  const double v = (static_cast<double>((i * 40503u + 7) % 999983) + 0.5) / 999983.0;
+  return std::exp(sigma * std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v));
+}
+
 // Heavy-tailed text whose leaves are larger than memory below a routed
 // split (lognormal sizes, median ~400 bytes, leaves of ~1000 records): the
 // split routes each record into its leaf's output window, so the records'
@@ -279,10 +287,7 @@ TEST(NodePaths, HeavyTailedTextRoutedIntoLeafWindows) {
   std::string text;
   std::uint64_t longest = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const double u = (static_cast<double>((i * 2654435761u) % 1000003) + 0.5) / 1000003.0;
-    const double v = (static_cast<double>((i * 40503u + 7) % 999983) + 0.5) / 999983.0;
-    const double z = std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);  // Box-Muller
-    const auto length = std::min<std::uint64_t>(30000, static_cast<std::uint64_t>(400 * std::exp(z)));
+    const auto length = std::min<std::uint64_t>(30000, static_cast<std::uint64_t>(400 * lognormal(i, 1.0)));
     std::string record = std::to_string(i) + ":" + std::string(length, static_cast<char>('a' + i % 26)) + "\n";
     longest = std::max<std::uint64_t>(longest, record.size());
     text += record;
@@ -306,6 +311,43 @@ TEST(NodePaths, HeavyTailedTextRoutedIntoLeafWindows) {
     }
   }
   EXPECT_GE(into_windows, 2);
+}
+
+// Lognormal text (median 30 bytes, sigma 1.1) with one record of 4000
+// bytes, a little more than one leaf: at the named minimum the router and
+// leaf windows need all but a few stream spaces, and routing the root to its
+// buckets needs twice the stream's space (half of what the router leaves
+// goes to the buckets' buffers) and batch arrays that grow with the rest.
+// The run at exactly the minimum succeeds, the schedule (--dry-run) plans
+// what runs, and so does every budget above the minimum.
+TEST(NodePaths, HeavyTailedTextAtTheNamedMinimum) {
+  const PlanConstants c{4096, 8};
+  for (const std::uint64_t n : {4097, 4500}) {
+    std::string text;
+    std::uint64_t longest = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint64_t length = std::min<std::uint64_t>(3000, static_cast<std::uint64_t>(30 * lognormal(i, 1.1)));
+      if (i == n / 2) length = 4000;
+      std::string record = std::to_string(i) + ":" + std::string(length, static_cast<char>('a' + i % 26)) + "\n";
+      longest = std::max<std::uint64_t>(longest, record.size());
+      text += record;
+    }
+    const std::uint64_t minimum = minimum_memory_bytes_text(c, n, longest, text.size());
+    const std::string what = "n " + std::to_string(n) + ", memory " + std::to_string(minimum);
+    ASSERT_GT(text.size(), 2 * minimum) << what;  // the root streams through scratch space
+    auto source = io::BlockFile::in_memory();
+    source->write_now(text.data(), 0, text.size());
+    const TextOptions options = text_options(c, minimum);
+    WalkStats e;
+    ASSERT_EQ(run_numbered_text(*source, text.size(), n, longest, options, e), testing::oracle_order(n, 17, c)) << what;
+    EXPECT_EQ(e.nodes_routed, 1u) << what;
+    EXPECT_EQ(plan_schedule_text(n, text.size(), longest, options).passes, e.passes) << what;
+    // Every budget above the minimum plans too (the schedule sizes the
+    // routed split as the run does): more memory never fails.
+    for (std::uint64_t memory = minimum; memory < minimum + 32 * 1024; memory += 64) {
+      EXPECT_NO_THROW(plan_schedule_text(n, text.size(), longest, text_options(c, memory))) << "memory " << memory;
+    }
+  }
 }
 
 }  // namespace
