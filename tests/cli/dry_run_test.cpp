@@ -103,6 +103,27 @@ TEST(DryRun, FixedRecordsExactlyAtEveryBudget) {
   check_budgets(dir, (dir / "4k.bin").string() + " --record-size 4096 --seed 3", std::uint64_t{40} << 20, 0);
 }
 
+// The budget the tool names below its minimum runs, and the dry run plans
+// what the run does there: 3.1 million 8-byte records (three levels) at
+// exactly that budget, where a stream's share that could fall below its
+// smallest space once made a budget a few KiB over the minimum refuse to
+// route (a larger budget failing where a smaller one fits). The output is
+// the in-RAM run's.
+TEST(DryRun, TheNamedMinimumRunsAndIsPlannedAsItRuns) {
+  TempDir dir;
+  const auto records = numbered_records(3100000, 8);
+  write_file(dir / "u64.bin", std::string(reinterpret_cast<const char*>(records.data()), records.size()));
+  const std::string arguments = (dir / "u64.bin").string() + " --record-size 8 --seed 1";
+  const std::uint64_t minimum = minimum_budget(arguments);
+  ASSERT_GT(minimum, 0u);
+  const std::string at_minimum = arguments + " -S " + std::to_string(minimum / 1024) + "K";
+  const Figures p = predicted(at_minimum), m = measured(at_minimum, (dir / "out").string());
+  EXPECT_EQ(p.passes, m.passes);
+  EXPECT_GE(m.passes, 3u);
+  ASSERT_EQ(run_command(kBinary + " " + arguments + " -S 256M -o " + (dir / "in_ram").string()).exit_code, 0);
+  EXPECT_SAME_BYTES(read_file(dir / "out"), read_file(dir / "in_ram"));
+}
+
 // --dry-run names the budget from which each smaller number of passes
 // comes, and it is so: 12 MB of 4 KiB records (one leaf) take two passes at
 // the minimum and one from the budget it names, and still two a MiB below.
