@@ -27,15 +27,20 @@ DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, I
   std::vector<TarArchiveFacts> archives;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
-    const bool known = counts != nullptr && counts->known.size() == inputs.size();
+    const bool known = counts != nullptr && k < counts->known.size();
     InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr, nullptr,
                                            known ? &counts->known[k] : nullptr);
-    if (counts != nullptr) counts->found.push_back(layout.text_count);
+    if (counts != nullptr) {
+      counts->found.push_back(layout.text_count);
+      if (counts->on_found && k + 1 < inputs.size()) counts->on_found(counts->found);
+    }
+    if (layout.framed() && !layout.count_known) dataset.counted_bytes += source.bytes();
     if (k == 0) {
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();
     } else {
       check_inputs_agree(dataset.layout, inputs[0].path(), layout, source.path());
+      dataset.layout.count_known = dataset.layout.count_known && layout.count_known;
       TextCount& count = dataset.layout.text_count;
       count.longest_record_bytes = std::max(count.longest_record_bytes, layout.text_count.longest_record_bytes);
       count.record_bytes_squared += layout.text_count.record_bytes_squared;

@@ -7,6 +7,7 @@
 // (the output's shape sums their rows), or fixed-size records.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct DatasetInput {
   io::ByteExtents data;  // every input's records, one after the other
   io::ByteExtents mapped;   // the same records in memory, when the one input was mapped (text: while counted)
   std::uint64_t bytes = 0;  // of every input, headers included (decompressed)
+  std::uint64_t counted_bytes = 0;  // of the text inputs read to count their records (counts not known)
   std::vector<InputFileInfo> files;
   // Tar archives: each input's sample index, which `data`'s frame prefixes point into.
   std::vector<std::shared_ptr<const formats::TarIndex>> tar_indexes;
@@ -38,13 +40,17 @@ struct DatasetInput {
 };
 
 // The counting pass's result for each input of a dataset (read_input_layout):
-// `known`, one count per input or none, is taken rather than counting text
-// again (--checkpoint's resume: the caller vouches for it); `found` gets
-// each input's count as the run took it (known or counted; fixed-size
-// records and tar archives: an empty one).
+// `known`, the counts of the first inputs (all of them, some or none), is
+// taken rather than counting text again (--checkpoint's resume: the caller
+// vouches for it); `found` gets each input's count as the run took it
+// (known or counted; fixed-size records and tar archives: an empty one);
+// `on_found`, when set, is called with `found` after each input but the
+// last (--checkpoint journals them, so that a run killed while counting a
+// dataset of many files counts again only from the file it was in).
 struct TextCounts {
   std::vector<TextCount> known;
   std::vector<TextCount> found;
+  std::function<void(const std::vector<TextCount>&)> on_found;
 };
 
 // Lays out every input of `inputs` (read_input_layout) and puts them

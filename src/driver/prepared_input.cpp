@@ -66,17 +66,14 @@ constexpr std::uint64_t kOutputBufferBytes = std::uint64_t{2} << 20;
 // it reads in turn (dataset/text_input.cpp), 2 MiB each.
 constexpr std::uint64_t kCountingBytes = std::uint64_t{6} << 20;
 
-// Whether the input was read to count its records: text, unless its counts
-// were the checkpoint's.
-bool counting_reads(const InputLayout& layout) { return layout.framed() && !layout.count_known; }
-
 // Step 4: the schedule, as --dry-run describes it and the progress counts
 // it. Text was read once already, to count its records; one input that fits
 // in RAM was mapped then, so the run in RAM reads nothing more.
 ioperm::Schedule expected_schedule(const JobOptions& options, const DatasetInput& dataset) {
   const InputLayout& layout = dataset.layout;
   ioperm::Schedule schedule = schedule_for(options, layout, dataset.data.bytes);
-  schedule.bytes_read += counting_reads(layout) ? dataset.bytes : 0;
+  // Text read to count its records, but the inputs whose counts were the checkpoint's.
+  schedule.bytes_read += dataset.counted_bytes;
   const bool mapped = layout.framed() && layout.syntax.framing != formats::Framing::kTarSample &&
                       dataset.files.size() == 1 && ioperm::maps_input(dataset.bytes, options.run.memory_bytes);
   if (mapped && schedule.nodes_in_memory == 1 && schedule.nodes_on_disk + schedule.nodes_in_windows == 0) {
@@ -187,7 +184,7 @@ RunStats run_stats(const JobOptions& options, const DatasetInput& dataset, const
   stats.bytes = dataset.bytes;
   stats.levels = core::plan_levels(dataset.layout.records, options.run.constants);
   stats.passes = walk.passes;
-  stats.bytes_read = (counting_reads(dataset.layout) ? dataset.bytes : 0) + walk.bytes_read;
+  stats.bytes_read = dataset.counted_bytes + walk.bytes_read;
   stats.bytes_written = spooled_bytes + walk.bytes_written;
   stats.seconds_reading = walk.seconds_reading;
   stats.seconds_shuffling = walk.seconds_shuffling;
@@ -295,6 +292,9 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
   DatasetCheckpoint* part = checkpoint.run ? &checkpoint.run->dataset(checkpoint.index) : nullptr;
   dataset::TextCounts counts;
   if (part) counts.known = part->known_counts();
+  if (part && !options.run.dry_run) {
+    counts.on_found = [part](const std::vector<dataset::TextCount>& found) { part->counted_so_far(found); };
+  }
   DatasetInput read =
       dataset::read_dataset(options.input, inputs, options.run.dry_run ? nullptr : &mapping, part ? &counts : nullptr);
   if (part) part->counted(std::move(counts.found));

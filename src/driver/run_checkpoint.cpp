@@ -161,8 +161,20 @@ std::vector<std::pair<int, std::string>> DatasetCheckpoint::output_files() const
   return files;
 }
 
+// A record holds every count so far: offered once 1/64 more inputs are
+// counted (each one while there are fewer than 128), so that a dataset of N
+// small files builds at most 64 records for each doubling of the count, not
+// N records of up to N counts each; the syncer coalesces those it has not
+// reached yet.
+void DatasetCheckpoint::counted_so_far(const std::vector<dataset::TextCount>& counts) {
+  const std::size_t since = std::max(counts_offered_, journal_.counts.size());
+  if (counts.size() <= since || counts.size() - since < std::max<std::size_t>(1, counts.size() / 64)) return;
+  run_.offer(CheckpointRecord::kCounts, counts_record(index_, counts), {}, {}, true);
+  counts_offered_ = counts.size();
+}
+
 void DatasetCheckpoint::counted(std::vector<dataset::TextCount> counts) {
-  if (journal_.counts.empty()) counted_ = std::move(counts);
+  if (counts.size() > journal_.counts.size()) counted_ = std::move(counts);
 }
 
 void DatasetCheckpoint::begin(const std::string& plan, std::uint64_t bytes, std::uint64_t chunk_bytes) {

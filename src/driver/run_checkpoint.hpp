@@ -41,9 +41,12 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   void settle() override;
 
   // Before the inputs are counted: the counts an earlier run of the same
-  // inputs kept (empty: count them). After: the counts the run took, kept
-  // by begin() when the journal has none.
+  // inputs kept, of the first inputs (all, some or none: count the others).
+  // While counting, after each input but the last: the counts so far, made
+  // durable in the background (a point of progress). After: the counts the
+  // run took, kept by begin() when the journal has fewer.
   const std::vector<dataset::TextCount>& known_counts() const { return journal_.counts; }
+  void counted_so_far(const std::vector<dataset::TextCount>& counts);
   void counted(std::vector<dataset::TextCount> counts);
 
   // Before the walk, once the records are counted: the dataset's plan,
@@ -66,7 +69,8 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   RunCheckpoint& run_;
   std::size_t index_;
   DatasetJournal journal_;
-  std::vector<dataset::TextCount> counted_;  // to journal: the journal had none
+  std::vector<dataset::TextCount> counted_;  // to journal: the journal had fewer
+  std::size_t counts_offered_ = 0;           // inputs in the last record counted_so_far() offered
   std::uint64_t scatter_point_bytes_ = 0;
   dataset::ShardedOutput* output_ = nullptr;
   dataset::RecordDigest* written_ = nullptr;

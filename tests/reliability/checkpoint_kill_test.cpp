@@ -338,5 +338,48 @@ TEST(CheckpointKill, ResumedTextIsNotCountedAgain) {
       << "the resumed run read " << read << " bytes of its " << input_bytes << "-byte input";
 }
 
+// A dataset of files whose counting pass fails in its last file (a read
+// error, as a failing disk gives): the counts of the files before it were
+// journaled as each was counted, so the rerun counts only the last file
+// again (strace counts the bytes read from each), and writes the
+// uninterrupted run's bytes.
+TEST(CheckpointKill, ADatasetOfFilesFailedWhileCountingCountsAgainOnlyFromThatFile) {
+  if (!have("strace")) GTEST_SKIP() << "strace is not installed";
+  TempDir root;
+  const Case c{"JSONL files, counted once each", "{in}/docs {out}/out.jsonl --seed 16 -S 1M", {"out.jsonl"}};
+  CheckpointRun run(c, root.path());
+  fs::create_directories(run.in() / "docs");
+  std::vector<fs::path> files;
+  for (int k = 0; k < 4; ++k) {
+    files.push_back(run.in() / "docs" / ("part-" + std::to_string(k) + ".jsonl"));
+    write_file(files.back(), heavy_jsonl(6000, 20 + k));
+  }
+  run.reference();
+  Workspace w;
+  run.fresh();
+  // Reads of the last file fail past its first MiB: its count, after the
+  // identity's sampled blocks and the format's probe (less than that).
+  const std::string last = fs::canonical(files.back()).string();
+  Child failing(run.arguments(true, "-q"), fault_environment("eio", last, std::uint64_t{1} << 20, w), w.capture_dir);
+  EXPECT_EQ(failing.wait(), 1) << failing.err();
+  ASSERT_TRUE(fs::exists(w.marker())) << "the read error never fired: " << failing.err();
+  const fs::path log = root.path() / "reads.log";
+  const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
+                                            quoted(log.string()) + " " + run.command(true, "-q"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  run.check_outputs("resumed after a failed count");
+  const std::string reads = read_file(log);
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const std::uint64_t size = fs::file_size(files[k]);
+    const std::uint64_t read = bytes_read_from(reads, fs::canonical(files[k]).string());
+    // Pass 1 reads each file once; counted again, a file is read twice.
+    if (k + 1 < files.size()) {
+      EXPECT_LT(read, size + size / 4) << files[k] << " was counted again: " << read << " of " << size << " bytes";
+    } else {
+      EXPECT_GE(read, 2 * size) << files[k] << ", the file the count failed in, was not counted again";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace extshuffle::testing::checkpoint_kill_test
