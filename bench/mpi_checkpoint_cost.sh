@@ -3,10 +3,9 @@
 # "Under MPI, 3 ranks over TCP"): one heavy-tailed JSONL input
 # (bench/generate_jsonl), the job on RANKS ranks of this machine talking
 # over TCP only (`--mca btl tcp,self`, as ranks on separate machines),
-# without and with
-# --checkpoint DIR (each rank keeps its own DIR/rank-R), uninterrupted,
-# alternated round by round and cold (the page cache dropped before each
-# run, as root; else the line says cold=no). Prints one "MPICKPT ..." line
+# without and with --checkpoint DIR (each rank keeps its own DIR/rank-R),
+# uninterrupted, alternated round by round and cold (the page cache
+# dropped before each run, as root; else the line says cold=no). Prints one "MPICKPT ..." line
 # per run: wall seconds around mpirun, the CPU seconds of its process tree
 # (GNU time), and whether the output is the first run's bytes.
 #

@@ -30,11 +30,13 @@ DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, I
     const bool known = counts != nullptr && k < counts->known.size();
     InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr, nullptr,
                                            known ? &counts->known[k] : nullptr);
+    // Text read to count its records (not taken from `known`).
+    const bool counted = layout.framed() && !layout.count_known;
+    if (counted) dataset.counted_bytes += source.bytes();
     if (counts != nullptr) {
       counts->found.push_back(layout.text_count);
-      if (counts->on_found && k + 1 < inputs.size()) counts->on_found(counts->found);
+      if (counts->on_found && counted && k + 1 < inputs.size()) counts->on_found(counts->found);
     }
-    if (layout.framed() && !layout.count_known) dataset.counted_bytes += source.bytes();
     if (k == 0) {
       dataset.layout = layout;
       dataset.layout.digest = RecordDigest();

@@ -45,7 +45,7 @@ struct DatasetInput {
 // vouches for it); `found` gets each input's count as the run took it
 // (known or counted; fixed-size records and tar archives: an empty one);
 // `on_found`, when set, is called with `found` after each input but the
-// last (--checkpoint journals them, so that a run killed while counting a
+// last that was read to count it (--checkpoint journals them, so that a run killed while counting a
 // dataset of many files counts again only from the file it was in).
 struct TextCounts {
   std::vector<TextCount> known;
