@@ -34,10 +34,11 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   DatasetCheckpoint(RunCheckpoint& run, std::size_t index, DatasetJournal journal);
 
   const ioperm::WalkResume& resume() const override { return journal_.resume; }
-  bool scatter_point_due(std::uint64_t bytes) override;
+  bool scatter_point_due(std::uint64_t bytes, std::size_t streams) override;
   void scattered(const ioperm::WalkResume& point) override;
   void scatter_done(const io::SplitState& buckets) override;
   void emitted(const ioperm::WalkResume& point, std::function<void()> release) override;
+  bool emit_point_due() override;
   void settle() override;
 
   // Before the inputs are counted: the counts an earlier run of the same
@@ -71,7 +72,8 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   DatasetJournal journal_;
   std::vector<dataset::TextCount> counted_;  // to journal: the journal had fewer
   std::size_t counts_offered_ = 0;           // inputs in the last record counted_so_far() offered
-  std::uint64_t scatter_point_bytes_ = 0;
+  std::uint64_t scatter_point_bytes_ = 0;    // at least this far apart
+  std::uint64_t chunk_bytes_ = 0;            // at most this far apart
   dataset::ShardedOutput* output_ = nullptr;
   dataset::RecordDigest* written_ = nullptr;
 };

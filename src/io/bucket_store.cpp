@@ -51,6 +51,7 @@ void BucketWriter::resume(const StoredStream& stream, BlockFile& scratch) {
   writer_.resume(stored, stream.bytes);
   reported_bytes_ = stream.bytes;
   writer_.keep_checksum(stream.crc32c);
+  inherited_ = stream.bytes > 0;
 }
 
 std::uint64_t BucketWriter::take_unreported_bytes() {
@@ -107,7 +108,7 @@ void BucketStore::Split::keep_checksums() {
 
 ByteExtents BucketStore::Split::checked_bucket(std::uint64_t j) const {
   ByteExtents extents = writers_[j].stored();
-  if (checksummed_) extents.crc32c = writers_[j].checksum();
+  if (checksummed_ && writers_[j].inherited()) extents.crc32c = writers_[j].checksum();
   return extents;
 }
 

@@ -16,7 +16,7 @@ SplitCheckpoint::SplitCheckpoint(WalkCheckpoint* checkpoint, io::BucketStore::Sp
   const std::uint64_t base = last_point_offset_;
   on_scatter_ = [this, base](std::uint64_t next_record, std::uint64_t consumed_bytes) {
     const std::uint64_t at = base + consumed_bytes;
-    if (!checkpoint_->scatter_point_due(at - last_point_offset_)) return;
+    if (!checkpoint_->scatter_point_due(at - last_point_offset_, split_.streams())) return;
     WalkResume point;
     point.phase = WalkResume::Phase::kScatter;
     point.next_record = next_record;
@@ -30,7 +30,15 @@ SplitCheckpoint::SplitCheckpoint(WalkCheckpoint* checkpoint, io::BucketStore::Sp
     point.phase = WalkResume::Phase::kBuckets;
     point.destinations_done = end;
     point.records_emitted = output_.emitted();
-    checkpoint_->emitted(point, std::move(release));
+    pending_releases_.push_back(std::move(release));
+    if (!checkpoint_->emit_point_due()) {
+      skipped_ = std::move(point);
+      return;
+    }
+    skipped_.reset();
+    checkpoint_->emitted(point, [releases = std::exchange(pending_releases_, {})] {
+      for (const auto& r : releases) r();
+    });
   };
 }
 
@@ -70,7 +78,14 @@ std::uint64_t SplitCheckpoint::first_destination() const {
 }
 
 void SplitCheckpoint::settle() {
-  if (checkpoint_) checkpoint_->settle();
+  if (!checkpoint_) return;
+  if (skipped_) {
+    checkpoint_->emitted(*skipped_, [releases = std::exchange(pending_releases_, {})] {
+      for (const auto& r : releases) r();
+    });
+    skipped_.reset();
+  }
+  checkpoint_->settle();
 }
 
 }  // namespace extshuffle::ioperm

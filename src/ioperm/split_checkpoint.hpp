@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
 
 #include "extshuffle/io/bucket_store.hpp"
 #include "extshuffle/ioperm/walk_checkpoint.hpp"
@@ -22,7 +25,9 @@ class SplitCheckpoint {
                   std::uint64_t leaf_records);
   // Settles the checkpoint, its failure swallowed (the walk's own error,
   // if any, is the one reported): a walk that throws leaves no release
-  // of its points to run on the syncer's thread after the split is gone.
+  // of its points to run on the syncer's thread after the split is gone,
+  // and the releases of points it skipped are dropped: their scratch stays
+  // for the run that resumes.
   ~SplitCheckpoint();
   SplitCheckpoint(const SplitCheckpoint&) = delete;
   SplitCheckpoint& operator=(const SplitCheckpoint&) = delete;
@@ -40,7 +45,8 @@ class SplitCheckpoint {
   // Step 4: the first destination still to output, and its points.
   std::uint64_t first_destination() const;
   const EmitPoint* emit_points() const { return checkpoint_ ? &on_emit_ : nullptr; }
-  // Before the split gives its space back: every point durable.
+  // After step 4 has output every destination: the last point made (one
+  // skipped is made now), and every point durable.
   void settle();
 
  private:
@@ -51,6 +57,10 @@ class SplitCheckpoint {
   std::uint64_t last_point_offset_ = 0;
   ScatterPoint on_scatter_;
   EmitPoint on_emit_;
+  // Pass 2's last point skipped (emit_point_due() false), and the releases
+  // of the points skipped since the last one made: they go with the next.
+  std::optional<WalkResume> skipped_;
+  std::vector<std::function<void()>> pending_releases_;
 };
 
 }  // namespace extshuffle::ioperm

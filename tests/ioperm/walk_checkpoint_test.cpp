@@ -30,14 +30,16 @@ using core::PlanConstants;
 struct Killed {};
 
 // Every point durable at once; the run dies at point `kill_at`, before or
-// after it is durable.
+// after it is durable. Pass 2's points are due at every `emit_due_every`-th
+// ask only (a busy syncer's): the walk skips the others.
 class MemoryCheckpoint final : public WalkCheckpoint {
  public:
-  MemoryCheckpoint(const std::string& output, WalkResume start, int kill_at, bool after)
-      : output_(output), start_(std::move(start)), durable_(start_), kill_at_(kill_at), after_(after) {}
+  MemoryCheckpoint(const std::string& output, WalkResume start, int kill_at, bool after, int emit_due_every)
+      : output_(output), start_(std::move(start)), durable_(start_), kill_at_(kill_at), after_(after),
+        emit_due_every_(emit_due_every) {}
 
   const WalkResume& resume() const override { return start_; }
-  bool scatter_point_due(std::uint64_t) override { return true; }
+  bool scatter_point_due(std::uint64_t, std::size_t) override { return true; }
   void scattered(const WalkResume& point) override { reached(point); }
   void scatter_done(const io::SplitState& buckets) override {
     WalkResume point;
@@ -51,6 +53,7 @@ class MemoryCheckpoint final : public WalkCheckpoint {
     reached(kept);
     release();
   }
+  bool emit_point_due() override { return emit_asks_++ % emit_due_every_ == 0; }
   void settle() override {}
 
   int points() const { return points_; }
@@ -70,6 +73,7 @@ class MemoryCheckpoint final : public WalkCheckpoint {
   std::size_t durable_output_ = 0;
   int kill_at_;
   bool after_;
+  int emit_due_every_, emit_asks_ = 0;
   int points_ = 0;
 };
 
@@ -109,6 +113,7 @@ struct Case {
   std::uint64_t records;
   std::size_t record_size;
   std::uint64_t memory;
+  int emit_due_every = 1;
 };
 
 // Kills the walk at each point (before and after it is durable), resumes
@@ -123,9 +128,12 @@ void kill_at_every_point(const Case& c) {
   {
     std::string output;
     auto scratch = io::BlockFile::in_memory();
-    MemoryCheckpoint counter(output, {}, -1, false);
+    MemoryCheckpoint counter(output, {}, -1, false, c.emit_due_every);
     walk(c.input, c.records, c.record_size, c.memory, *scratch, output, &counter);
     ASSERT_EQ(output, expected) << c.name << ": checkpointed, never killed";
+    // Pass 2's last point is made, skipped or not: the walk ends durable.
+    ASSERT_EQ(counter.durable().phase, WalkResume::Phase::kBuckets) << c.name;
+    ASSERT_EQ(counter.durable().records_emitted, c.records) << c.name;
     points = counter.points();
   }
   ASSERT_GT(points, 3) << c.name;
@@ -138,10 +146,10 @@ void kill_at_every_point(const Case& c) {
     for (const bool after : {false, true}) {
       std::string output;
       auto scratch = io::BlockFile::in_memory();
-      MemoryCheckpoint killed(output, {}, k, after);
+      MemoryCheckpoint killed(output, {}, k, after, c.emit_due_every);
       EXPECT_THROW(walk(c.input, c.records, c.record_size, c.memory, *scratch, output, &killed), Killed);
       output.resize(killed.durable_output());  // what the output's checkpoint kept
-      MemoryCheckpoint resumed(output, killed.durable(), -1, false);
+      MemoryCheckpoint resumed(output, killed.durable(), -1, false, c.emit_due_every);
       walk(c.input, c.records, c.record_size, c.memory, *scratch, output, &resumed);
       ASSERT_EQ(output.size(), expected.size()) << c.name << " killed at point " << k << (after ? " after" : " before");
       ASSERT_TRUE(output == expected) << c.name << " killed at point " << k << (after ? " after" : " before");
@@ -186,13 +194,22 @@ TEST(WalkCheckpoint, HeavyTailedLinesRoutedAndInMemoryChunks) {
   kill_at_every_point({"lines 3 levels, routed", three, 1000, 0, minimum});
 }
 
+// A busy syncer: pass 2 makes a point at every other destination only,
+// each carrying the releases of those it skipped, and always its last.
+TEST(WalkCheckpoint, SkippedPointsOfPass2) {
+  const std::string lines = lines_input(1000);
+  kill_at_every_point({"lines 3 levels, 1 point in 2", lines, 1000, 0, lines.size() / 2, 2});
+  kill_at_every_point({"fixed 2 levels, 1 point in 2", fixed_input(200, 64), 200, 64,
+                       minimum_memory_bytes(PlanConstants{64, 4}, 64, 200), 2});
+}
+
 // A bucket of the killed run changed in scratch: the resumed walk reads it
 // back and stops at its checksum, never trusting it.
 TEST(WalkCheckpoint, DamagedBucketIsFoundByItsChecksum) {
   const std::string input = fixed_input(1000, 64);
   std::string output;
   auto scratch = io::BlockFile::in_memory();
-  MemoryCheckpoint killed(output, {}, 2, true);
+  MemoryCheckpoint killed(output, {}, 2, true, 1);
   const std::uint64_t memory = minimum_memory_bytes(PlanConstants{64, 4}, 64, 1000);
   EXPECT_THROW(walk(input, 1000, 64, memory, *scratch, output, &killed), Killed);
   ASSERT_EQ(killed.durable().phase, WalkResume::Phase::kScatter);
@@ -203,7 +220,7 @@ TEST(WalkCheckpoint, DamagedBucketIsFoundByItsChecksum) {
   byte = static_cast<char>(byte ^ 0x40);
   scratch->write_now(&byte, bucket.extents[0].first, 1);
   output.resize(killed.durable_output());
-  MemoryCheckpoint resumed(output, killed.durable(), -1, false);
+  MemoryCheckpoint resumed(output, killed.durable(), -1, false, 1);
   try {
     walk(input, 1000, 64, memory, *scratch, output, &resumed);
     FAIL() << "a damaged bucket was trusted";

@@ -77,11 +77,17 @@ class BucketWriter final : public ByteSink {
   // the stream continues one that a checkpoint kept.
   StoredStream state() const;
   void resume(const StoredStream& stream, BlockFile& scratch);
+  // Whether the stream holds bytes of an earlier run (resume() with some):
+  // only those are checked when read back. Bytes this process wrote and
+  // reads again are trusted as an unchecked bucket's are: a run without
+  // --checkpoint checks neither, and the check is half the checksums' cost.
+  bool inherited() const { return inherited_; }
 
  private:
   WriteBehind writer_;
   std::uint64_t reported_bytes_ = 0;
   bool kept_;
+  bool inherited_ = false;
 };
 
 class BucketStore {
@@ -113,7 +119,8 @@ class BucketStore {
     std::uint64_t finish();
     // Where bucket j's bytes are (after finish()).
     const ByteExtents& bucket(std::uint64_t j) const { return writers_[j].stored(); }
-    // The same, with its CRC-32C to check when checksums are kept.
+    // The same, with its CRC-32C to check when checksums are kept and the
+    // bucket holds bytes of an earlier run (BucketWriter::inherited()).
     ByteExtents checked_bucket(std::uint64_t j) const;
     bool keeps_checksums() const { return checksummed_; }
     // Buckets [first, end) as one extent list: one request when adjacent.
@@ -123,6 +130,8 @@ class BucketStore {
     void discard(std::uint64_t j);
     // Where the space given back when the split ends lies: [base, top).
     std::uint64_t base() const { return base_; }
+    // The scratch streams its scatter writes (one per bucket).
+    std::size_t streams() const { return writers_.size(); }
 
     // A checkpointed split (docs/cli.md "Resuming a run"): every bucket's
     // CRC-32C kept from now on (before the first append), and its space

@@ -54,9 +54,9 @@ class WalkCheckpoint {
   // Where this run starts (kStart for a fresh one).
   virtual const WalkResume& resume() const = 0;
   // Pass 1: whether to make a point now, `bytes` of the root's records
-  // scattered since the last one (a point costs every bucket's buffered
-  // bytes written out and a sync).
-  virtual bool scatter_point_due(std::uint64_t bytes) = 0;
+  // scattered since the last one into `streams` scratch streams (a point
+  // costs every stream's buffered bytes written out and a sync).
+  virtual bool scatter_point_due(std::uint64_t bytes, std::size_t streams) = 0;
   // A point of pass 1 (phase kScatter), every write of it complete.
   virtual void scattered(const WalkResume& point) = 0;
   // Pass 1 done: the root's buckets whole.
@@ -66,6 +66,10 @@ class WalkCheckpoint {
   // space back; it runs once the point is durable (a resume from an
   // earlier point still reads them).
   virtual void emitted(const WalkResume& point, std::function<void()> release) = 0;
+  // Pass 2: whether a point now would be made durable soon. When not, the
+  // split skips it (the output's buffers stay unflushed) and hands its
+  // release to the next point it makes; the last one is always made.
+  virtual bool emit_point_due() = 0;
   // Waits until every point is durable and every release has run. Throws
   // what making one durable threw.
   virtual void settle() = 0;
