@@ -28,8 +28,14 @@ DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, I
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     io::InputSource& source = inputs[k];
     const bool known = counts != nullptr && k < counts->known.size();
+    TextCountResume resume;
+    if (counts != nullptr && !known) {
+      if (counts->partial && k == counts->known.size()) resume.from = &*counts->partial;
+      if (counts->on_progress) resume.progress = [counts, k](const TextCountProgress& p) { counts->on_progress(k, p); };
+    }
     InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr, nullptr,
-                                           known ? &counts->known[k] : nullptr);
+                                           known ? &counts->known[k] : nullptr, &resume);
+    if (resume.counted_on) counts->counted_on = true;
     // Text read to count its records (not taken from `known`).
     const bool counted = layout.framed() && !layout.count_known;
     if (counted) dataset.counted_bytes += source.bytes();

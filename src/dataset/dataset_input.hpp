@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,10 +48,17 @@ struct DatasetInput {
 // `on_found`, when set, is called with `found` after each input but the
 // last that was read to count it (--checkpoint journals them, so that a run killed while counting a
 // dataset of many files counts again only from the file it was in).
+// `partial`, when set, is how far an earlier pass got through the input
+// after the known ones, where the count goes on from; `on_progress`, when
+// set, is told how far the count of input `k` has got (TextCountResume),
+// so that a run killed inside one large file counts again only from there.
 struct TextCounts {
   std::vector<TextCount> known;
   std::vector<TextCount> found;
   std::function<void(const std::vector<TextCount>&)> on_found;
+  std::optional<TextCountProgress> partial;
+  std::function<void(std::size_t k, const TextCountProgress&)> on_progress;
+  bool counted_on = false;  // `partial` was taken
 };
 
 // Lays out every input of `inputs` (read_input_layout) and puts them

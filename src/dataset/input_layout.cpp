@@ -10,7 +10,8 @@ namespace extshuffle::dataset {
 namespace {
 
 InputLayout text_layout(const DatasetOptions& options, formats::Format format, io::InputSource& source,
-                        const std::string& name, InputMapping* mapping, RecordSink* sink, const TextCount* known) {
+                        const std::string& name, InputMapping* mapping, RecordSink* sink, const TextCount* known,
+                        TextCountResume* resume) {
   check_frame_options(options, format);
   InputLayout layout;
   layout.syntax = formats::framed_syntax(format, options.zero_terminated);
@@ -27,7 +28,8 @@ InputLayout text_layout(const DatasetOptions& options, formats::Format format, i
     if (layout.mapped) mapping->mapped->expect_sequential(true);
     layout.text_count = count_text_records(source.data(), source.data_offset(), bytes, layout.syntax, header_lines,
                                            options.skip_empty, name, options.verify ? &layout.digest : nullptr,
-                                           layout.mapped ? mapping->mapped->data() : nullptr, sink);
+                                           layout.mapped ? mapping->mapped->data() : nullptr, sink,
+                                           source.spooled() ? nullptr : resume);
     if (layout.mapped) mapping->mapped->expect_sequential(false);
   }
   layout.records = layout.text_count.records;
@@ -87,7 +89,7 @@ std::string format_name(const formats::DetectedFormat& format) {
 }
 
 InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping,
-                              RecordSink* sink, const TextCount* known) {
+                              RecordSink* sink, const TextCount* known, TextCountResume* resume) {
   const std::string name = input_display_name(source.path());
   std::string head = source.read_head(formats::kDetectionProbeBytes);
   const formats::DetectedFormat detected =
@@ -101,7 +103,7 @@ InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& so
         layout.format = detected;
         return layout;
       }
-      layout = text_layout(options, detected.framed_format, source, name, mapping, sink, known);
+      layout = text_layout(options, detected.framed_format, source, name, mapping, sink, known, resume);
       layout.format = detected;
       return layout;
     case formats::RecordKind::kNpy: {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,16 @@ class TerminatorCount {
   // `first` of the input.
   TerminatorCount(char terminator, RecordSink* sink = nullptr, std::uint64_t first = 0)
       : terminator_(terminator), ends_(kBlock), sink_(sink), record_start_(first) {}
+  // Continuing an earlier count's bulk part (no sink).
+  TerminatorCount(char terminator, const TextCountProgress& earlier)
+      : terminator_(terminator), ends_(kBlock), records_(earlier.records), longest_(earlier.longest_record_bytes),
+        open_(earlier.open_bytes), squares_(earlier.record_bytes_squared), sink_(nullptr), record_start_(0) {}
+  void save(TextCountProgress& progress) const {
+    progress.records = records_;
+    progress.longest_record_bytes = longest_;
+    progress.open_bytes = open_;
+    progress.record_bytes_squared = squares_;
+  }
   // [begin, end): the next bytes of the input, at byte `offset` of it.
   void add(const char* begin, const char* end, std::uint64_t offset) {
     for (const char* at = begin;;) {
@@ -84,13 +95,17 @@ class TerminatorCount {
 // counts terminators): 2 MiB keeps them in the CPU's caches and the pass
 // within kCountingBytes of memory (driver/run_dataset.cpp, --dry-run's peak).
 constexpr std::size_t kCountPieceBytes = std::size_t{2} << 20;
-
+// How far apart a count's progress is told (TextCountResume): a rerun
+// counts again at most 1/64 of the input, and never more than this; each
+// is a journal record and a sync, a few a second at most at the disk's speed.
+constexpr std::uint64_t kMostCountProgressBytes = std::uint64_t{256} << 20;
 // Counts the terminators in [from, bytes) of the input at `offset` of
 // `file`, reading the next piece while this one is counted so that the disk
 // never waits for the count; `last_byte` becomes the input's last byte when
-// there is any.
+// there is any. `counted_through`, when given, is told after each piece.
 void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, std::uint64_t bytes,
-                TerminatorCount& count, char& last_byte) {
+                TerminatorCount& count, char& last_byte,
+                const std::function<void(std::uint64_t)>& counted_through = {}) {
   std::uint64_t at = from;
   io::read_sequentially(file, offset + from, bytes - from, kCountPieceBytes,
                         [&](const std::byte* data, std::size_t size) {
@@ -98,6 +113,7 @@ void count_rest(io::BlockFile& file, std::uint64_t offset, std::uint64_t from, s
     count.add(text, text + size, at);
     at += size;
     last_byte = text[size - 1];
+    if (counted_through) counted_through(at);
   });
 }
 
@@ -109,11 +125,12 @@ class TextCounter {
  public:
   TextCounter(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes, const formats::RecordSyntax& syntax,
               std::uint64_t header_records, bool skip_blank, const std::string& display_name, RecordDigest* digest,
-              const std::byte* mapped, RecordSink* sink)
+              const std::byte* mapped, RecordSink* sink, TextCountResume* resume)
       : file_(file), offset_(offset), bytes_(bytes), syntax_(syntax), header_records_(header_records),
         skip_blank_(skip_blank), display_name_(display_name), digest_(digest), mapped_(mapped), sink_(sink),
         framed_(syntax.framing == formats::Framing::kTfrecord),
-        count_terminators_(!syntax.quoted && !skip_blank && !digest && !framed_), last_byte_(syntax.terminator) {
+        count_terminators_(!syntax.quoted && !skip_blank && !digest && !framed_),
+        resume_(count_terminators_ && !mapped && !sink ? resume : nullptr), last_byte_(syntax.terminator) {
     if (mapped != nullptr) {
       buffer_ = reinterpret_cast<const char*>(mapped);
       capacity_ = bytes;
@@ -125,18 +142,12 @@ class TextCounter {
   }
 
   TextCount count() {
-    while (position_ + fill_ < bytes_ || at_ < fill_) {
-      if (position_ + fill_ < bytes_) read_more();
-      if (count_terminators_ && headers_seen_ == header_records_) {
-        TerminatorCount terminators(syntax_.terminator, sink_, position_ + at_);
-        count_terminators_to_end(terminators);
-        if (last_byte_ != syntax_.terminator) {  // the last line, unterminated
-          ++count_.records;
-          terminators.hand_on_unterminated(bytes_);
-        }
-        break;
-      }
-      count_records_read();
+    const TextCountProgress* from = resume_ ? resume_->from : nullptr;
+    if (from && from->through <= bytes_ && from->before.header_bytes <= from->through) {
+      count_on_from(*from);
+      resume_->counted_on = true;
+    } else {
+      count_from_start();
     }
     // With blank records skipped, a record's span in the node reaches to the
     // next record: bound it by the blank records' bytes too (rare; see the
@@ -147,6 +158,57 @@ class TextCounter {
   }
 
  private:
+  void count_from_start() {
+    while (position_ + fill_ < bytes_ || at_ < fill_) {
+      if (position_ + fill_ < bytes_) read_more();
+      if (count_terminators_ && headers_seen_ == header_records_) {
+        TerminatorCount terminators(syntax_.terminator, sink_, position_ + at_);
+        count_terminators_to_end(terminators);
+        return;
+      }
+      count_records_read();
+    }
+  }
+
+  // The rest of an input an earlier pass counted through `from.through`:
+  // the bulk count taken up where it was, the same additions in the same
+  // order as one pass makes.
+  void count_on_from(const TextCountProgress& from) {
+    count_ = from.before;
+    last_byte_ = from.last_byte;
+    TerminatorCount terminators(syntax_.terminator, from);
+    count_rest(file_, offset_, from.through, bytes_, terminators, last_byte_, progress_of(terminators, from.through));
+    add_bulk(terminators);
+  }
+
+  // Tells resume_'s progress once each 1/64 of the input more is counted
+  // (a piece at least, kMostCountProgressBytes at most).
+  std::function<void(std::uint64_t)> progress_of(const TerminatorCount& terminators, std::uint64_t from) {
+    if (!resume_ || !resume_->progress) return {};
+    const std::uint64_t spacing = std::clamp<std::uint64_t>(bytes_ / 64, kCountPieceBytes, kMostCountProgressBytes);
+    return [this, &terminators, spacing, told = from](std::uint64_t through) mutable {
+      if (through - told < spacing || through == bytes_) return;
+      told = through;
+      TextCountProgress progress;
+      progress.through = through;
+      progress.before = count_;
+      terminators.save(progress);
+      progress.last_byte = last_byte_;
+      resume_->progress(progress);
+    };
+  }
+
+  // The bulk count's records, and the last line if unterminated.
+  void add_bulk(TerminatorCount& terminators) {
+    count_.records += terminators.records();
+    count_.longest_record_bytes = std::max(count_.longest_record_bytes, terminators.longest());
+    count_.record_bytes_squared += terminators.squares();
+    if (last_byte_ != syntax_.terminator && bytes_ > 0) {  // the last line, unterminated
+      ++count_.records;
+      terminators.hand_on_unterminated(bytes_);
+    }
+  }
+
   // Mapped: counted where the bytes lie, a piece at a time, the reads of
   // the next kMappedAheadBytes asked for before the piece is counted. The
   // kernel's own read-ahead on faults keeps few reads in flight: the pass
@@ -209,11 +271,10 @@ class TextCounter {
         terminators.add(buffer_ + from, buffer_ + fill_, from);
       }
     } else {
-      count_rest(file_, offset_, position_ + fill_, bytes_, terminators, last_byte_);
+      count_rest(file_, offset_, position_ + fill_, bytes_, terminators, last_byte_,
+                 progress_of(terminators, position_ + fill_));
     }
-    count_.records += terminators.records();
-    count_.longest_record_bytes = std::max(count_.longest_record_bytes, terminators.longest());
-    count_.record_bytes_squared += terminators.squares();
+    add_bulk(terminators);
   }
 
   // The whole records of [at_, fill_), and at the input's end the last one
@@ -277,6 +338,7 @@ class TextCounter {
   RecordSink* const sink_;
   const bool framed_;
   const bool count_terminators_;
+  TextCountResume* const resume_;  // null where the count cannot go on from a progress
   io::AlignedBuffer storage_;  // streaming: the piece read, and the record in progress before it
   std::size_t capacity_ = 0;
   const char* buffer_ = nullptr;
@@ -293,8 +355,9 @@ class TextCounter {
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
                              const std::string& display_name, RecordDigest* digest, const std::byte* mapped,
-                             RecordSink* sink) {
-  return TextCounter(file, offset, bytes, syntax, header_records, skip_blank, display_name, digest, mapped, sink)
+                             RecordSink* sink, TextCountResume* resume) {
+  return TextCounter(file, offset, bytes, syntax, header_records, skip_blank, display_name, digest, mapped, sink,
+                     resume)
       .count();
 }
 

@@ -57,19 +57,57 @@ io::SplitState take_split(io::FieldReader& in) {
   return state;
 }
 
+// A double kept to the bit.
+double take_double(io::FieldReader& in) {
+  const std::uint64_t bits = in.u64();
+  double value = 0;
+  std::memcpy(&value, &bits, sizeof bits);
+  return value;
+}
+
+void put_double(io::FieldWriter& out, double value) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  out.u64(bits);
+}
+
+dataset::TextCount take_count(io::FieldReader& in) {
+  dataset::TextCount c;
+  c.header_bytes = in.u64();
+  c.records = in.u64();
+  c.add_terminator = in.u64() != 0;
+  c.longest_record_bytes = in.u64();
+  c.record_bytes_squared = take_double(in);
+  return c;
+}
+
+void put_count(io::FieldWriter& out, const dataset::TextCount& c) {
+  out.u64(c.header_bytes);
+  out.u64(c.records);
+  out.u64(c.add_terminator ? 1 : 0);
+  out.u64(c.longest_record_bytes);
+  put_double(out, c.record_bytes_squared);
+}
+
 std::vector<dataset::TextCount> take_counts(io::FieldReader& in) {
   const std::uint64_t inputs = in.u64();
   if (inputs > (std::uint64_t{1} << 32)) throw Error("checkpoint journal: a record is not this run's: not trusted");
   std::vector<dataset::TextCount> counts(inputs);
-  for (dataset::TextCount& c : counts) {
-    c.header_bytes = in.u64();
-    c.records = in.u64();
-    c.add_terminator = in.u64() != 0;
-    c.longest_record_bytes = in.u64();
-    const std::uint64_t squared = in.u64();
-    std::memcpy(&c.record_bytes_squared, &squared, sizeof squared);
-  }
+  for (dataset::TextCount& c : counts) c = take_count(in);
   return counts;
+}
+
+void take_count_progress(io::FieldReader& in, DatasetJournal& d) {
+  d.counting_input = static_cast<std::size_t>(in.u64());
+  dataset::TextCountProgress p;
+  p.through = in.u64();
+  p.before = take_count(in);
+  p.records = in.u64();
+  p.longest_record_bytes = in.u64();
+  p.open_bytes = in.u64();
+  p.record_bytes_squared = take_double(in);
+  p.last_byte = static_cast<char>(in.u64());
+  d.count_progress = p;
 }
 
 // A record's dataset part, read into `d`.
@@ -77,6 +115,7 @@ void take_record(CheckpointRecord type, io::FieldReader& in, DatasetJournal& d) 
   switch (type) {
     case CheckpointRecord::kPlan: d.plan = in.bytes(); return;
     case CheckpointRecord::kCounts: d.counts = take_counts(in); return;
+    case CheckpointRecord::kCountProgress: take_count_progress(in, d); return;
     case CheckpointRecord::kScattered:
       d.resume = {};
       d.resume.phase = Phase::kScatter;
@@ -147,15 +186,21 @@ std::string counts_record(std::size_t dataset, const std::vector<dataset::TextCo
   io::FieldWriter out;
   out.u64(dataset);
   out.u64(counts.size());
-  for (const dataset::TextCount& c : counts) {
-    out.u64(c.header_bytes);
-    out.u64(c.records);
-    out.u64(c.add_terminator ? 1 : 0);
-    out.u64(c.longest_record_bytes);
-    std::uint64_t squared = 0;
-    std::memcpy(&squared, &c.record_bytes_squared, sizeof squared);
-    out.u64(squared);
-  }
+  for (const dataset::TextCount& c : counts) put_count(out, c);
+  return out.text();
+}
+
+std::string count_progress_record(std::size_t dataset, std::size_t input, const dataset::TextCountProgress& progress) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.u64(input);
+  out.u64(progress.through);
+  put_count(out, progress.before);
+  out.u64(progress.records);
+  out.u64(progress.longest_record_bytes);
+  out.u64(progress.open_bytes);
+  put_double(out, progress.record_bytes_squared);
+  out.u64(static_cast<unsigned char>(progress.last_byte));
   return out.text();
 }
 

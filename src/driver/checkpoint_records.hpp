@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,14 @@
 namespace extshuffle::driver {
 
 enum class CheckpointRecord : std::uint32_t {
-  kIdentity = 1,     // the Job's identity (run_identity.hpp)
-  kPlan = 2,         // dataset, its plan
-  kScattered = 3,    // dataset, a point of pass 1
-  kScatterDone = 4,  // dataset, its buckets whole
-  kEmitted = 5,      // dataset, a point of pass 2, the output's state, --verify's digest
-  kDone = 6,         // dataset, its output whole, --verify's digest
-  kCounts = 7,       // dataset, each input's counting pass (text: what the plan comes from)
+  kIdentity = 1,       // the Job's identity (run_identity.hpp)
+  kPlan = 2,           // dataset, its plan
+  kScattered = 3,      // dataset, a point of pass 1
+  kScatterDone = 4,    // dataset, its buckets whole
+  kEmitted = 5,        // dataset, a point of pass 2, the output's state, --verify's digest
+  kDone = 6,           // dataset, its output whole, --verify's digest
+  kCounts = 7,         // dataset, each input's counting pass (text: what the plan comes from)
+  kCountProgress = 8,  // dataset, input k, how far its counting pass got (the input after those counted)
 };
 
 // What the journal says of one dataset.
@@ -32,6 +34,10 @@ struct DatasetJournal {
   std::string plan;           // empty: not planned yet
   // Each input's count, trusted as the identity matched (empty: none kept).
   std::vector<dataset::TextCount> counts;
+  // How far the counting pass of input `counting_input` got (an input
+  // after those of `counts`, or a stale record when it is not the next).
+  std::optional<dataset::TextCountProgress> count_progress;
+  std::size_t counting_input = 0;
   ioperm::WalkResume resume;  // where its walk resumes
   std::string output_state;   // the output at the point resumed from (empty: nothing output)
   std::string written_state;  // --verify's digest of what was output
@@ -50,6 +56,7 @@ JournalState read_journal_state(const std::vector<io::JournalRecord>& records);
 // The records' payloads.
 std::string plan_record(std::size_t dataset, const std::string& plan);
 std::string counts_record(std::size_t dataset, const std::vector<dataset::TextCount>& counts);
+std::string count_progress_record(std::size_t dataset, std::size_t input, const dataset::TextCountProgress& progress);
 std::string scattered_record(std::size_t dataset, const ioperm::WalkResume& point);
 std::string scatter_done_record(std::size_t dataset, const io::SplitState& buckets);
 std::string emitted_record(std::size_t dataset, const ioperm::WalkResume& point, const std::string& output_state,

@@ -34,7 +34,7 @@ void CheckpointSyncer::offer(Point point) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (failure_) std::rethrow_exception(failure_);
-    if (point.droppable && !queue_.empty() && queue_.back().droppable) {
+    if (point.droppable && !queue_.empty() && queue_.back().droppable && queue_.back().slot == point.slot) {
       // The waiting point says less than this one: this one replaces it,
       // and releases what it would have.
       for (auto& release : queue_.back().releases) point.releases.push_back(std::move(release));

@@ -3,8 +3,10 @@
 // claims are synced (fdatasync of the scratch file, the outputs), then its
 // journal record is appended and synced, then what it releases runs (the
 // scratch of buckets it says are output). A point that waits while a later
-// one comes is dropped for it when both are only progress (the later one
-// says more), and its releases go with the later one. The first failure
+// one of the same slot comes is dropped for it when both are only progress
+// (the later one says more: not so of another slot's, such as a dataset's
+// counts and the progress of its next input's count), and its releases go
+// with the later one. The first failure
 // (a full disk, EIO) is kept: no later point is made durable or released,
 // and the next offer() or settle() throws it, so the run ends with the
 // journal at its last durable point.

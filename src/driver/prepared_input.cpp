@@ -236,7 +236,8 @@ RunResult shuffle_prepared(const JobOptions& options, PreparedInput::State& prep
         dataset.data.bytes, chunk_bytes);
   }
   const bool resumed =
-      checkpoint && (checkpoint->done() || checkpoint->resume().phase != ioperm::WalkResume::Phase::kStart);
+      checkpoint && (checkpoint->done() || checkpoint->resume().phase != ioperm::WalkResume::Phase::kStart ||
+                     checkpoint->counted_on());
   if (resumed) result.notes.push_back(checkpoint->describe(layout.records, true));
   spdlog::debug("dataset: {} records, {} bytes ({}), {} pass(es) through disk", layout.records, dataset.bytes,
                 dataset::format_name(layout.format), schedule.passes);
@@ -292,11 +293,16 @@ PreparedInput prepare_input(const JobOptions& options, const JobDataset& dataset
   DatasetCheckpoint* part = checkpoint.run ? &checkpoint.run->dataset(checkpoint.index) : nullptr;
   dataset::TextCounts counts;
   if (part) counts.known = part->known_counts();
+  if (part && part->count_progress()) counts.partial = *part->count_progress();
   if (part && !options.run.dry_run) {
     counts.on_found = [part](const std::vector<dataset::TextCount>& found) { part->counted_so_far(found); };
+    counts.on_progress = [part](std::size_t k, const dataset::TextCountProgress& progress) {
+      part->counting(k, progress);
+    };
   }
   DatasetInput read =
       dataset::read_dataset(options.input, inputs, options.run.dry_run ? nullptr : &mapping, part ? &counts : nullptr);
+  if (part && counts.counted_on) part->count_on();
   if (part) part->counted(std::move(counts.found));
   return PreparedInput(
       std::make_unique<PreparedInput::State>(std::move(inputs), std::move(read), std::move(mapping), part));

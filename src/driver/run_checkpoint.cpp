@@ -187,6 +187,15 @@ void DatasetCheckpoint::counted_so_far(const std::vector<dataset::TextCount>& co
   counts_offered_ = counts.size();
 }
 
+const dataset::TextCountProgress* DatasetCheckpoint::count_progress() const {
+  const bool next = journal_.count_progress && journal_.counting_input == journal_.counts.size();
+  return next && journal_.plan.empty() ? &*journal_.count_progress : nullptr;
+}
+
+void DatasetCheckpoint::counting(std::size_t k, const dataset::TextCountProgress& progress) {
+  run_.offer(CheckpointRecord::kCountProgress, count_progress_record(index_, k, progress), {}, {}, true);
+}
+
 void DatasetCheckpoint::counted(std::vector<dataset::TextCount> counts) {
   if (counts.size() > journal_.counts.size()) counted_ = std::move(counts);
 }
@@ -241,6 +250,12 @@ std::string DatasetCheckpoint::describe(std::uint64_t records, bool now) const {
   if (r.phase == ioperm::WalkResume::Phase::kScatter) {
     return head + (now ? "went" : "goes") + " on with pass 1 at record " + std::to_string(r.next_record) + " of " +
            std::to_string(records) + " (the records before it in the buckets kept there)" + end;
+  }
+  const dataset::TextCountProgress* counting = count_progress();
+  if (counting || (now && counted_on_from_ > 0)) {
+    return head + (now ? "counted" : "counts") + " input " + std::to_string(journal_.counting_input + 1) +
+           " on from byte " + std::to_string(now ? counted_on_from_ : counting->through) +
+           " (the counting pass, before the plan)" + end;
   }
   return "checkpoint: " + dir + " holds no point of this run yet: it starts from the beginning" + end;
 }

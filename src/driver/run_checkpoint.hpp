@@ -48,6 +48,14 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   // run took, kept by begin() when the journal has fewer.
   const std::vector<dataset::TextCount>& known_counts() const { return journal_.counts; }
   void counted_so_far(const std::vector<dataset::TextCount>& counts);
+  // How far an earlier run got counting the input after the known ones
+  // (null: it got nowhere inside one); while counting input `k`, how far
+  // this run got (a point of progress, made durable in the background).
+  const dataset::TextCountProgress* count_progress() const;
+  void counting(std::size_t k, const dataset::TextCountProgress& progress);
+  // The run counts on from count_progress(): -v's note says so.
+  void count_on() { counted_on_from_ = count_progress() ? count_progress()->through : 0; }
+  bool counted_on() const { return counted_on_from_ > 0; }
   void counted(std::vector<dataset::TextCount> counts);
 
   // Before the walk, once the records are counted: the dataset's plan,
@@ -72,6 +80,7 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   DatasetJournal journal_;
   std::vector<dataset::TextCount> counted_;  // to journal: the journal had fewer
   std::size_t counts_offered_ = 0;           // inputs in the last record counted_so_far() offered
+  std::uint64_t counted_on_from_ = 0;        // count_on(): the byte of the input counted on from
   std::uint64_t scatter_point_bytes_ = 0;    // at least this far apart
   std::uint64_t chunk_bytes_ = 0;            // at most this far apart
   dataset::ShardedOutput* output_ = nullptr;

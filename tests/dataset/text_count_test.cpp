@@ -184,6 +184,57 @@ TEST_F(TextCountTest, InputsLargerThanAPieceAndARecordLargerThanAPiece) {
   }
 }
 
+// --checkpoint's progress (TextCountResume): a streamed bulk count of lines
+// tells how far it got every 2 MiB piece here (1/64 of 20 MiB is less than
+// a piece), and a count that goes on from any of those points gets the
+// count of one pass to the bit (the squares summed in the same order), for
+// a header and an unterminated last line. A count that cannot go on from
+// one (blank records skipped: record by record) counts from the start and
+// tells nothing.
+TEST_F(TextCountTest, ACountGoesOnFromItsProgressToTheCountOfOnePass) {
+  Input input = random_text(41, 110000, 380, false, true);
+  const std::string path = (dir_.path() / "input").string();
+  testing::write_file(path, std::string(kOffset, '\n') + input.bytes);
+  const auto file = io::BlockFile::open_input(path);
+  const std::uint64_t bytes = input.bytes.size();
+  ASSERT_GT(bytes, std::uint64_t{16} << 20);
+  std::vector<TextCountProgress> told;
+  TextCountResume telling;
+  telling.progress = [&](const TextCountProgress& p) { told.push_back(p); };
+  const TextCount whole =
+      count_text_records(*file, kOffset, bytes, kLines, 2, false, "'in'", nullptr, nullptr, nullptr, &telling);
+  EXPECT_FALSE(telling.counted_on);
+  ASSERT_GE(told.size(), 6u);
+  for (std::size_t k = 1; k < told.size(); ++k) EXPECT_GT(told[k].through, told[k - 1].through);
+  const TextCount expected = expected_count(input, 2, false, false, nullptr);
+  EXPECT_EQ(whole.records, expected.records);
+  for (const std::size_t k : {std::size_t{0}, told.size() / 2, told.size() - 1}) {
+    TextCountResume resume;
+    resume.from = &told[k];
+    std::vector<TextCountProgress> later;
+    resume.progress = [&](const TextCountProgress& p) { later.push_back(p); };
+    const TextCount got =
+        count_text_records(*file, kOffset, bytes, kLines, 2, false, "'in'", nullptr, nullptr, nullptr, &resume);
+    const std::string how = "on from byte " + std::to_string(told[k].through);
+    EXPECT_TRUE(resume.counted_on) << how;
+    EXPECT_EQ(got.records, whole.records) << how;
+    EXPECT_EQ(got.header_bytes, whole.header_bytes) << how;
+    EXPECT_EQ(got.add_terminator, whole.add_terminator) << how;
+    EXPECT_EQ(got.longest_record_bytes, whole.longest_record_bytes) << how;
+    EXPECT_EQ(got.record_bytes_squared, whole.record_bytes_squared) << how;  // to the bit
+    EXPECT_EQ(later.size(), told.size() - 1 - k) << how;                     // the same points after it
+  }
+  TextCountResume skipping;
+  skipping.from = &told.back();
+  skipping.progress = [&](const TextCountProgress& p) { told.push_back(p); };
+  const std::size_t before = told.size();
+  const TextCount blank_skipped =
+      count_text_records(*file, kOffset, bytes, kLines, 2, true, "'in'", nullptr, nullptr, nullptr, &skipping);
+  EXPECT_FALSE(skipping.counted_on);
+  EXPECT_EQ(told.size(), before);
+  EXPECT_EQ(blank_skipped.records, expected_count(input, 2, true, false, nullptr).records);
+}
+
 // A file mapped as the driver maps one (io::MappedBytes), larger than the
 // pass's read-ahead window (64 MiB asked for ahead of the 8 MiB pieces):
 // heavy-tailed CRLF lines (lognormal lengths, one of 3 MiB), a header, the

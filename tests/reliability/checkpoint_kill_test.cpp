@@ -381,5 +381,39 @@ TEST(CheckpointKill, ADatasetOfFilesFailedWhileCountingCountsAgainOnlyFromThatFi
   }
 }
 
+// One large text file whose counting pass fails part way (a read error past
+// its 7th MiB): the count's progress was journaled every 2 MiB (1/64 of
+// the file, a piece at least), so the rerun counts on from there rather
+// than from its first byte (strace counts the bytes read from it), says so
+// with -v, and writes the uninterrupted run's bytes.
+TEST(CheckpointKill, OneFileFailedWhileCountingCountsOnFromItsProgress) {
+  if (!have("strace")) GTEST_SKIP() << "strace is not installed";
+  TempDir root;
+  const Case c{"JSONL, counted on", "{in}/docs.jsonl {out}/out.jsonl --seed 17 -S 1M", {"out.jsonl"}};
+  CheckpointRun run(c, root.path());
+  const fs::path input = run.in() / "docs.jsonl";
+  write_file(input, heavy_jsonl(16000, 11));
+  const std::uint64_t size = fs::file_size(input);
+  ASSERT_GT(size, std::uint64_t{9} << 20);
+  run.reference();
+  Workspace w;
+  run.fresh();
+  const std::string path = fs::canonical(input).string();
+  Child failing(run.arguments(true, "-q"), fault_environment("eio", path, std::uint64_t{7} << 20, w), w.capture_dir);
+  EXPECT_EQ(failing.wait(), 1) << failing.err();
+  ASSERT_TRUE(fs::exists(w.marker())) << "the read error never fired: " << failing.err();
+  const fs::path log = root.path() / "reads.log";
+  const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
+                                            quoted(log.string()) + " " + run.command(true, "-v"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("counted input 1 on from byte "), std::string::npos) << resumed.err.substr(0, 2000);
+  run.check_outputs("resumed after a failed count");
+  // Counted again from the start, the file is read twice (the count, then
+  // pass 1); on from its progress, at least the first 4 MiB once only.
+  const std::uint64_t read = bytes_read_from(read_file(log), path);
+  EXPECT_LT(read, 2 * size - (std::uint64_t{4} << 20))
+      << "the rerun read " << read << " bytes of its " << size << "-byte input: counted again from the start";
+}
+
 }  // namespace
 }  // namespace extshuffle::testing::checkpoint_kill_test

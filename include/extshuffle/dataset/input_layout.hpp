@@ -88,9 +88,12 @@ struct InputMapping {
 // `known` is its count, which the caller vouches for (--checkpoint: the
 // count of an earlier run of the same input, by its identity); not taken
 // with options.verify (the digest is of the records read) or `sink`.
+// Otherwise, with `resume`, text counts on from its progress and tells its
+// own (count_text_records; a spooled input, a copy, counts from the start).
 // Throws UsageError, InputError, IoError.
 InputLayout read_input_layout(const DatasetOptions& options, io::InputSource& source, InputMapping* mapping = nullptr,
-                              RecordSink* sink = nullptr, const TextCount* known = nullptr);
+                              RecordSink* sink = nullptr, const TextCount* known = nullptr,
+                              TextCountResume* resume = nullptr);
 
 // Refuses (UsageError) --header N > 0 and --skip-empty for TFRecord frames
 // and tar samples, which have neither header lines nor blank records.

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,31 @@ struct TextCount {
   double record_bytes_squared = 0;         // the sum of the squares of the records' lengths (their spread)
 };
 
+// The counting pass of one input part way through (--checkpoint: docs/cli.md
+// "Resuming a run"): plain lines past the header, whose terminators are
+// counted in bulk, counted through byte `through` of the input. It is all a
+// count needs to go on from there: a rerun of the same input counts the
+// rest and gets the count (the sum of squares to the bit) that one pass
+// gets.
+struct TextCountProgress {
+  std::uint64_t through = 0;  // bytes of the input counted
+  TextCount before;           // the header, and the records counted one by one before the bulk count
+  std::uint64_t records = 0, longest_record_bytes = 0;  // the bulk count's records so far, and the longest
+  std::uint64_t open_bytes = 0;                         // of the record in progress at `through`
+  double record_bytes_squared = 0;
+  char last_byte = 0;  // the input's byte before `through`
+};
+
+// Where a counting pass starts, and whom it tells how far it got. Taken
+// only by the bulk count of plain lines read from a file (no quoting, no
+// blank records skipped, no digest, no mapping, no sink); others count
+// from the start and tell no one.
+struct TextCountResume {
+  const TextCountProgress* from = nullptr;                 // an earlier pass over the same input
+  std::function<void(const TextCountProgress&)> progress;  // each 1/64 of the input, 256 MiB at most
+  bool counted_on = false;                                 // set when the count went on from `from`
+};
+
 // Counts the records of the `bytes` bytes at `offset` of `file` (an input's
 // spool may lie anywhere in the scratch file), and finds the longest (with
 // blank records skipped, a record's span may include the blank records
@@ -70,6 +96,7 @@ struct TextCount {
 TextCount count_text_records(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
                              const formats::RecordSyntax& syntax, std::uint64_t header_records, bool skip_blank,
                              const std::string& display_name, RecordDigest* digest = nullptr,
-                             const std::byte* mapped = nullptr, RecordSink* sink = nullptr);
+                             const std::byte* mapped = nullptr, RecordSink* sink = nullptr,
+                             TextCountResume* resume = nullptr);
 
 }  // namespace extshuffle::dataset
