@@ -35,11 +35,16 @@ SplitCheckpoint::SplitCheckpoint(WalkCheckpoint* checkpoint, io::BucketStore::Sp
       skipped_ = std::move(point);
       return;
     }
-    skipped_.reset();
-    checkpoint_->emitted(point, [releases = std::exchange(pending_releases_, {})] {
-      for (const auto& r : releases) r();
-    });
+    emit(point);
   };
+}
+
+// Pass 2's point, with the releases of the points skipped since the last.
+void SplitCheckpoint::emit(const WalkResume& point) {
+  skipped_.reset();
+  checkpoint_->emitted(point, [releases = std::exchange(pending_releases_, {})] {
+    for (const auto& r : releases) r();
+  });
 }
 
 SplitCheckpoint::~SplitCheckpoint() {
@@ -79,12 +84,7 @@ std::uint64_t SplitCheckpoint::first_destination() const {
 
 void SplitCheckpoint::settle() {
   if (!checkpoint_) return;
-  if (skipped_) {
-    checkpoint_->emitted(*skipped_, [releases = std::exchange(pending_releases_, {})] {
-      for (const auto& r : releases) r();
-    });
-    skipped_.reset();
-  }
+  if (skipped_) emit(WalkResume(*skipped_));
   checkpoint_->settle();
 }
 

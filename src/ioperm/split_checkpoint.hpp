@@ -57,6 +57,7 @@ class SplitCheckpoint {
   std::uint64_t last_point_offset_ = 0;
   ScatterPoint on_scatter_;
   EmitPoint on_emit_;
+  void emit(const WalkResume& point);
   // Pass 2's last point skipped (emit_point_due() false), and the releases
   // of the points skipped since the last one made: they go with the next.
   std::optional<WalkResume> skipped_;
