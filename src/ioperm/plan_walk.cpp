@@ -152,9 +152,10 @@ std::uint32_t PlanWalk::run_split(const core::Node& node, const io::ByteExtents&
 
 void PlanWalk::scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts,
                               bool root, NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk,
-                              BucketTargets& targets, const ScatterPoint* points) {
+                              BucketTargets& targets, const ScatterPoint* points, std::uint64_t first_record) {
   if (path == NodePath::kRouted) {
-    scatter_routed(node, chunk_data, facts, root, first_chunk, end_chunk, targets, BucketWindows{}, nullptr, points);
+    scatter_routed(node, chunk_data, facts, root, first_chunk, end_chunk, targets, BucketWindows{}, nullptr, points,
+                   first_record);
   } else {
     scatter_in_memory(node, chunk_data, root, first_chunk, end_chunk, targets, points);
   }

@@ -49,10 +49,11 @@ class PlanWalk {
   // targets' to use. A routed split tags each record with its position in
   // its bucket (position_tag.hpp, the width of the largest bucket).
   // `points` (walk_checkpoint.hpp), when given, is called after each group
-  // of chunks or batch of records.
+  // of chunks or batch of records; `first_record`: as scatter_routed()'s
+  // (a resumed routed scatter may start inside chunk first_chunk).
   void scatter_chunks(const core::Node& node, const io::ByteExtents& chunk_data, const NodeFacts& facts, bool root,
                       NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk, BucketTargets& targets,
-                      const ScatterPoint* points = nullptr);
+                      const ScatterPoint* points = nullptr, std::uint64_t first_record = UINT64_MAX);
   std::uint64_t chunk_memory_bytes(const NodeFacts& facts, NodePath path) const;
   // Step 4 for buckets [first, end) of `node` (whose facts are `facts`, its
   // p buckets filled by a split made elsewhere, routed or not), read from

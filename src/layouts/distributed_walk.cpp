@@ -61,11 +61,12 @@ bool DistributedWalk::buckets_may_overflow() const { return layout_->buckets_may
 
 void DistributedWalk::scatter_chunks(io::BucketStore& store, const core::Node& root, const io::ByteExtents& chunk_data,
                                      const NodeFacts& facts, NodePath path, std::uint64_t first_chunk,
-                                     std::uint64_t end_chunk, BucketTargets& targets, WalkStats& stats) const {
+                                     std::uint64_t end_chunk, BucketTargets& targets, WalkStats& stats,
+                                     const ScatterPoint* points, std::uint64_t first_record) const {
   const OutputSink no_output = [](const std::byte*, std::size_t) {};
   PlanWalk walk(*layout_, store, options_.walk, no_output);
   try {
-    walk.scatter_chunks(root, chunk_data, facts, true, path, first_chunk, end_chunk, targets);
+    walk.scatter_chunks(root, chunk_data, facts, true, path, first_chunk, end_chunk, targets, points, first_record);
   } catch (...) {
     stats = walk.stats();
     throw;

@@ -186,44 +186,6 @@ Distribution draw_counts(RankRun& r) {
   return d;
 }
 
-// This rank's part of the root's plan, as the journal keeps it with the
-// exchange: the buckets, the rank's, the split's path and a digest (FNV-1a)
-// of the records every rank sends to each of them.
-std::string exchange_plan(const RankRun& r, const Distribution& d, ioperm::NodePath path) {
-  std::uint64_t digest = 14695981039346656037ull;
-  for (std::uint64_t j = d.first_bucket(r.me); j < d.end_bucket(r.me); ++j) {
-    for (int s = 0; s < d.ranks; ++s) digest = (digest ^ d.sent_by(s, j)) * 1099511628211ull;
-  }
-  return std::to_string(d.root.records) + " records, " + std::to_string(d.buckets) + " buckets, this rank's " +
-         std::to_string(d.first_bucket(r.me)) + "-" + std::to_string(d.end_bucket(r.me)) + ", " +
-         (path == ioperm::NodePath::kRouted ? "routed" : "in memory") + ", counts " + std::to_string(digest);
-}
-
-// 3. The root's split exchanged, or, resuming a job every rank had
-// exchanged (--checkpoint), its buckets read back from `kept_scratch`, the
-// journal's scratch file; a checkpointed exchange journalled once whole.
-// Returns the tag width.
-std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                                 io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received) {
-  const std::string plan = r.resume ? exchange_plan(r, d, path) : std::string();
-  if (r.resume && r.resume->point(r.dataset_index) != JobResume::Point::kStart) {
-    const JournalledExchange& kept = r.resume->exchanged(r.dataset_index);
-    checkpoint(r.comm, [&] {
-      if (kept.plan != plan) {
-        throw Error("checkpoint journal '" + r.options.run.checkpoint_dir + "': the root's plan drawn again (" + plan +
-                    ") is not the one its buckets were exchanged under (" + kept.plan + "): not trusted");
-      }
-    });
-    resume_exchange(r, d, path, store, *kept_scratch, kept.tag_width, kept.buckets, received);
-    return kept.tag_width;
-  }
-  const std::uint32_t tag_width = scatter_and_exchange(r, d, path, store, received);
-  if (r.resume) {
-    checkpoint(r.comm, [&] { r.resume->record_exchanged(r.dataset_index, {plan, tag_width, received->checkpoint()}); });
-  }
-  return tag_width;
-}
-
 // 4. This rank's buckets, to its range of the output (their records' bytes:
 // a routed split's tags stay behind). Returns the passes through disk.
 std::uint32_t run_own_buckets(RankRun& r, const Distribution& d, bool routed, std::uint32_t tag_width,

@@ -13,8 +13,9 @@ namespace extshuffle::mpi {
 namespace {
 
 constexpr int kTag = 7;
-// The counts to each rank start with: status, largest message, slot size.
-constexpr std::uint64_t kHeader = 3;
+// The counts to each rank start with: status, largest message, slot size,
+// whether this rank wants a point after the round.
+constexpr std::uint64_t kHeader = 4;
 
 struct Segment {
   const std::byte* data;
@@ -94,10 +95,11 @@ std::uint64_t ExchangeTargets::group_done() {
   return received_.take_written_bytes();
 }
 
-bool ExchangeTargets::finish(bool failed) {
+bool ExchangeTargets::finish(bool failed, const std::function<void()>& done_point) {
   for (;;) {
     const Outcome outcome = round(failed ? kFailed : kDone);
     if (outcome != Outcome::kGoOn) return outcome == Outcome::kSomeoneFailed;
+    if (take_point() && done_point && !failed) done_point();
   }
 }
 
@@ -126,6 +128,8 @@ ExchangeTargets::Outcome ExchangeTargets::round(Status status) {
   pool_used_.store(0, std::memory_order_relaxed);
   if (delivery_failure) std::rethrow_exception(delivery_failure);
   if (counts.someone_failed) return Outcome::kSomeoneFailed;
+  ++rounds_done_;
+  point_agreed_ = counts.point && !counts.all_done;  // the last round: the exchange's own record follows
   return counts.all_done ? Outcome::kAllDone : Outcome::kGoOn;
 }
 
@@ -146,6 +150,7 @@ ExchangeTargets::RoundCounts ExchangeTargets::exchange_counts(Status status) {
     counts_out.push_back(status);
     counts_out.push_back(0);  // the largest message, filled in below
     counts_out.push_back(cap);
+    counts_out.push_back(point_wanted_ ? 1 : 0);
     std::uint64_t bytes = 0;
     for (std::uint64_t j = d_.first_bucket(r); j < d_.end_bucket(r); ++j) {
       const std::uint64_t held = r == rank_ ? 0 : static_cast<PoolSink&>(*sinks_[j]).total();
@@ -173,6 +178,7 @@ ExchangeTargets::RoundCounts ExchangeTargets::exchange_counts(Status status) {
     counts.all_done = counts.all_done && from[0] != kActive;
     counts.largest = std::max(counts.largest, from[1]);
     counts.cap = std::min(counts.cap, from[2]);
+    counts.point = counts.point || from[3] != 0;
     for (std::uint64_t k = 0; k < mine; ++k) counts.incoming[s] += from[kHeader + k];
     receive_bucket_[s] = 0;
     receive_left_[s] = mine > 0 ? from[kHeader] : 0;

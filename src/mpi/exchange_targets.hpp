@@ -26,7 +26,9 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "distribution.hpp"
@@ -71,8 +73,21 @@ class ExchangeTargets final : public ioperm::BucketTargets {
   std::uint64_t group_done() override;
   // After this rank's last chunk, or after it failed (`failed`): rounds with
   // nothing from this rank until every rank has finished, or one has
-  // failed. Returns whether one failed.
-  bool finish(bool failed);
+  // failed; after each round the ranks agreed on a point, `done_point` is
+  // made (when given). Returns whether one failed.
+  bool finish(bool failed, const std::function<void()>& done_point = {});
+
+  // --checkpoint's points of pass 1 (resume/scatter_points.hpp): whether
+  // this rank wants one after its next round. Every rank's wish travels in
+  // the round's counts, and every rank makes a point after each round any
+  // rank wished one after: the ranks' points are after the same rounds.
+  void want_point(bool wanted) { point_wanted_ = wanted; }
+  // Whether the ranks agreed on a point after the last round (once).
+  bool take_point() { return std::exchange(point_agreed_, false); }
+  // Rounds done, the same count on every rank: from `first` (the round a
+  // resumed exchange goes on after).
+  std::uint64_t rounds_done() const { return rounds_done_; }
+  void start_after_round(std::uint64_t first) { rounds_done_ = first; }
 
   class PoolSink;  // a bucket's bytes held for the next round
 
@@ -83,6 +98,7 @@ class ExchangeTargets final : public ioperm::BucketTargets {
   // What step 1 of a round tells every rank.
   struct RoundCounts {
     bool someone_failed = false, all_done = true;
+    bool point = false;         // some rank wants a point after this round
     std::uint64_t largest = 0;  // the largest message any rank sends this round
     std::uint64_t cap = 0;      // the smallest receive slot of any rank: a sub-round's message at most
     std::vector<std::uint64_t> incoming;  // per source: its bytes for this rank this round
@@ -105,7 +121,9 @@ class ExchangeTargets final : public ioperm::BucketTargets {
   // Per source: the bucket its next received byte belongs to, and what
   // that bucket still expects from it this round.
   std::vector<std::uint64_t> receive_bucket_, receive_left_;
-  std::vector<std::uint64_t> counts_in_;  // this round's counts, per source: status, max pair, per bucket
+  std::vector<std::uint64_t> counts_in_;  // this round's counts, per source: header, per bucket
+  bool point_wanted_ = false, point_agreed_ = false;
+  std::uint64_t rounds_done_ = 0;
 };
 
 }  // namespace extshuffle::mpi

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "distribution.hpp"
 #include "extshuffle/io/bucket_store.hpp"
 #include "extshuffle/ioperm/distributed_walk.hpp"
 #include "rank_run.hpp"
 #include "received_buckets.hpp"
+#include "resume/rank_journal.hpp"
 
 namespace extshuffle::mpi {
 
@@ -19,10 +21,31 @@ namespace extshuffle::mpi {
 // of the budget holds whole chunks, else routed record by record.
 ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d);
 
+// --checkpoint (docs/mpi.md "A killed job"): the points of the scatter and
+// exchange journalled (resume/scatter_points.hpp), and the one every rank
+// made that a rerun goes on from.
+struct ExchangeCheckpoint {
+  std::string plan;                         // the rank's part of the root's plan (distributed_run.cpp)
+  const JournalledScatter* from = nullptr;  // null: from the start
+  io::BlockFile* scratch = nullptr;         // the journal's scratch file, `from`'s buckets in it
+};
+
 // 3. The root's split, exchanged: each rank's buckets land in its scratch
-// space (`store`), described by `received`. Returns the tag width (0 unless routed).
+// space (`store`), described by `received`; with `checkpointed`, points
+// made as it goes, from its `from` on. Returns the tag width (0 unless
+// routed).
 std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                                   std::optional<ReceivedBuckets>& received);
+                                   std::optional<ReceivedBuckets>& received,
+                                   const ExchangeCheckpoint* checkpointed = nullptr);
+
+// 3. The root's split exchanged, or, with --checkpoint, resumed from the
+// point every rank made (inside or after the exchange, resume/job_resume.hpp:
+// the root's plan drawn again must be the point's, else the journal is not
+// trusted), its buckets in `kept_scratch` (the journal's scratch file);
+// points made as it goes, and the exchange journalled once whole. Returns
+// the tag width.
+std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                                 io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received);
 
 // Resuming a job every rank had exchanged (--checkpoint: docs/mpi.md "A
 // killed job"): `received` laid out as scatter_and_exchange() lays it

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "extshuffle/io/checkpoint_journal.hpp"
@@ -60,6 +61,23 @@ inline RankPoints rank_points(const fs::path& rank_directory) {
     io::FieldReader in(record.payload);
     (void)in.u64();  // the dataset
     points.next_buckets.push_back(in.u64());
+  }
+  return points;
+}
+
+// Rank R's points of its scatter and exchange (type 106,
+// resume/rank_journal.cpp), in order: the round each was made after and
+// the record the rank's scatter goes on from.
+inline std::vector<std::pair<std::uint64_t, std::uint64_t>> rank_scatter_points(const fs::path& rank_directory) {
+  const io::JournalContents journal =
+      io::read_journal(io::CheckpointDirectory::look(rank_directory.string()), "journal");
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> points;
+  for (const io::JournalRecord& record : journal.records) {
+    if (record.type != 106) continue;
+    io::FieldReader in(record.payload);
+    (void)in.u64();  // the dataset
+    const std::uint64_t round = in.u64();
+    points.emplace_back(round, in.u64());
   }
   return points;
 }

@@ -12,10 +12,11 @@
 // the record before; a full disk while a rank journals ends the job
 // cleanly; a second job on a DIR in use is refused; DIR holds no file after
 // success (kills at random moments: mpi_checkpoint_moments_test.cpp).
-// Thirteen mpirun launches.
+// Seventeen mpirun launches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -127,6 +128,37 @@ class MpiCheckpointPoints : public MpiCheckpoint {
     EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
     EXPECT_EQ(run_command("ls -A " + (base_ / "out").string()).out, "out.txt\n");
   }
+  // The -v line of a rerun of the job as its ranks' journals stand, killed
+  // inside its exchange: after the last round every rank made a point
+  // after (a rank at most two points ahead of another), each rank's scatter
+  // from the record its point of that round names.
+  struct ExpectedResume {
+    std::uint64_t round = 0;
+    std::string line;
+  };
+  ExpectedResume expected_resume_inside_the_exchange() {
+    std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> points;
+    std::uint64_t round = UINT64_MAX;
+    for (int rank = 0; rank < kRanks; ++rank) {
+      points.push_back(rank_scatter_points(base_ / "ck" / ("rank-" + std::to_string(rank))));
+      EXPECT_FALSE(points.back().empty()) << "rank " << rank << " holds no point";
+      if (points.back().empty()) return {0, "(no point)"};
+      round = std::min(round, points.back().back().first);
+    }
+    std::string line =
+        "every rank had made a point after round " + std::to_string(round) + " of the exchange: resumed there, ";
+    for (int rank = 0; rank < kRanks; ++rank) {
+      const auto& mine = points[rank];
+      const auto at = std::find_if(mine.begin(), mine.end(), [&](const auto& point) { return point.first == round; });
+      EXPECT_NE(at, mine.end()) << "rank " << rank << " holds no point of round " << round;
+      if (at == mine.end()) return {round, "(no point of round " + std::to_string(round) + ")"};
+      EXPECT_GE(at - mine.begin() + 3, static_cast<std::ptrdiff_t>(mine.size()))
+          << "rank " << rank << " is more than two points ahead";
+      line += (rank == 0 ? "" : ", ") + std::string("rank ") + std::to_string(rank) + " from record " +
+              std::to_string(at->second);
+    }
+    return {round, line + "\n"};
+  }
   // The job's one line (after the warning every run with --leaf-records
   // prints), exit 1, nothing published: the destination as it was (`held`:
   // the bytes it holds, else none).
@@ -177,6 +209,61 @@ TEST_F(MpiCheckpointPoints, AKillAfterBucketJWrittenResumesFromTheNextAndATornOr
   fs::resize_file(journal, left.whole_bytes - 1);
   before.pop_back();
   expect_resumed_from(before.empty() ? std::nullopt : std::optional<std::uint64_t>(before.back()));
+}
+
+// A job killed inside its exchange, once the fault shim holds rank 1's
+// write into its scratch past two thirds of its share: every rank has made
+// points after the same rounds (a rank at most two ahead). A received
+// bucket damaged on its disk is found by its checksum (exit 1, nothing
+// published). Whole again, the disk fills while rank 1 journals a later
+// point (the fault shim fails its journal's writes past the bytes its
+// rewrite at the rerun's start takes): one line, exit 1, nothing
+// published; so does the disk full while rank 1 writes its buckets. Each
+// rerun goes on after the last round every rank's journal holds, each
+// rank's scatter from the record its point of that round names (its -v
+// line says so), and the last one's output is extshuffle's. Five launches.
+TEST_F(MpiCheckpointPoints, AKillInsideTheExchangeResumesAfterTheLastRoundEveryRankMadeAPointAfter) {
+  const std::uint64_t share = fs::file_size(base_ / "in.txt") / kRanks;
+  kill_when_paused(faulty_job(kRanks, "pause-write", "ck/rank-1/scratch-0", 1, "marker", share * 2 / 3), "marker");
+  ASSERT_TRUE(fs::exists(base_ / "marker")) << "rank 1 never received its share: " << read_file(base_ / "killed.err");
+  const ExpectedResume killed = expected_resume_inside_the_exchange();
+
+  const fs::path scratch = base_ / "ck" / "rank-1" / "scratch-0";
+  std::string bytes = read_file(scratch);
+  ASSERT_FALSE(bytes.empty());
+  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
+  write_file(scratch, bytes);
+  expect_one_line_and_nothing_published(run_command(job(kRanks)), "fails its checksum");
+  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
+  write_file(scratch, bytes);
+
+  // The rerun rewrites the journal as it stood (its identity and its last
+  // point): the next write is its next point's.
+  const fs::path journal = base_ / "ck" / "rank-1" / "journal";
+  const auto full =
+      run_command(faulty_job(kRanks, "enospc", "ck/rank-1/journal", 1, "marker-full", fs::file_size(journal) + 1));
+  ASSERT_TRUE(fs::exists(base_ / "marker-full")) << full.err;
+  expect_one_line_and_nothing_published(full, "rank 1: ");
+  // It failed at a point made after the rerun went on (rank 0 made it),
+  // not in the rewrite.
+  EXPECT_GT(rank_scatter_points(base_ / "ck" / "rank-0").back().first, killed.round);
+  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
+
+  // The disk full while rank 1 writes the buckets it receives (past 64 KiB
+  // of the rerun's writes into its scratch): one line, exit 1 (its writers
+  // once finished into buffers already unmapped: a crash, 139), nothing
+  // published.
+  const auto scratch_full =
+      run_command(faulty_job(kRanks, "enospc", "ck/rank-1/scratch-0", 1, "marker-scratch", 64 << 10));
+  ASSERT_TRUE(fs::exists(base_ / "marker-scratch")) << scratch_full.err;
+  expect_one_line_and_nothing_published(scratch_full, "rank 1: cannot write scratch file");
+
+  const ExpectedResume after_full = expected_resume_inside_the_exchange();
+  const auto resumed = run_command(job(kRanks));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(after_full.line), std::string::npos) << resumed.err;
+  EXPECT_TRUE(same_bytes((base_ / "out" / "out.txt").string(), (base_ / "ref" / "out.txt").string()));
+  EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
 }
 
 }  // namespace

@@ -72,12 +72,15 @@ class DistributedWalk {
   bool buckets_may_overflow() const;
 
   // Steps 1-3 of the root's split along `path` for chunks [first_chunk,
-  // end_chunk), whose bytes `chunk_data` holds (from chunk first_chunk on),
-  // each chunk's slices to `targets` (group_done() after each group).
-  // `stats` receives what was read and written, also when it throws.
+  // end_chunk), whose bytes `chunk_data` holds (from chunk first_chunk on,
+  // or from record `first_record` on: a routed scatter resumed inside a
+  // chunk), each chunk's slices to `targets` (group_done() after each
+  // group), then `points` (walk_checkpoint.hpp) when given. `stats`
+  // receives what was read and written, also when it throws.
   void scatter_chunks(io::BucketStore& store, const core::Node& root, const io::ByteExtents& chunk_data,
                       const NodeFacts& facts, NodePath path, std::uint64_t first_chunk, std::uint64_t end_chunk,
-                      BucketTargets& targets, WalkStats& stats) const;
+                      BucketTargets& targets, WalkStats& stats, const ScatterPoint* points = nullptr,
+                      std::uint64_t first_record = UINT64_MAX) const;
 
   // Step 4 for buckets [first, end) of the root's split into p buckets
   // (routed or not), read from `buckets`, their output to `sink` in order.

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "extshuffle/driver/run_identity.hpp"
 #include "extshuffle/errors.hpp"
 #include "extshuffle/mpi/rank_failure.hpp"
@@ -58,6 +60,16 @@ std::string describe_buckets(const std::vector<std::uint64_t>& next_buckets) {
   return text;
 }
 
+// Where each rank's scatter resumed: "rank 0 from record 4200, ...".
+std::string describe_records(const std::vector<std::uint64_t>& next_records) {
+  std::string text;
+  for (std::size_t rank = 0; rank < next_records.size(); ++rank) {
+    text += (rank == 0 ? "" : ", ") + std::string("rank ") + std::to_string(rank) + " from record " +
+            std::to_string(next_records[rank]);
+  }
+  return text;
+}
+
 }  // namespace
 
 JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.datasets.size()) {
@@ -74,16 +86,21 @@ JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.dataset
   std::map<std::size_t, JournalledExchange> exchanged;
   std::map<std::size_t, std::string> placed;
   std::map<std::size_t, JournalledBuckets> buckets_written;
+  std::map<std::size_t, std::vector<JournalledScatter>> scattered;
   for (std::size_t k = 0; k < datasets_; ++k) {
     const auto journalled = journal_->pieces().find(k);
     const bool intact = journalled != journal_->pieces().end() && temporaries_intact(journalled->second);
     if (intact) pieces[k] = journalled->second;
     std::uint64_t mine = 0;
-    if (journal_->exchanged().count(k) != 0) mine = 1;
+    if (journal_->scattered().count(k) != 0) mine = 1;
+    if (journal_->exchanged().count(k) != 0) mine = 2;
     // (A root not scattered by chunks has no exchange: placed, or the start.)
-    if (journal_->placed().count(k) != 0 && (comm.rank() != 0 || intact)) mine = 2;
+    if (journal_->placed().count(k) != 0 && (comm.rank() != 0 || intact)) mine = 3;
     agreed_[k] = static_cast<Point>(comm.min(mine));
-    if (agreed_[k] != Point::kStart && journal_->exchanged().count(k) != 0) exchanged[k] = journal_->exchanged().at(k);
+    if (agreed_[k] == Point::kScattered) agree_on_round(k, comm, scattered);
+    if (agreed_[k] >= Point::kExchanged && journal_->exchanged().count(k) != 0) {
+      exchanged[k] = journal_->exchanged().at(k);
+    }
     if (agreed_[k] == Point::kPlaced) placed[k] = journal_->placed().at(k);
     if (agreed_[k] == Point::kExchanged) {
       const auto point = journal_->buckets_written().find(k);
@@ -92,7 +109,32 @@ JobResume::JobResume(const Job& job, Communicator& comm) : datasets_(job.dataset
       resumed_buckets_[k] = comm.all_gather(mine ? point->second.next_bucket : UINT64_MAX);
     }
   }
-  checkpoint(comm, [&] { journal_->restart(identity, pieces, exchanged, placed, buckets_written); });
+  checkpoint(comm, [&] { journal_->restart(identity, pieces, exchanged, placed, buckets_written, scattered); });
+}
+
+// Inside the exchange: the last round after which every rank made a point
+// (a rank is at most two points ahead of another, and keeps its last three),
+// or the start when some rank holds no point of that round.
+void JobResume::agree_on_round(std::size_t k, Communicator& comm,
+                               std::map<std::size_t, std::vector<JournalledScatter>>& kept) {
+  const auto held = journal_->scattered().find(k);
+  const std::vector<JournalledScatter> points =
+      held == journal_->scattered().end() ? std::vector<JournalledScatter>{} : held->second;
+  const std::uint64_t round = comm.min(points.empty() ? UINT64_MAX : points.back().round);
+  const auto found =
+      std::find_if(points.begin(), points.end(), [&](const JournalledScatter& point) { return point.round == round; });
+  if (comm.min(found == points.end() ? 0 : 1) == 0) {
+    agreed_[k] = Point::kStart;
+    return;
+  }
+  scattered_[k] = *found;
+  kept[k] = {*found};
+  resumed_records_[k] = comm.all_gather(found->next_record);
+}
+
+void JobResume::record_scattered(std::size_t dataset, const JournalledScatter& point) {
+  journal_->sync_scratch(dataset);
+  journal_->record_scattered(dataset, point);
 }
 
 const JournalledBuckets* JobResume::buckets_written(std::size_t dataset) const {
@@ -133,7 +175,10 @@ std::vector<std::string> JobResume::describe() const {
                     (p == Point::kPlaced      ? "every rank had placed its range: only the commit was left"
                      : p == Point::kExchanged ? "every rank had its buckets whole: resumed after the exchange, " +
                                                     describe_buckets(resumed_buckets_.at(k))
-                                              : "no point every rank made durable: run from the start"));
+                     : p == Point::kScattered
+                         ? "every rank had made a point after round " + std::to_string(scattered_.at(k).round) +
+                               " of the exchange: resumed there, " + describe_records(resumed_records_.at(k))
+                         : "no point every rank made durable: run from the start"));
   }
   return lines;
 }

@@ -28,14 +28,17 @@ class JobResume {
   JobResume(const Job& job, Communicator& comm);
 
   // The point every rank made durable for dataset k, in order.
-  enum class Point { kStart = 0, kExchanged = 1, kPlaced = 2 };
+  enum class Point { kStart = 0, kScattered = 1, kExchanged = 2, kPlaced = 3 };
   Point point(std::size_t dataset) const { return agreed_.at(dataset); }
   // Whether every rank placed dataset k (only the commit is left).
   bool placed(std::size_t dataset) const { return point(dataset) == Point::kPlaced; }
   // This rank's exchange of dataset k (point() kExchanged or later).
   const JournalledExchange& exchanged(std::size_t dataset) const { return journal_->exchanged().at(dataset); }
+  // This rank's point of dataset k's scatter every rank made (point()
+  // kScattered): after the same round on every rank.
+  const JournalledScatter& scattered(std::size_t dataset) const { return scattered_.at(dataset); }
   // Dataset k's scratch file in DIR/rank-R, its buckets kept when the job
-  // resumes after its exchange. Throws IoError.
+  // resumes inside or after its exchange. Throws IoError.
   std::unique_ptr<io::BlockFile> scratch(std::size_t dataset) {
     return journal_->scratch(dataset, point(dataset) != Point::kStart);
   }
@@ -56,6 +59,9 @@ class JobResume {
   // This rank's buckets of dataset k whole: the scratch file synced, then
   // the exchange journalled.
   void record_exchanged(std::size_t dataset, const JournalledExchange& exchange);
+  // A point of this rank's scatter of dataset k (resume/scatter_points.hpp):
+  // the scratch file synced, then the point journalled.
+  void record_scattered(std::size_t dataset, const JournalledScatter& point);
   // This rank's step 4 of dataset k written through a bucket, its pieces
   // synced by the caller.
   void record_buckets_written(std::size_t dataset, const JournalledBuckets& point);
@@ -65,8 +71,15 @@ class JobResume {
   std::vector<std::string> describe() const;
 
  private:
+  void agree_on_round(std::size_t dataset, Communicator& comm,
+                      std::map<std::size_t, std::vector<JournalledScatter>>& kept);
+
   std::optional<RankJournal> journal_;
   std::map<std::size_t, Point> agreed_;
+  std::map<std::size_t, JournalledScatter> scattered_;  // per dataset resumed inside its exchange
+  // Per dataset resumed inside its exchange: the record each rank's scatter
+  // goes on from, for describe().
+  std::map<std::size_t, std::vector<std::uint64_t>> resumed_records_;
   // Per dataset resumed after its exchange: the bucket each rank resumes
   // from (UINT64_MAX: its first), for describe().
   std::map<std::size_t, std::vector<std::uint64_t>> resumed_buckets_;

@@ -22,13 +22,12 @@ enum RankRecord : std::uint32_t {
   kPlaced = 103,          // dataset, --verify's digest of what the rank wrote
   kExchanged = 104,       // dataset, the tags' width, the buckets received
   kBucketsWritten = 105,  // dataset, step 4's output written through a bucket
+  kScattered = 106,       // dataset, a point of the scatter and exchange
 };
 
 std::string scratch_name(std::size_t dataset) { return "scratch-" + std::to_string(dataset); }
 
-std::string exchanged_payload(std::size_t dataset, const JournalledExchange& exchange) {
-  io::FieldWriter out;
-  out.u64(dataset);
+void write_exchange(io::FieldWriter& out, const JournalledExchange& exchange) {
   out.bytes(exchange.plan);
   out.u64(exchange.tag_width);
   out.u64(exchange.buckets.base);
@@ -43,6 +42,22 @@ std::string exchanged_payload(std::size_t dataset, const JournalledExchange& exc
       out.u64(bytes);
     }
   }
+}
+
+std::string exchanged_payload(std::size_t dataset, const JournalledExchange& exchange) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  write_exchange(out, exchange);
+  return out.text();
+}
+
+std::string scattered_payload(std::size_t dataset, const JournalledScatter& point) {
+  io::FieldWriter out;
+  out.u64(dataset);
+  out.u64(point.round);
+  out.u64(point.next_record);
+  out.u64(point.data_offset);
+  write_exchange(out, point.received);
   return out.text();
 }
 
@@ -63,6 +78,21 @@ JournalledExchange read_exchange(io::FieldReader& in) {
     }
   }
   return exchange;
+}
+
+JournalledScatter read_scattered(io::FieldReader& in) {
+  JournalledScatter point;
+  point.round = in.u64();
+  point.next_record = in.u64();
+  point.data_offset = in.u64();
+  point.received = read_exchange(in);
+  return point;
+}
+
+// A dataset's last three points of pass 1, `point` the newest.
+void keep_last_three(std::vector<JournalledScatter>& points, JournalledScatter point) {
+  if (points.size() == 3) points.erase(points.begin());
+  points.push_back(std::move(point));
 }
 
 std::string buckets_payload(std::size_t dataset, const JournalledBuckets& point) {
@@ -145,6 +175,9 @@ RankJournal::RankJournal(const std::string& directory, int rank) : directory_(op
     } else if (record.type == kExchanged) {
       const std::size_t dataset = in.u64();
       exchanged_[dataset] = read_exchange(in);
+    } else if (record.type == kScattered) {
+      const std::size_t dataset = in.u64();
+      keep_last_three(scattered_[dataset], read_scattered(in));
     } else if (record.type == kBucketsWritten) {
       const std::size_t dataset = in.u64();
       buckets_written_[dataset] = read_buckets(in);
@@ -162,9 +195,13 @@ void RankJournal::restart(const std::string& identity,
                           const std::map<std::size_t, std::vector<JournalledPiece>>& pieces,
                           const std::map<std::size_t, JournalledExchange>& exchanged,
                           const std::map<std::size_t, std::string>& placed,
-                          const std::map<std::size_t, JournalledBuckets>& buckets_written) {
+                          const std::map<std::size_t, JournalledBuckets>& buckets_written,
+                          std::map<std::size_t, std::vector<JournalledScatter>> scattered) {
   std::vector<io::JournalRecord> records{{kIdentity, identity}};
   for (const auto& [dataset, files] : pieces) records.push_back({kPieces, pieces_payload(dataset, files)});
+  for (const auto& [dataset, points] : scattered) {
+    for (const JournalledScatter& point : points) records.push_back({kScattered, scattered_payload(dataset, point)});
+  }
   for (const auto& [dataset, exchange] : exchanged) {
     records.push_back({kExchanged, exchanged_payload(dataset, exchange)});
   }
@@ -173,6 +210,7 @@ void RankJournal::restart(const std::string& identity,
   }
   for (const auto& [dataset, state] : placed) records.push_back({kPlaced, placed_payload(dataset, state)});
   journal_->rewrite(records);
+  scattered_ = std::move(scattered);
   buckets_written_ = buckets_written;
   identity_ = identity;
   pieces_ = pieces;
@@ -203,12 +241,23 @@ void RankJournal::record_exchanged(std::size_t dataset, const JournalledExchange
   exchanged_[dataset] = exchange;
 }
 
+void RankJournal::record_scattered(std::size_t dataset, const JournalledScatter& point) {
+  journal_->append(kScattered, scattered_payload(dataset, point));
+  keep_last_three(scattered_[dataset], point);
+  // A point a round or more: as record_buckets_written()'s.
+  if (journal_->bytes() > kRewriteJournalBytes) {
+    restart(identity_, pieces_, exchanged_, placed_, buckets_written_, scattered_);
+  }
+}
+
 void RankJournal::record_buckets_written(std::size_t dataset, const JournalledBuckets& point) {
   journal_->append(kBucketsWritten, buckets_payload(dataset, point));
   buckets_written_[dataset] = point;
   // A point a group of buckets: a long job's journal is rewritten with the
   // records that still count once it outgrows a few MiB.
-  if (journal_->bytes() > kRewriteJournalBytes) restart(identity_, pieces_, exchanged_, placed_, buckets_written_);
+  if (journal_->bytes() > kRewriteJournalBytes) {
+    restart(identity_, pieces_, exchanged_, placed_, buckets_written_, scattered_);
+  }
 }
 
 void RankJournal::record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces) {

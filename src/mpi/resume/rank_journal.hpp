@@ -38,6 +38,17 @@ struct JournalledExchange {
   io::SplitState buckets;
 };
 
+// What a rank's journal says of a point of its scatter and exchange of a
+// dataset (pass 1): after `round` rounds of the exchange (the same rounds on
+// every rank), the rank's records before `next_record` scattered, its data
+// spent up to byte `data_offset` of what its chunks hold, and the buckets
+// it received so far (their pairs' streams, written and synced).
+struct JournalledScatter {
+  std::uint64_t round = 0;
+  std::uint64_t next_record = 0, data_offset = 0;
+  JournalledExchange received;
+};
+
 // What a rank's journal says of its step 4 of a dataset (*bucket j
 // written*): the walk's output of its buckets before `next_bucket` written
 // to the pieces and synced; the range resumes at output record `record`,
@@ -67,6 +78,10 @@ class RankJournal {
   const std::map<std::size_t, std::vector<JournalledPiece>>& pieces() const { return pieces_; }
   const std::map<std::size_t, std::string>& placed() const { return placed_; }
   const std::map<std::size_t, JournalledExchange>& exchanged() const { return exchanged_; }
+  // The last three points of each dataset's scatter, in order: the ranks'
+  // points are after the same rounds, and one rank's last durable point is
+  // at most two ahead of another's (resume/scatter_points.hpp).
+  const std::map<std::size_t, std::vector<JournalledScatter>>& scattered() const { return scattered_; }
   // The last bucket point of each dataset.
   const std::map<std::size_t, JournalledBuckets>& buckets_written() const { return buckets_written_; }
   const std::string& path() const { return directory_.path(); }
@@ -76,7 +91,8 @@ class RankJournal {
   void restart(const std::string& identity, const std::map<std::size_t, std::vector<JournalledPiece>>& pieces,
                const std::map<std::size_t, JournalledExchange>& exchanged,
                const std::map<std::size_t, std::string>& placed,
-               const std::map<std::size_t, JournalledBuckets>& buckets_written);
+               const std::map<std::size_t, JournalledBuckets>& buckets_written,
+               std::map<std::size_t, std::vector<JournalledScatter>> scattered = {});
   // Dataset k's scratch file, DIR/rank-R/scratch-K, emptied unless `keep`
   // (the buckets of an exchange the job resumes after). Throws IoError.
   std::unique_ptr<io::BlockFile> scratch(std::size_t dataset, bool keep);
@@ -87,6 +103,7 @@ class RankJournal {
   void record_pieces(std::size_t dataset, const std::vector<JournalledPiece>& pieces);
   void record_placed(std::size_t dataset, const std::string& written_state);
   void record_exchanged(std::size_t dataset, const JournalledExchange& exchange);
+  void record_scattered(std::size_t dataset, const JournalledScatter& point);
   void record_buckets_written(std::size_t dataset, const JournalledBuckets& point);
   // After the commit: the journal, the scratch files of `datasets` and the
   // lock removed, then DIR/rank-R.
@@ -103,6 +120,7 @@ class RankJournal {
   std::map<std::size_t, std::vector<JournalledPiece>> pieces_;
   std::map<std::size_t, std::string> placed_;
   std::map<std::size_t, JournalledExchange> exchanged_;
+  std::map<std::size_t, std::vector<JournalledScatter>> scattered_;
   std::map<std::size_t, JournalledBuckets> buckets_written_;
   std::map<std::size_t, int> scratch_fds_;  // owned by their BlockFiles
 };
