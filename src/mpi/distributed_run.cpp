@@ -333,7 +333,7 @@ DistributedResult run_into(const JobOptions& options, const JobDataset& dataset,
     if (resume) checkpoint(comm, [&] { kept_scratch = resume->scratch(dataset_index); });
     io::BucketStore store(kept_scratch ? *kept_scratch : r.in.scratch(), kept_scratch ? 0 : r.in.scratch_offset());
     std::optional<ReceivedBuckets> received;
-    const std::uint32_t tag_width = exchange_or_resume(r, d, path, store, kept_scratch.get(), received);
+    const std::uint32_t tag_width = exchange_or_resume(r, d, path, store, received);
     passes = run_own_buckets(r, d, routed, tag_width, store, *received);
   }
   if (passes > 0) record_placed(r);

@@ -49,7 +49,9 @@ class ReceivedBuckets final : public ioperm::StoredBuckets {
   std::uint64_t take_written_bytes() { return split_->take_written_bytes(); }
   // After the last round: flushes every writer and waits.
   std::uint64_t finish() { return split_->finish(); }
-  // Bucket j's bytes in chunk order (after finish()), and their count.
+  // Bucket j's bytes in chunk order (after finish()), and their count;
+  // after resume(), the CRC-32C they must have (damage: Error,
+  // io/scratch_damage.hpp, as they are read).
   io::ByteExtents bucket(std::uint64_t j) const override;
   io::ByteExtents buckets(std::uint64_t first, std::uint64_t end) const override;
   // Drops bucket j's bytes from scratch space once it has run (not with
@@ -62,10 +64,12 @@ class ReceivedBuckets final : public ioperm::StoredBuckets {
   void keep_for_resume();
   // After finish(): the pairs as they stand. Throws IoError.
   io::SplitState checkpoint() { return split_->checkpoint(); }
-  // Instead of the rounds: the pairs of `state` (a checkpoint() of a split
-  // laid out alike), each read back from `scratch` and checked against its
-  // CRC-32C. Throws Error (damaged, or laid out otherwise), IoError.
-  void resume(const io::SplitState& state, io::BlockFile& scratch);
+  // Before the first append: the pairs go on from `state` (a checkpoint()
+  // of a split laid out alike: the rounds resumed after it, or none left);
+  // each bucket holding bytes of `state` is checked against its pairs'
+  // CRC-32C as step 4 reads it (bucket()). Throws Error (laid out
+  // otherwise).
+  void resume(const io::SplitState& state);
 
  private:
   std::uint64_t pair(int source, std::uint64_t bucket) const {

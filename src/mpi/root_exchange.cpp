@@ -180,7 +180,7 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
         if (from.received.tag_width != tag_width) {
           throw Error("checkpoint: the exchange it resumes tagged records with another width: not trusted");
         }
-        received->resume(from.received.buckets, *checkpointed->scratch);
+        received->resume(from.received.buckets);
       } else if (checkpointed) {
         received->keep_for_resume();
       }
@@ -206,8 +206,7 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
 }
 
 void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                     io::BlockFile& scratch, std::uint32_t tag_width, const io::SplitState& buckets,
-                     std::optional<ReceivedBuckets>& received) {
+                     std::uint32_t tag_width, const io::SplitState& buckets, std::optional<ReceivedBuckets>& received) {
   const auto t0 = Clock::now();
   MappedMemory writer_buffers;
   const DropOnFailure drop(received);
@@ -225,22 +224,22 @@ void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, i
     writer_buffers = MappedMemory(2 * budget->writer_pairs * budget->writer_buffer_bytes);
     received.emplace(store, d, r.me, scatter, r.in.data_bytes(), tag_width, r.output_records, writer_buffers.get(),
                      budget->writer_buffer_bytes);
-    received->resume(buckets, scratch);
+    received->resume(buckets);
   });
   r.stats.seconds_scattering = since(t0);
 }
 
 std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                                 io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received) {
+                                 std::optional<ReceivedBuckets>& received) {
   const std::string plan = r.resume ? exchange_plan(r, d, path) : std::string();
   const JobResume::Point point = r.resume ? r.resume->point(r.dataset_index) : JobResume::Point::kStart;
   if (point >= JobResume::Point::kExchanged) {
     const JournalledExchange& kept = r.resume->exchanged(r.dataset_index);
     check_same_plan(r, plan, kept.plan);
-    resume_exchange(r, d, path, store, *kept_scratch, kept.tag_width, kept.buckets, received);
+    resume_exchange(r, d, path, store, kept.tag_width, kept.buckets, received);
     return kept.tag_width;
   }
-  ExchangeCheckpoint checkpointed{plan, nullptr, kept_scratch};
+  ExchangeCheckpoint checkpointed{plan, nullptr};
   if (point == JobResume::Point::kScattered) {
     checkpointed.from = &r.resume->scattered(r.dataset_index);
     check_same_plan(r, plan, checkpointed.from->received.plan);

@@ -25,9 +25,8 @@ ioperm::NodePath agree_on_path(RankRun& r, const Distribution& d);
 // exchange journalled (resume/scatter_points.hpp), and the one every rank
 // made that a rerun goes on from.
 struct ExchangeCheckpoint {
-  std::string plan;                         // the rank's part of the root's plan (distributed_run.cpp)
+  std::string plan;                         // the rank's part of the root's plan (exchange_or_resume)
   const JournalledScatter* from = nullptr;  // null: from the start
-  io::BlockFile* scratch = nullptr;         // the journal's scratch file, `from`'s buckets in it
 };
 
 // 3. The root's split, exchanged: each rank's buckets land in its scratch
@@ -38,22 +37,20 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
                                    std::optional<ReceivedBuckets>& received,
                                    const ExchangeCheckpoint* checkpointed = nullptr);
 
+// Resuming a job every rank had exchanged (--checkpoint: docs/mpi.md "A
+// killed job"): `received` laid out as scatter_and_exchange() lays it
+// out, its pairs those of `buckets` (journalled with `tag_width`), each
+// bucket checked as step 4 reads it. Throws RankFailure on every rank.
+void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
+                     std::uint32_t tag_width, const io::SplitState& buckets, std::optional<ReceivedBuckets>& received);
+
 // 3. The root's split exchanged, or, with --checkpoint, resumed from the
 // point every rank made (inside or after the exchange, resume/job_resume.hpp:
 // the root's plan drawn again must be the point's, else the journal is not
-// trusted), its buckets in `kept_scratch` (the journal's scratch file);
-// points made as it goes, and the exchange journalled once whole. Returns
-// the tag width.
+// trusted), its buckets in `store` (on the journal's scratch file); points
+// made as it goes, and the exchange journalled once whole. Returns the tag
+// width.
 std::uint32_t exchange_or_resume(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                                 io::BlockFile* kept_scratch, std::optional<ReceivedBuckets>& received);
-
-// Resuming a job every rank had exchanged (--checkpoint: docs/mpi.md "A
-// killed job"): `received` laid out as scatter_and_exchange() lays it
-// out, its pairs those of `buckets` (journalled with `tag_width`), read
-// back from `scratch` (`store`'s file) and checked. Throws RankFailure on
-// every rank.
-void resume_exchange(RankRun& r, const Distribution& d, ioperm::NodePath path, io::BucketStore& store,
-                     io::BlockFile& scratch, std::uint32_t tag_width, const io::SplitState& buckets,
-                     std::optional<ReceivedBuckets>& received);
+                                 std::optional<ReceivedBuckets>& received);
 
 }  // namespace extshuffle::mpi

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -80,6 +81,18 @@ inline std::vector<std::pair<std::uint64_t, std::uint64_t>> rank_scatter_points(
     points.emplace_back(round, in.u64());
   }
   return points;
+}
+
+// Byte 0 of `path` xored with 0x20 in place, the rest as it is: a bucket's
+// byte damaged on its disk, or (a second time) repaired after a run that
+// went on writing the file.
+inline void flip_first_byte(const fs::path& path) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  char byte = 0;
+  ASSERT_TRUE(file.get(byte)) << path;
+  file.seekp(0);
+  file.put(static_cast<char>(byte ^ 0x20));
+  ASSERT_TRUE(file.good()) << path;
 }
 
 // Every file under `root` (a directory included as its name) with its bytes.

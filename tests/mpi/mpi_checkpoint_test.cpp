@@ -12,7 +12,7 @@
 // the record before; a full disk while a rank journals ends the job
 // cleanly; a second job on a DIR in use is refused; DIR holds no file after
 // success (kills at random moments: mpi_checkpoint_moments_test.cpp).
-// Seventeen mpirun launches.
+// Twenty mpirun launches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,16 +59,12 @@ TEST_F(MpiCheckpoint, AKilledJobResumesAfterTheExchangeAndAnotherPIsRefused) {
   // A received bucket damaged on its disk is found by its checksum: exit 1,
   // nothing published; undamaged again, the rerun resumes.
   const fs::path scratch = base_ / "ck" / "rank-1" / "scratch-0";
-  std::string bytes = read_file(scratch);
-  ASSERT_FALSE(bytes.empty());
-  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
-  write_file(scratch, bytes);
+  flip_first_byte(scratch);
   const auto damaged = run_command(job(kRanks));
   EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
   EXPECT_NE(damaged.err.find("fails its checksum"), std::string::npos) << damaged.err;
   EXPECT_FALSE(fs::exists(base_ / "out" / "p-00000.txt"));
-  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
-  write_file(scratch, bytes);
+  flip_first_byte(scratch);
 
   const auto resumed = run_command(job(kRanks));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -132,6 +128,14 @@ class MpiCheckpointPoints : public MpiCheckpoint {
   // inside its exchange: after the last round every rank made a point
   // after (a rank at most two points ahead of another), each rank's scatter
   // from the record its point of that round names.
+  // Killed once the fault shim holds rank 1's write into its scratch past
+  // two thirds of its share.
+  void kill_inside_the_exchange() {
+    fs::remove(base_ / "marker");
+    const std::uint64_t share = fs::file_size(base_ / "in.txt") / kRanks;
+    kill_when_paused(faulty_job(kRanks, "pause-write", "ck/rank-1/scratch-0", 1, "marker", share * 2 / 3), "marker");
+    EXPECT_TRUE(fs::exists(base_ / "marker")) << "rank 1 never received its share: " << read_file(base_ / "killed.err");
+  }
   struct ExpectedResume {
     std::uint64_t round = 0;
     std::string line;
@@ -213,46 +217,33 @@ TEST_F(MpiCheckpointPoints, AKillAfterBucketJWrittenResumesFromTheNextAndATornOr
 
 // A job killed inside its exchange, once the fault shim holds rank 1's
 // write into its scratch past two thirds of its share: every rank has made
-// points after the same rounds (a rank at most two ahead). A received
-// bucket damaged on its disk is found by its checksum (exit 1, nothing
-// published). Whole again, the disk fills while rank 1 journals a later
-// point (the fault shim fails its journal's writes past the bytes its
-// rewrite at the rerun's start takes): one line, exit 1, nothing
-// published; so does the disk full while rank 1 writes its buckets. Each
-// rerun goes on after the last round every rank's journal holds, each
+// points after the same rounds (a rank at most two ahead). The disk full
+// while rank 1 journals a later point (the fault shim fails its journal's
+// writes past the bytes its rewrite at the rerun's start takes), or while
+// it writes the buckets it receives: one line, exit 1, nothing published.
+// The rerun goes on after the last round every rank's journal holds, each
 // rank's scatter from the record its point of that round names (its -v
-// line says so), and the last one's output is extshuffle's. Five launches.
+// line says so), and writes extshuffle's output. Killed so again, a
+// received bucket damaged on its disk is found by its checksum as step 4
+// reads it (exit 1, the output as it was); repaired, the rerun writes
+// extshuffle's output. Eight launches.
 TEST_F(MpiCheckpointPoints, AKillInsideTheExchangeResumesAfterTheLastRoundEveryRankMadeAPointAfter) {
-  const std::uint64_t share = fs::file_size(base_ / "in.txt") / kRanks;
-  kill_when_paused(faulty_job(kRanks, "pause-write", "ck/rank-1/scratch-0", 1, "marker", share * 2 / 3), "marker");
-  ASSERT_TRUE(fs::exists(base_ / "marker")) << "rank 1 never received its share: " << read_file(base_ / "killed.err");
+  kill_inside_the_exchange();
   const ExpectedResume killed = expected_resume_inside_the_exchange();
 
-  const fs::path scratch = base_ / "ck" / "rank-1" / "scratch-0";
-  std::string bytes = read_file(scratch);
-  ASSERT_FALSE(bytes.empty());
-  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
-  write_file(scratch, bytes);
-  expect_one_line_and_nothing_published(run_command(job(kRanks)), "fails its checksum");
-  bytes[0] = static_cast<char>(bytes[0] ^ 0x20);
-  write_file(scratch, bytes);
-
   // The rerun rewrites the journal as it stood (its identity and its last
-  // point): the next write is its next point's.
+  // points): the next write is a later point's.
   const fs::path journal = base_ / "ck" / "rank-1" / "journal";
   const auto full =
       run_command(faulty_job(kRanks, "enospc", "ck/rank-1/journal", 1, "marker-full", fs::file_size(journal) + 1));
   ASSERT_TRUE(fs::exists(base_ / "marker-full")) << full.err;
   expect_one_line_and_nothing_published(full, "rank 1: ");
+  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
   // It failed at a point made after the rerun went on (rank 0 made it),
   // not in the rewrite.
   EXPECT_GT(rank_scatter_points(base_ / "ck" / "rank-0").back().first, killed.round);
-  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
-
-  // The disk full while rank 1 writes the buckets it receives (past 64 KiB
-  // of the rerun's writes into its scratch): one line, exit 1 (its writers
-  // once finished into buffers already unmapped: a crash, 139), nothing
-  // published.
+  // Past 64 KiB of the rerun's writes into rank 1's scratch (its bucket
+  // writers once finished into buffers already unmapped: a crash, 139).
   const auto scratch_full =
       run_command(faulty_job(kRanks, "enospc", "ck/rank-1/scratch-0", 1, "marker-scratch", 64 << 10));
   ASSERT_TRUE(fs::exists(base_ / "marker-scratch")) << scratch_full.err;
@@ -262,6 +253,19 @@ TEST_F(MpiCheckpointPoints, AKillInsideTheExchangeResumesAfterTheLastRoundEveryR
   const auto resumed = run_command(job(kRanks));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find(after_full.line), std::string::npos) << resumed.err;
+  EXPECT_TRUE(same_bytes((base_ / "out" / "out.txt").string(), (base_ / "ref" / "out.txt").string()));
+  EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
+
+  // The run goes on writing rank 1's scratch before step 4 finds the
+  // damage: only the byte is repaired.
+  const std::string published = read_file(base_ / "out" / "out.txt");
+  kill_inside_the_exchange();
+  const fs::path scratch = base_ / "ck" / "rank-1" / "scratch-0";
+  flip_first_byte(scratch);
+  expect_one_line_and_nothing_published(run_command(job(kRanks)), "fails its checksum", published);
+  flip_first_byte(scratch);
+  const auto repaired = run_command(job(kRanks));
+  ASSERT_EQ(repaired.exit_code, 0) << repaired.err;
   EXPECT_TRUE(same_bytes((base_ / "out" / "out.txt").string(), (base_ / "ref" / "out.txt").string()));
   EXPECT_TRUE(fs::is_empty(base_ / "ck")) << run_command("ls -AR " + (base_ / "ck").string()).out;
 }

@@ -15,4 +15,10 @@ inline constexpr std::uint32_t kCrc32cStart = 0xFFFFFFFF;
 
 std::uint32_t crc32c(std::uint32_t crc, const void* data, std::uint64_t bytes);
 
+// The CRC of a then b, from a's and b's CRCs (each started from
+// kCrc32cStart) and b's length, without their bytes: what a bucket made of
+// several streams (extshuffle-mpi's pairs) is checked against. O(log
+// bytes_b) (zlib's crc32_combine, for this polynomial and start).
+std::uint32_t crc32c_concat(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t bytes_b);
+
 }  // namespace extshuffle::io
