@@ -36,9 +36,10 @@ DatasetInput read_dataset(const DatasetOptions& options, io::InputSet& inputs, I
     InputLayout layout = read_input_layout(options, source, inputs.size() == 1 ? mapping : nullptr, nullptr,
                                            known ? &counts->known[k] : nullptr, &resume);
     if (resume.counted_on) counts->counted_on = true;
-    // Text read to count its records (not taken from `known`).
+    // Text read to count its records (not taken from `known`; counted on
+    // from a killed run's progress: only the bytes after it).
     const bool counted = layout.framed() && !layout.count_known;
-    if (counted) dataset.counted_bytes += source.bytes();
+    if (counted) dataset.counted_bytes += source.bytes() - (resume.counted_on ? resume.from->through : 0);
     if (counts != nullptr) {
       counts->found.push_back(layout.text_count);
       if (counts->on_found && counted && k + 1 < inputs.size()) counts->on_found(counts->found);

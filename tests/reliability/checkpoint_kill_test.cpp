@@ -384,8 +384,8 @@ TEST(CheckpointKill, ADatasetOfFilesFailedWhileCountingCountsAgainOnlyFromThatFi
 // One large text file whose counting pass fails part way (a read error past
 // its 7th MiB): the count's progress was journaled every 2 MiB (1/64 of
 // the file, a piece at least), so the rerun counts on from there rather
-// than from its first byte (strace counts the bytes read from it), says so
-// with -v, and writes the uninterrupted run's bytes.
+// than from its first byte (strace counts the bytes read from it, and its
+// --stats say so), says so with -v, and writes the uninterrupted run's bytes.
 TEST(CheckpointKill, OneFileFailedWhileCountingCountsOnFromItsProgress) {
   if (!have("strace")) GTEST_SKIP() << "strace is not installed";
   TempDir root;
@@ -404,7 +404,7 @@ TEST(CheckpointKill, OneFileFailedWhileCountingCountsOnFromItsProgress) {
   ASSERT_TRUE(fs::exists(w.marker())) << "the read error never fired: " << failing.err();
   const fs::path log = root.path() / "reads.log";
   const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
-                                            quoted(log.string()) + " " + run.command(true, "-v"));
+                                            quoted(log.string()) + " " + run.command(true, "-v --stats"));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("counted input 1 on from byte "), std::string::npos) << resumed.err.substr(0, 2000);
   run.check_outputs("resumed after a failed count");
@@ -413,6 +413,10 @@ TEST(CheckpointKill, OneFileFailedWhileCountingCountsOnFromItsProgress) {
   const std::uint64_t read = bytes_read_from(read_file(log), path);
   EXPECT_LT(read, 2 * size - (std::uint64_t{4} << 20))
       << "the rerun read " << read << " bytes of its " << size << "-byte input: counted again from the start";
+  // Its --stats say so too (they counted the whole file as read).
+  const auto stats_read = [](const std::string& err) { return std::stoull(err.substr(err.find(" bytes_read=") + 12)); };
+  const CommandResult whole = run_command(run.command(false, "--stats"));
+  EXPECT_LT(stats_read(resumed.err) + (std::uint64_t{4} << 20), stats_read(whole.err)) << resumed.err.substr(0, 2000);
 }
 
 }  // namespace
