@@ -152,8 +152,12 @@ TEST_F(MpiCheckpointMoments, KillsAtRandomMomentsOfBothPassesResumeToTheSameByte
   if (std::getenv("EXTSHUFFLE_CHECKPOINT_MOMENTS") != nullptr) {
     // Pieces cut by bytes: the exchange's points count, step 4 starts over.
     const std::string cut = "docs.jsonl -o {out}/s-{shard}.jsonl --shard-size 300K --seed 12 --leaf-records 80 ";
-    cases.push_back({"JSONL --shard-size, 2 levels", "docs.jsonl", heavy_jsonl(2500, 7),
-                     at(cut, "out") + " -S 640K -v", at(cut, "ref"), {}});
+    cases.push_back({"JSONL --shard-size, 2 levels",
+                     "docs.jsonl",
+                     heavy_jsonl(2500, 7),
+                     at(cut, "out") + " -S 640K -v",
+                     at(cut, "ref"),
+                     {}});
   }
   if (std::getenv("EXTSHUFFLE_CHECKPOINT_MOMENTS") != nullptr &&
       run_command("test -x /usr/bin/python3").exit_code == 0) {
