@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full kill-and-resume sweep of --checkpoint (docs/reliability.md,
 # "Killed and resumed"): the CheckpointKill tests (tests/reliability/
-# checkpoint_kill_test.cpp, in the reliability room's executable) with
+# checkpoint_kill_test.cpp and checkpoint_count_test.cpp, in the
+# reliability room's executable) with
 # MOMENTS moments (default 20) of every kind for each case (fixed-size
 # records and heavy-tailed JSONL at two and three plan levels, a sharded and
 # split tar dataset with a manifest, kill -9 while a write is held), where
