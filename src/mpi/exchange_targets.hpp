@@ -6,7 +6,8 @@
 // group (group_done), when every rank exchanges what it holds for every other
 // in one round:
 //   1. the counts: an all-to-all of each rank's bytes for each bucket of each
-//      other rank (and whether it has more chunks to come), so that every
+//      other rank (and whether it has more chunks to come, and whether it
+//      wishes a --checkpoint point after the round), so that every
 //      receiver knows the size and place of every incoming piece before it
 //      arrives, and buffers are sized exactly;
 //   2. the bytes: non-blocking point-to-point sends and receives between all
