@@ -173,8 +173,9 @@ std::uint32_t scatter_and_exchange(RankRun& r, const Distribution& d, ioperm::No
       received.emplace(store, d, r.me, *scatter, r.in.data_bytes(), tag_width, r.output_records, writer_buffers.get(),
                        budget.writer_buffer_bytes);
       // --checkpoint, before the first bucket's byte: the pairs' CRC-32C
-      // kept, and a resumed rank's pairs as its point left them, read back
-      // and checked (damage: exit 1, never a wrong output).
+      // kept, and a resumed rank's pairs going on as its point left them
+      // (each bucket checked as step 4 reads it: damage is exit 1, never a
+      // wrong output).
       if (checkpointed && checkpointed->from) {
         const JournalledScatter& from = *checkpointed->from;
         if (from.received.tag_width != tag_width) {

@@ -3,8 +3,8 @@
 // lock (io/checkpoint_directory.hpp), and its journal
 // (io/checkpoint_journal.hpp): the Job's identity as this rank sees it, P
 // among it; on rank 0 each dataset's hidden temporaries; each dataset's
-// points, of which this rank's *placed* (its range of the output written,
-// placed and synced) is the one built so far. What the ranks agree to
+// points (docs/mpi.md "A killed job": *scattered through round k*,
+// *exchanged*, *bucket j written*, *placed*). What the ranks agree to
 // resume from is job_resume.hpp's.
 #pragma once
 
