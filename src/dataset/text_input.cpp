@@ -130,7 +130,7 @@ class TextCounter {
         skip_blank_(skip_blank), display_name_(display_name), digest_(digest), mapped_(mapped), sink_(sink),
         framed_(syntax.framing == formats::Framing::kTfrecord),
         count_terminators_(!syntax.quoted && !skip_blank && !digest && !framed_),
-        resume_(count_terminators_ && !mapped && !sink ? resume : nullptr), last_byte_(syntax.terminator) {
+        resume_(!digest && !mapped && !sink ? resume : nullptr), last_byte_(syntax.terminator) {
     if (mapped != nullptr) {
       buffer_ = reinterpret_cast<const char*>(mapped);
       capacity_ = bytes;
@@ -143,8 +143,13 @@ class TextCounter {
 
   TextCount count() {
     const TextCountProgress* from = resume_ ? resume_->from : nullptr;
-    if (from && from->through <= bytes_ && from->before.header_bytes <= from->through) {
-      count_on_from(*from);
+    if (from && from->through <= bytes_ && from->before.header_bytes <= from->through &&
+        from->by_records == !count_terminators_) {
+      if (count_terminators_) {
+        count_on_from(*from);
+      } else {
+        go_on_by_records(*from);
+      }
       resume_->counted_on = true;
     } else {
       count_from_start();
@@ -167,7 +172,39 @@ class TextCounter {
         return;
       }
       count_records_read();
+      tell_record_progress();
     }
+  }
+
+  // Record by record (quoting, blank records skipped, TFRecord frames): the
+  // count goes on at the record `from.through` starts, the header passed,
+  // with every record before it in `from.before`: the same additions in
+  // the same order as one pass.
+  void go_on_by_records(const TextCountProgress& from) {
+    count_ = from.before;
+    last_byte_ = from.last_byte;
+    position_ = told_ = from.through;
+    headers_seen_ = header_records_;
+    count_from_start();
+  }
+
+  // Record by record, past the header: where the next record starts, and
+  // the count so far, once each 1/64 of the input more is counted (as
+  // progress_of()'s).
+  void tell_record_progress() {
+    if (count_terminators_ || !resume_ || !resume_->progress || headers_seen_ < header_records_ || at_ == 0) return;
+    // Spaced by the bytes read, as the bulk count's are: `through` lags
+    // them by the record in progress.
+    const std::uint64_t through = position_ + at_, read = position_ + fill_;
+    const std::uint64_t spacing = std::clamp<std::uint64_t>(bytes_ / 64, kCountPieceBytes, kMostCountProgressBytes);
+    if (read - told_ < spacing || through == bytes_) return;
+    told_ = read;
+    TextCountProgress progress;
+    progress.through = through;
+    progress.before = count_;
+    progress.by_records = true;
+    progress.last_byte = buffer_[at_ - 1];
+    resume_->progress(progress);
   }
 
   // The rest of an input an earlier pass counted through `from.through`:
@@ -346,6 +383,7 @@ class TextCounter {
   std::size_t fill_ = 0, at_ = 0;
   std::uint64_t advised_ = 0;  // mapped: the bytes before it asked for (read_ahead)
   std::uint64_t headers_seen_ = 0;
+  std::uint64_t told_ = 0;  // record by record: the bytes read when the last progress was told
   char last_byte_;
   TextCount count_;
 };

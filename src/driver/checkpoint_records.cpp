@@ -107,6 +107,7 @@ void take_count_progress(io::FieldReader& in, DatasetJournal& d) {
   p.open_bytes = in.u64();
   p.record_bytes_squared = take_double(in);
   p.last_byte = static_cast<char>(in.u64());
+  p.by_records = !in.done() && in.u64() != 0;  // absent in a journal of before 2026-12-03: bulk
   d.count_progress = p;
 }
 
@@ -201,6 +202,7 @@ std::string count_progress_record(std::size_t dataset, std::size_t input, const 
   out.u64(progress.open_bytes);
   put_double(out, progress.record_bytes_squared);
   out.u64(static_cast<unsigned char>(progress.last_byte));
+  out.u64(progress.by_records ? 1 : 0);
   return out.text();
 }
 

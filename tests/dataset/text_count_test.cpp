@@ -184,13 +184,37 @@ TEST_F(TextCountTest, InputsLargerThanAPieceAndARecordLargerThanAPiece) {
   }
 }
 
+// A count of `bytes` at `offset` of `file` that goes on from each of the
+// first, middle and last of the points `told` (by one that counted
+// `whole`) must get `whole` to the bit and tell the same points after it.
+void expect_counts_on(io::BlockFile& file, std::uint64_t offset, std::uint64_t bytes,
+                      const formats::RecordSyntax& syntax, std::uint64_t header, bool skip_blank,
+                      const std::vector<TextCountProgress>& told, const TextCount& whole, const std::string& kind) {
+  for (const std::size_t k : {std::size_t{0}, told.size() / 2, told.size() - 1}) {
+    TextCountResume resume;
+    resume.from = &told[k];
+    std::vector<TextCountProgress> later;
+    resume.progress = [&](const TextCountProgress& p) { later.push_back(p); };
+    const TextCount got =
+        count_text_records(file, offset, bytes, syntax, header, skip_blank, "'in'", nullptr, nullptr, nullptr, &resume);
+    const std::string how = kind + ", on from byte " + std::to_string(told[k].through);
+    EXPECT_TRUE(resume.counted_on) << how;
+    EXPECT_EQ(got.records, whole.records) << how;
+    EXPECT_EQ(got.header_bytes, whole.header_bytes) << how;
+    EXPECT_EQ(got.add_terminator, whole.add_terminator) << how;
+    EXPECT_EQ(got.longest_record_bytes, whole.longest_record_bytes) << how;
+    EXPECT_EQ(got.record_bytes_squared, whole.record_bytes_squared) << how;  // to the bit
+    EXPECT_EQ(later.size(), told.size() - 1 - k) << how;                     // the same points after it
+  }
+}
+
 // --checkpoint's progress (TextCountResume): a streamed bulk count of lines
 // tells how far it got every 2 MiB piece here (1/64 of 20 MiB is less than
 // a piece), and a count that goes on from any of those points gets the
 // count of one pass to the bit (the squares summed in the same order), for
-// a header and an unterminated last line. A count that cannot go on from
-// one (blank records skipped: record by record) counts from the start and
-// tells nothing.
+// a header and an unterminated last line. A count of another kind (blank
+// records skipped: record by record) does not go on from a bulk count's
+// progress: it counts from the start.
 TEST_F(TextCountTest, ACountGoesOnFromItsProgressToTheCountOfOnePass) {
   Input input = random_text(41, 110000, 380, false, true);
   const std::string path = (dir_.path() / "input").string();
@@ -208,31 +232,48 @@ TEST_F(TextCountTest, ACountGoesOnFromItsProgressToTheCountOfOnePass) {
   for (std::size_t k = 1; k < told.size(); ++k) EXPECT_GT(told[k].through, told[k - 1].through);
   const TextCount expected = expected_count(input, 2, false, false, nullptr);
   EXPECT_EQ(whole.records, expected.records);
-  for (const std::size_t k : {std::size_t{0}, told.size() / 2, told.size() - 1}) {
-    TextCountResume resume;
-    resume.from = &told[k];
-    std::vector<TextCountProgress> later;
-    resume.progress = [&](const TextCountProgress& p) { later.push_back(p); };
-    const TextCount got =
-        count_text_records(*file, kOffset, bytes, kLines, 2, false, "'in'", nullptr, nullptr, nullptr, &resume);
-    const std::string how = "on from byte " + std::to_string(told[k].through);
-    EXPECT_TRUE(resume.counted_on) << how;
-    EXPECT_EQ(got.records, whole.records) << how;
-    EXPECT_EQ(got.header_bytes, whole.header_bytes) << how;
-    EXPECT_EQ(got.add_terminator, whole.add_terminator) << how;
-    EXPECT_EQ(got.longest_record_bytes, whole.longest_record_bytes) << how;
-    EXPECT_EQ(got.record_bytes_squared, whole.record_bytes_squared) << how;  // to the bit
-    EXPECT_EQ(later.size(), told.size() - 1 - k) << how;                     // the same points after it
-  }
+  expect_counts_on(*file, kOffset, bytes, kLines, 2, false, told, whole, "lines");
   TextCountResume skipping;
   skipping.from = &told.back();
-  skipping.progress = [&](const TextCountProgress& p) { told.push_back(p); };
-  const std::size_t before = told.size();
   const TextCount blank_skipped =
       count_text_records(*file, kOffset, bytes, kLines, 2, true, "'in'", nullptr, nullptr, nullptr, &skipping);
   EXPECT_FALSE(skipping.counted_on);
-  EXPECT_EQ(told.size(), before);
   EXPECT_EQ(blank_skipped.records, expected_count(input, 2, true, false, nullptr).records);
+}
+
+// The same record by record: CSV whose quoted fields hold terminators, and
+// lines with blank records skipped, each with a header and an unterminated
+// last record. The progress is told where a record starts, every 2 MiB
+// piece here, and a count that goes on from any of those points gets the
+// count of one pass to the bit; a bulk count does not go on from it.
+TEST_F(TextCountTest, ACountRecordByRecordGoesOnFromItsProgressToo) {
+  for (const bool csv : {true, false}) {
+    const Input input = random_text(csv ? 43 : 44, 90000, 420, csv, true);
+    const std::string path = (dir_.path() / "input").string();
+    testing::write_file(path, std::string(kOffset, '\n') + input.bytes);
+    const auto file = io::BlockFile::open_input(path);
+    const std::uint64_t bytes = input.bytes.size();
+    ASSERT_GT(bytes, std::uint64_t{12} << 20);
+    const formats::RecordSyntax& syntax = csv ? kCsv : kLines;
+    const bool skip_blank = !csv;
+    const std::string kind = csv ? "csv" : "lines, blank skipped";
+    std::vector<TextCountProgress> told;
+    TextCountResume telling;
+    telling.progress = [&](const TextCountProgress& p) { told.push_back(p); };
+    const TextCount whole =
+        count_text_records(*file, kOffset, bytes, syntax, 1, skip_blank, "'in'", nullptr, nullptr, nullptr, &telling);
+    EXPECT_EQ(whole.records, expected_count(input, 1, skip_blank, false, nullptr).records) << kind;
+    ASSERT_GE(told.size(), 3u) << kind;
+    for (const TextCountProgress& p : told) EXPECT_TRUE(p.by_records) << kind;
+    expect_counts_on(*file, kOffset, bytes, syntax, 1, skip_blank, told, whole, kind);
+    if (csv) continue;
+    TextCountResume bulk;  // plain lines, blank records kept
+    bulk.from = &told.back();
+    const TextCount counted =
+        count_text_records(*file, kOffset, bytes, kLines, 1, false, "'in'", nullptr, nullptr, nullptr, &bulk);
+    EXPECT_FALSE(bulk.counted_on);
+    EXPECT_EQ(counted.records, expected_count(input, 1, false, false, nullptr).records);
+  }
 }
 
 // A file mapped as the driver maps one (io::MappedBytes), larger than the

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstddef>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -121,42 +122,68 @@ TEST(CheckpointKill, ADatasetOfFilesFailedWhileCountingCountsAgainOnlyFromThatFi
   }
 }
 
+// A CSV of `records` rows under a header, heavy-tailed, each row's second
+// field quoted and holding a comma, a newline and escaped quotes: counted
+// record by record.
+std::string quoted_csv(std::uint64_t records) {
+  std::string text = "id,text\n";
+  for (std::uint64_t i = 0; i < records; ++i) {
+    const std::size_t width = i % 97 == 0 ? 4000 : i % 13 == 0 ? 300 : 40;
+    std::string field(width, static_cast<char>('a' + i % 26));
+    field[width / 3] = ',';
+    field[width / 2] = '\n';
+    text += std::to_string(i) + ",\"" + field + "\"\"x\"\"\"\n";
+  }
+  return text;
+}
+
 // One large text file whose counting pass fails part way (a read error past
 // its 7th MiB): the count's progress was journaled every 2 MiB (1/64 of
 // the file, a piece at least), so the rerun counts on from there rather
 // than from its first byte (strace counts the bytes read from it, and its
-// --stats say so), says so with -v, and writes the uninterrupted run's bytes.
+// --stats say so), says so with -v, and writes the uninterrupted run's
+// bytes: JSONL (its terminators counted in bulk), and CSV with quoted
+// fields (counted record by record, which until 2026-12-03 counted again
+// from the start).
 TEST(CheckpointKill, OneFileFailedWhileCountingCountsOnFromItsProgress) {
   if (!have("strace")) GTEST_SKIP() << "strace is not installed";
-  TempDir root;
-  const Case c{"JSONL, counted on", "{in}/docs.jsonl {out}/out.jsonl --seed 17 -S 1M", {"out.jsonl"}};
-  CheckpointRun run(c, root.path());
-  const fs::path input = run.in() / "docs.jsonl";
-  write_file(input, heavy_jsonl(16000, 11));
-  const std::uint64_t size = fs::file_size(input);
-  ASSERT_GT(size, std::uint64_t{9} << 20);
-  run.reference();
-  Workspace w;
-  run.fresh();
-  const std::string path = fs::canonical(input).string();
-  Child failing(run.arguments(true, "-q"), fault_environment("eio", path, std::uint64_t{7} << 20, w), w.capture_dir);
-  EXPECT_EQ(failing.wait(), 1) << failing.err();
-  ASSERT_TRUE(fs::exists(w.marker())) << "the read error never fired: " << failing.err();
-  const fs::path log = root.path() / "reads.log";
-  const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
-                                            quoted(log.string()) + " " + run.command(true, "-v --stats"));
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("counted input 1 on from byte "), std::string::npos) << resumed.err.substr(0, 2000);
-  run.check_outputs("resumed after a failed count");
-  // Counted again from the start, the file is read twice (the count, then
-  // pass 1); on from its progress, at least the first 4 MiB once only.
-  const std::uint64_t read = bytes_read_from(read_file(log), path);
-  EXPECT_LT(read, 2 * size - (std::uint64_t{4} << 20))
-      << "the rerun read " << read << " bytes of its " << size << "-byte input: counted again from the start";
-  // Its --stats say so too (they counted the whole file as read).
-  const auto stats_read = [](const std::string& err) { return std::stoull(err.substr(err.find(" bytes_read=") + 12)); };
-  const CommandResult whole = run_command(run.command(false, "--stats"));
-  EXPECT_LT(stats_read(resumed.err) + (std::uint64_t{4} << 20), stats_read(whole.err)) << resumed.err.substr(0, 2000);
+  for (const bool csv : {false, true}) {
+    TempDir root;
+    const std::string name = csv ? "rows.csv" : "docs.jsonl";
+    const Case c{csv ? "CSV, counted on" : "JSONL, counted on",
+                 "{in}/" + name + " {out}/out" + name.substr(name.find('.')) + " --seed 17 -S 1M",
+                 {"out" + name.substr(name.find('.'))}};
+    CheckpointRun run(c, root.path());
+    const fs::path input = run.in() / name;
+    write_file(input, csv ? quoted_csv(110000) : heavy_jsonl(16000, 11));
+    const std::uint64_t size = fs::file_size(input);
+    ASSERT_GT(size, std::uint64_t{9} << 20) << c.name;
+    run.reference();
+    Workspace w;
+    run.fresh();
+    const std::string path = fs::canonical(input).string();
+    Child failing(run.arguments(true, "-q"), fault_environment("eio", path, std::uint64_t{7} << 20, w), w.capture_dir);
+    EXPECT_EQ(failing.wait(), 1) << failing.err();
+    ASSERT_TRUE(fs::exists(w.marker())) << c.name << ": the read error never fired: " << failing.err();
+    const fs::path log = root.path() / "reads.log";
+    const CommandResult resumed = run_command(strace_command() + " -f -qq -y -e trace=read,pread64,readv,preadv -o " +
+                                              quoted(log.string()) + " " + run.command(true, "-v --stats"));
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("counted input 1 on from byte "), std::string::npos)
+        << c.name << ": " << resumed.err.substr(0, 2000);
+    run.check_outputs("resumed after a failed count");
+    // Counted again from the start, the file is read twice (the count, then
+    // pass 1); on from its progress, at least the first 4 MiB once only.
+    const std::uint64_t read = bytes_read_from(read_file(log), path);
+    EXPECT_LT(read, 2 * size - (std::uint64_t{4} << 20))
+        << c.name << ": the rerun read " << read << " bytes of its " << size << "-byte input: counted again";
+    // Its --stats say so too (they counted the whole file as read).
+    const auto stats_read = [](const std::string& err) {
+      return std::stoull(err.substr(err.find(" bytes_read=") + 12));
+    };
+    const CommandResult whole = run_command(run.command(false, "--stats"));
+    EXPECT_LT(stats_read(resumed.err) + (std::uint64_t{4} << 20), stats_read(whole.err)) << c.name;
+  }
 }
 
 }  // namespace

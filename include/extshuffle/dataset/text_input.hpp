@@ -57,24 +57,27 @@ struct TextCount {
 };
 
 // The counting pass of one input part way through (--checkpoint: docs/cli.md
-// "Resuming a run"): plain lines past the header, whose terminators are
-// counted in bulk, counted through byte `through` of the input. It is all a
-// count needs to go on from there: a rerun of the same input counts the
+// "Resuming a run"), past the header, counted through byte `through` of the
+// input: plain lines, whose terminators are counted in bulk (`through` may
+// fall inside a record), or record by record (quoted CSV, blank records
+// skipped, TFRecord frames: `through` is where a record starts). It is all
+// a count needs to go on from there: a rerun of the same input counts the
 // rest and gets the count (the sum of squares to the bit) that one pass
 // gets.
 struct TextCountProgress {
   std::uint64_t through = 0;  // bytes of the input counted
-  TextCount before;           // the header, and the records counted one by one before the bulk count
+  TextCount before;           // the header, and the records counted one by one (before the bulk count)
   std::uint64_t records = 0, longest_record_bytes = 0;  // the bulk count's records so far, and the longest
   std::uint64_t open_bytes = 0;                         // of the record in progress at `through`
   double record_bytes_squared = 0;
-  char last_byte = 0;  // the input's byte before `through`
+  char last_byte = 0;       // the input's byte before `through`
+  bool by_records = false;  // counted record by record: all of it in `before`
 };
 
 // Where a counting pass starts, and whom it tells how far it got. Taken
-// only by the bulk count of plain lines read from a file (no quoting, no
-// blank records skipped, no digest, no mapping, no sink); others count
-// from the start and tell no one.
+// by a count read from a file (no digest, no mapping, no sink), from a
+// progress of its own kind (bulk or record by record); others count from
+// the start and tell no one.
 struct TextCountResume {
   const TextCountProgress* from = nullptr;                 // an earlier pass over the same input
   std::function<void(const TextCountProgress&)> progress;  // each 1/64 of the input, 256 MiB at most
