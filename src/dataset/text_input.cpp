@@ -189,15 +189,13 @@ class TextCounter {
   }
 
   // Record by record, past the header: where the next record starts, and
-  // the count so far, once each 1/64 of the input more is counted (as
-  // progress_of()'s).
+  // the count so far, once each progress_spacing() more is read.
   void tell_record_progress() {
     if (count_terminators_ || !resume_ || !resume_->progress || headers_seen_ < header_records_ || at_ == 0) return;
     // Spaced by the bytes read, as the bulk count's are: `through` lags
     // them by the record in progress.
     const std::uint64_t through = position_ + at_, read = position_ + fill_;
-    const std::uint64_t spacing = std::clamp<std::uint64_t>(bytes_ / 64, kCountPieceBytes, kMostCountProgressBytes);
-    if (read - told_ < spacing || through == bytes_) return;
+    if (read - told_ < progress_spacing() || through == bytes_) return;
     told_ = read;
     TextCountProgress progress;
     progress.through = through;
@@ -218,12 +216,15 @@ class TextCounter {
     add_bulk(terminators);
   }
 
-  // Tells resume_'s progress once each 1/64 of the input more is counted
-  // (a piece at least, kMostCountProgressBytes at most).
+  // 1/64 of the input, a piece at least, kMostCountProgressBytes at most.
+  std::uint64_t progress_spacing() const {
+    return std::clamp<std::uint64_t>(bytes_ / 64, kCountPieceBytes, kMostCountProgressBytes);
+  }
+
+  // Tells resume_'s progress once each progress_spacing() more is counted.
   std::function<void(std::uint64_t)> progress_of(const TerminatorCount& terminators, std::uint64_t from) {
     if (!resume_ || !resume_->progress) return {};
-    const std::uint64_t spacing = std::clamp<std::uint64_t>(bytes_ / 64, kCountPieceBytes, kMostCountProgressBytes);
-    return [this, &terminators, spacing, told = from](std::uint64_t through) mutable {
+    return [this, &terminators, spacing = progress_spacing(), told = from](std::uint64_t through) mutable {
       if (through - told < spacing || through == bytes_) return;
       told = through;
       TextCountProgress progress;

@@ -10,19 +10,6 @@ namespace extshuffle::driver {
 namespace {
 
 constexpr const char* kJournalName = "journal";
-// Pass 1 makes a point at a natural point once 1/64 of the root's bytes, or
-// as many as the threads' chunks hold if fewer, have been scattered since
-// the last one, and the last one is durable (never at less than 64 KiB: a
-// point writes out every bucket's buffered bytes, one small write each).
-constexpr std::uint64_t kScatterPointsPerPass = 64;
-constexpr std::uint64_t kMinScatterPointBytes = std::uint64_t{64} << 10;
-// ... and once each of the scatter's streams (a bucket or a window) has
-// about this much more, where the threads' chunks hold that much: a point's
-// sync writes each stream's new bytes as a request of their own, and with
-// 150 windows, points 64 MiB apart made requests of 0.4 MiB where a run
-// without --checkpoint writes 2 MiB, and the walk waited 1.2 s in 62
-// points' flushes (0.2 s in 13 at 2 MiB a stream; docs/benchmarks.md).
-constexpr std::uint64_t kScatterPointBytesPerStream = std::uint64_t{2} << 20;
 
 std::string scratch_name(std::size_t k) { return "scratch-" + std::to_string(k); }
 
@@ -141,9 +128,8 @@ DatasetCheckpoint::DatasetCheckpoint(RunCheckpoint& run, std::size_t index, Data
     : run_(run), index_(index), journal_(std::move(journal)) {}
 
 bool DatasetCheckpoint::scatter_point_due(std::uint64_t bytes, std::size_t streams) {
-  const std::uint64_t spacing =
-      std::min(chunk_bytes_, std::max(scatter_point_bytes_, streams * kScatterPointBytesPerStream));
-  return bytes >= spacing && run_.syncer_->idle();
+  // And the last one is durable (the walk does not wait for a sync).
+  return bytes >= ioperm::scatter_point_spacing_bytes(data_bytes_, streams, chunk_bytes_) && run_.syncer_->idle();
 }
 
 // A point of pass 2 offered while the syncer is busy would wait, and be
@@ -201,8 +187,8 @@ void DatasetCheckpoint::counted(std::vector<dataset::TextCount> counts) {
 }
 
 void DatasetCheckpoint::begin(const std::string& plan, std::uint64_t bytes, std::uint64_t chunk_bytes) {
-  chunk_bytes_ = std::max(kMinScatterPointBytes, chunk_bytes);
-  scatter_point_bytes_ = std::max(kMinScatterPointBytes, std::min(bytes / kScatterPointsPerPass, chunk_bytes));
+  data_bytes_ = bytes;
+  chunk_bytes_ = chunk_bytes;
   // The counts before the plan: a journal with a plan has the counts it
   // came from (a resume reads no input to count it).
   if (!counted_.empty()) {

@@ -81,8 +81,8 @@ class DatasetCheckpoint final : public ioperm::WalkCheckpoint {
   std::vector<dataset::TextCount> counted_;  // to journal: the journal had fewer
   std::size_t counts_offered_ = 0;           // inputs in the last record counted_so_far() offered
   std::uint64_t counted_on_from_ = 0;        // count_on(): the byte of the input counted on from
-  std::uint64_t scatter_point_bytes_ = 0;    // at least this far apart
-  std::uint64_t chunk_bytes_ = 0;            // at most this far apart
+  std::uint64_t data_bytes_ = 0;             // the root's: pass 1's points about 1/64 of it apart
+  std::uint64_t chunk_bytes_ = 0;            // at most this far apart (ioperm::scatter_point_spacing_bytes)
   dataset::ShardedOutput* output_ = nullptr;
   dataset::RecordDigest* written_ = nullptr;
 };

@@ -52,10 +52,13 @@ io::ByteExtents ReceivedBuckets::bucket(std::uint64_t j) const {
   return all;
 }
 
+// Their extents only: step 4 checks a group bucket by bucket (bucket()).
 io::ByteExtents ReceivedBuckets::buckets(std::uint64_t first, std::uint64_t end) const {
   io::ByteExtents all;
   for (std::uint64_t j = first; j < end; ++j) {
-    for (const io::Extent& e : bucket(j).extents) all.append(e);
+    for (int s = 0; s < ranks_; ++s) {
+      for (const io::Extent& e : split_->bucket(pair(s, j)).extents) all.append(e);
+    }
   }
   return all;
 }

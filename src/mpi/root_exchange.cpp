@@ -29,16 +29,6 @@ ExchangeBudget exchange_budget(RankRun& r, const Distribution& d, ioperm::NodePa
   return *share;
 }
 
-// The spacing of a rank's points of pass 1: about 1/64 of its chunks' data,
-// and once each of its (source, bucket) streams has about 2 MiB more (a
-// point writes out every stream's buffered bytes, as the single-machine
-// walk's do: docs/benchmarks.md), but at least every group of chunks (the
-// scatter's memory) and never under 64 KiB.
-std::uint64_t point_spacing_bytes(std::uint64_t data_bytes, std::uint64_t streams, std::uint64_t group_bytes) {
-  constexpr std::uint64_t kPerStream = std::uint64_t{2} << 20, kMin = std::uint64_t{64} << 10;
-  return std::max(kMin, std::min(group_bytes, std::max(data_bytes / 64, streams * kPerStream)));
-}
-
 // This rank's chunks scattered (steps 1-3 of the root's split), then rounds
 // until every rank's are; a failure anywhere is agreed on by all. With
 // `checkpointed`, points made after the rounds the ranks agree on, from
@@ -59,7 +49,7 @@ void scatter_rounds(RankRun& r, const Distribution& d, ioperm::NodePath path, co
       points.emplace(*r.resume, r.dataset_index, received, targets,
                      JournalledExchange{checkpointed->plan, tag_width, {}}, checkpointed->from,
                      core::chunk_first(d.chunk_begin[r.me], c),
-                     point_spacing_bytes(chunks.bytes, ReceivedBuckets::pairs(d, r.me), group_bytes));
+                     ioperm::scatter_point_spacing_bytes(chunks.bytes, ReceivedBuckets::pairs(d, r.me), group_bytes));
     }
     const std::uint64_t first_record = points ? points->first_record() : core::chunk_first(d.chunk_begin[r.me], c);
     const std::uint64_t first_chunk = std::max(d.chunk_begin[r.me], first_record / c.leaf_records);

@@ -17,6 +17,7 @@
 // that does not match is damage (io/scratch_damage.hpp): never trusted.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -47,6 +48,24 @@ using ScatterPoint = std::function<void(std::uint64_t next_record, std::uint64_t
 // pass 2, after buckets (or windows) before `end` are output: `release`
 // gives their scratch back, once the point is durable.
 using EmitPoint = std::function<void(std::uint64_t end, std::function<void()> release)>;
+
+// How far apart pass 1's points are, in bytes of the root's data a scatter
+// spends (extshuffle's walk, and each rank's under extshuffle-mpi): 1/64 of
+// its `data_bytes`, but not before each of its `streams` scratch streams (a
+// bucket, a window, a rank's (source, bucket) pair) has about 2 MiB more,
+// and at most what its chunks in memory hold (`chunk_bytes`: a point a
+// group of chunks at least); never under 64 KiB. A point writes out every
+// stream's buffered bytes and syncs them, each stream's new bytes a request
+// of their own: with 150 windows, points 64 MiB apart made requests of 0.4
+// MiB where a run without --checkpoint writes 2 MiB, and the walk waited
+// 1.2 s in 62 points' flushes (0.2 s in 13 at 2 MiB a stream;
+// docs/benchmarks.md).
+inline std::uint64_t scatter_point_spacing_bytes(std::uint64_t data_bytes, std::uint64_t streams,
+                                                 std::uint64_t chunk_bytes) {
+  constexpr std::uint64_t kPointsPerPass = 64, kBytesPerStream = std::uint64_t{2} << 20;
+  constexpr std::uint64_t kMinBytes = std::uint64_t{64} << 10;
+  return std::max(kMinBytes, std::min(chunk_bytes, std::max(data_bytes / kPointsPerPass, streams * kBytesPerStream)));
+}
 
 class WalkCheckpoint {
  public:
